@@ -1,0 +1,1 @@
+"""schedlab.cli (see DESIGN.md)."""

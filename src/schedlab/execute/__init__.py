@@ -1,0 +1,1 @@
+"""schedlab.execute (see DESIGN.md)."""

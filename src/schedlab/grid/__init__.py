@@ -1,0 +1,1 @@
+"""schedlab.grid (see DESIGN.md)."""

@@ -1,0 +1,1 @@
+"""schedlab.metrics (see DESIGN.md)."""

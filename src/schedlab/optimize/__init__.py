@@ -1,0 +1,1 @@
+"""schedlab.optimize (see DESIGN.md)."""

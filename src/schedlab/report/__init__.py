@@ -1,0 +1,1 @@
+"""schedlab.report (see DESIGN.md)."""

@@ -1,0 +1,1 @@
+"""The simulation engine (see DESIGN.md)."""

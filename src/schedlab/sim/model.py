@@ -1,0 +1,78 @@
+"""Small typed objects that pass between the engine and the rest: `Machine` and `Schedule`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..strategy.model import Strategy
+from ..workload.model import Workload
+
+
+@dataclass(frozen=True)
+class Machine:
+    """A parallel machine of ``procs`` identical processors."""
+
+    procs: int
+
+    def __post_init__(self) -> None:
+        if int(self.procs) != self.procs or self.procs <= 0:
+            from ..errors import WorkloadError
+
+            raise WorkloadError(f"machine size must be a positive whole number of processors, got {self.procs!r}")
+        object.__setattr__(self, "procs", int(self.procs))
+
+
+@dataclass(frozen=True, eq=False)
+class Schedule:
+    """The outcome of one simulation: a start and finish time per job of ``workload``.
+
+    ``start[j]``/``finish[j]`` belong to job ``j`` of ``workload`` (trace order).
+    ``finish = start + min(runtime, estimate)`` when jobs are killed at their estimate
+    (``killed=True``, the default), else ``start + runtime``. ``site`` is the site index of
+    each job in multi-site (grid) simulations, else None.
+    """
+
+    workload: Workload
+    machine: Machine
+    strategy: Strategy | None
+    start: np.ndarray
+    finish: np.ndarray
+    killed: bool = True
+    site: np.ndarray | None = None
+
+    @property
+    def processing(self) -> np.ndarray:
+        """The processing time p_j the job actually used: finish - start."""
+        return self.finish - self.start
+
+    @property
+    def wait(self) -> np.ndarray:
+        return self.start - self.workload.submit
+
+    @property
+    def response(self) -> np.ndarray:
+        return self.finish - self.workload.submit
+
+    def to_dataframe(self):
+        """One row per job: id, submit, start, finish, procs, runtime, estimate, user, group."""
+        import pandas as pd
+
+        w = self.workload
+        df = pd.DataFrame(
+            {
+                "id": w.id,
+                "submit": w.submit,
+                "start": self.start,
+                "finish": self.finish,
+                "procs": w.procs,
+                "runtime": w.runtime,
+                "estimate": w.estimate,
+                "user": w.user,
+                "group": w.group,
+            }
+        )
+        if self.site is not None:
+            df["site"] = self.site
+        return df

@@ -1,0 +1,23 @@
+"""Serialisable strategy descriptions (dispatch rule + queue order)."""
+
+from .model import (
+    BOUNDS,
+    CRITERIA,
+    DISPATCH_RULES,
+    STATIC_ORDERS,
+    TIME_OF_WEEK_CLASSES,
+    Criterion,
+    Greedy,
+    Strategy,
+)
+
+__all__ = [
+    "BOUNDS",
+    "CRITERIA",
+    "DISPATCH_RULES",
+    "STATIC_ORDERS",
+    "TIME_OF_WEEK_CLASSES",
+    "Criterion",
+    "Greedy",
+    "Strategy",
+]

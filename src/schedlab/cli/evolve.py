@@ -1,0 +1,3 @@
+"""`schedlab evolve` commands."""
+
+from .main import app  # noqa: F401

@@ -1,0 +1,3 @@
+"""`schedlab grid` commands."""
+
+from .main import app  # noqa: F401

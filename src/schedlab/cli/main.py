@@ -1,0 +1,49 @@
+"""The `schedlab` command: a thin Typer layer over the API. Bad input -> one line, exit 2."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from ..errors import SchedlabError
+
+app = typer.Typer(
+    name="schedlab",
+    help="Develop online scheduling strategies for parallel machines and grids on real workload traces.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _register() -> None:
+    # Each verb lives in its own module; importing it registers its commands on `app`.
+    from . import evolve, grid, simulate, workload  # noqa: F401
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: run the CLI, turning every SchedlabError into one clear line and exit code 2."""
+    _register()
+    try:
+        app(args=argv, standalone_mode=False)
+    except SchedlabError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        return 2
+    except (typer.Abort, KeyboardInterrupt):
+        typer.echo("aborted", err=True)
+        return 130
+    except typer.Exit as exc:
+        return exc.exit_code
+    except Exception as exc:  # click usage errors
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            return 2
+        raise
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

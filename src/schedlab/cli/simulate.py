@@ -1,0 +1,3 @@
+"""`schedlab simulate` commands."""
+
+from .main import app  # noqa: F401

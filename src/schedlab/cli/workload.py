@@ -1,0 +1,3 @@
+"""`schedlab workload` commands."""
+
+from .main import app  # noqa: F401

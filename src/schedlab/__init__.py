@@ -11,7 +11,8 @@ Read a real trace, simulate a strategy, score the schedule against an owner's ob
 from .errors import SchedlabError, SWFError
 from .strategy import Criterion, Greedy, Strategy
 from .workload.model import Workload
+from .workload.swf import read_swf, write_swf
 
 __version__ = "0.1.0"
 
-__all__ = ["Criterion", "Greedy", "SWFError", "SchedlabError", "Strategy", "Workload", "__version__"]
+__all__ = ["Criterion", "Greedy", "SWFError", "SchedlabError", "Strategy", "Workload", "__version__", "read_swf", "write_swf"]

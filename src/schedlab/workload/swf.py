@@ -1,0 +1,304 @@
+"""Standard Workload Format (SWF) I/O: `read_swf` and `write_swf`.
+
+SWF is the format of Feitelson's Parallel Workloads Archive (Chapin et al., JSSPP 1999): ``;``
+comment lines (the header, ``; Key: value``) followed by one line per job with 18 whitespace
+separated numeric fields. The data lines are parsed in bulk by pandas' C reader; only when that
+parse disagrees with the file (a malformed line) does a precise line-by-line scan run, which
+either names the first bad line or (for legal but unusual layouts, e.g. comments between jobs)
+produces the values itself.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import math
+import os
+import re
+import tempfile
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import SWFError
+from .model import FLOAT_FIELDS, SWF_FIELDS, Workload
+
+__all__ = ["read_swf", "write_swf", "parse_header", "swf_name"]
+
+_N = len(SWF_FIELDS)
+_HEADER_KEY = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_]*)\s*:\s*(.*?)\s*$")
+_FIRST_INT = re.compile(r"^[+-]?\d+")
+_NUMBER = re.compile(rb"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
+#: largest float that still holds every integer exactly
+_EXACT = float(2**53)
+
+
+def swf_name(path: str | os.PathLike) -> str:
+    """The trace's short name: the file name without ``.gz`` and ``.swf``."""
+    name = Path(path).name
+    for suffix in (".gz", ".swf"):
+        if name.lower().endswith(suffix):
+            name = name[: -len(suffix)]
+    return name
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise SWFError(path, None, "no such file") from None
+    except IsADirectoryError:
+        raise SWFError(path, None, "is a directory, not an SWF file") from None
+    except OSError as exc:
+        raise SWFError(path, None, f"cannot read: {exc.strerror or exc}") from None
+    if raw[:2] == b"\x1f\x8b" or path.name.lower().endswith(".gz"):
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise SWFError(path, None, f"truncated or corrupt gzip data ({exc})") from None
+    return raw
+
+
+def _timezone_from_offset(value: str) -> str | None:
+    """``TimeZone: 3600`` (seconds east of UTC, deprecated) as a fixed-offset IANA zone."""
+    m = _FIRST_INT.match(value)
+    if not m:
+        return None
+    seconds = int(m.group())
+    if seconds % 3600:
+        return None
+    hours = seconds // 3600
+    return "Etc/GMT" if hours == 0 else f"Etc/GMT{-hours:+d}"  # Etc/GMT signs are inverted
+
+
+def parse_header(lines: tuple[str, ...]) -> dict:
+    """Machine size, start time and time zone from SWF header lines (without the ``;``).
+
+    ``machine_procs`` is MaxProcs, else MaxNodes; ``unix_start`` is UnixStartTime; ``timezone``
+    is TimeZoneString, else the deprecated numeric ``TimeZone`` offset as an ``Etc/GMT`` zone.
+    """
+    fields: dict[str, str] = {}
+    for line in lines:
+        m = _HEADER_KEY.match(line)
+        if m and m.group(1) not in fields:
+            fields[m.group(1)] = m.group(2)
+
+    def first_int(key: str) -> int | None:
+        m = _FIRST_INT.match(fields.get(key, ""))
+        return int(m.group()) if m else None
+
+    procs = first_int("MaxProcs")
+    if procs is None or procs <= 0:
+        procs = first_int("MaxNodes")
+    if procs is not None and procs <= 0:
+        procs = None
+    tz = fields.get("TimeZoneString") or None
+    if tz is not None:
+        tz = tz.split()[0]
+    elif "TimeZone" in fields:
+        tz = _timezone_from_offset(fields["TimeZone"])
+    return {"machine_procs": procs, "unix_start": first_int("UnixStartTime"), "timezone": tz}
+
+
+def _split_header(data: bytes) -> tuple[list[str], int, int]:
+    """Leading comment/blank lines: (header lines, byte offset of the body, lines skipped)."""
+    header: list[str] = []
+    pos = 0
+    lineno = 0
+    n = len(data)
+    while pos < n:
+        end = data.find(b"\n", pos)
+        end = n if end < 0 else end
+        line = data[pos:end]
+        stripped = line.strip()
+        if stripped.startswith(b";"):
+            header.append(_decode(line.lstrip()[1:]))
+        elif stripped:
+            break
+        lineno += 1
+        pos = end + 1
+    return header, min(pos, n), lineno
+
+
+def _decode(line: bytes) -> str:
+    return line.rstrip(b"\r").decode("utf-8", errors="replace")
+
+
+#: pandas < 3 needs Python's strtod to be round-trip exact; pandas 3 is exact by default
+_PRECISE: dict = {}
+
+
+def _bulk_parse(body: bytes) -> np.ndarray | None:
+    """All data lines as an (n, 18) float array via pandas' C reader; None if anything is off."""
+    import pandas as pd
+
+    if not _PRECISE and int(pd.__version__.split(".")[0]) < 3:
+        _PRECISE["float_precision"] = "round_trip"
+    if b";" in body or b'"' in body:
+        return None
+    try:
+        frame = pd.read_csv(
+            io.BytesIO(body),
+            sep=r"\s+",
+            header=None,
+            names=range(_N),
+            index_col=False,
+            dtype=np.float64,
+            engine="c",
+            quoting=csv.QUOTE_NONE,
+            na_filter=False,
+            skip_blank_lines=True,
+            **_PRECISE,
+        )
+    except Exception:  # any parser complaint: let the precise scan name the line
+        return None
+    values = frame.to_numpy(dtype=np.float64)
+    if values.ndim != 2 or values.shape[1] != _N:
+        return None
+    # every non-blank line must have become a row, and every value must be a finite number
+    lines = body.count(b"\n") + (0 if body.endswith(b"\n") or not body else 1)
+    if lines != values.shape[0]:  # blank lines (rare): count the non-blank ones precisely
+        lines = sum(1 for line in body.split(b"\n") if line.strip())
+    if lines != values.shape[0] or not np.isfinite(values).all():
+        return None
+    return values
+
+
+def _scan(path: Path, body: bytes, first_line: int, header: list[str]) -> np.ndarray:
+    """Precise line-by-line parse; raises SWFError at the first bad line. Appends comments to header."""
+    rows: list[list[float]] = []
+    for offset, raw in enumerate(body.split(b"\n")):
+        lineno = first_line + offset
+        line = raw.strip()
+        if not line:
+            continue
+        if line.startswith(b";"):
+            header.append(_decode(raw.lstrip()[1:]))
+            continue
+        tokens = line.split()
+        if len(tokens) != _N:
+            raise SWFError(path, lineno, f"expected {_N} fields, found {len(tokens)}")
+        row = []
+        for i, tok in enumerate(tokens):
+            if not _NUMBER.match(tok):
+                shown = tok.decode("ascii", errors="backslashreplace")[:20]
+                raise SWFError(path, lineno, f"field {i + 1} ({SWF_FIELDS[i]}) is not a number: {shown!r}")
+            value = float(tok)
+            if not math.isfinite(value):
+                raise SWFError(path, lineno, f"field {i + 1} ({SWF_FIELDS[i]}) is out of range: {tok.decode()[:20]!r}")
+            row.append(value)
+        rows.append(row)
+    return np.array(rows, dtype=np.float64).reshape(-1, _N)
+
+
+def _first_bad_integer(path: Path, values: np.ndarray, body: bytes, first_line: int) -> None:
+    """Integer SWF fields must hold integers; name the first line that breaks this."""
+    int_cols = [i for i, name in enumerate(SWF_FIELDS) if name not in FLOAT_FIELDS]
+    sub = values[:, int_cols]
+    bad = (sub != np.floor(sub)) | (np.abs(sub) >= _EXACT)
+    if not bad.any():
+        return
+    row, col = np.argwhere(bad)[0]
+    field_index = int_cols[col]
+    # find the physical line of data row `row`
+    count = -1
+    for offset, raw in enumerate(body.split(b"\n")):
+        line = raw.strip()
+        if line and not line.startswith(b";"):
+            count += 1
+            if count == row:
+                raise SWFError(
+                    path,
+                    first_line + offset,
+                    f"field {field_index + 1} ({SWF_FIELDS[field_index]}) must be an integer, found {values[row, field_index]!r}",
+                )
+    raise SWFError(path, None, f"field {field_index + 1} ({SWF_FIELDS[field_index]}) must be an integer")
+
+
+def read_swf(path: str | os.PathLike, *, procs: int | None = None) -> Workload:
+    """Read an SWF trace (``.swf`` or ``.swf.gz``) into a :class:`Workload`.
+
+    Standard Workload Format, Parallel Workloads Archive (Chapin et al. 1999; Feitelson et al.,
+    JPDC 2014). All 18 fields are kept; the header comments are kept verbatim in ``header`` and
+    parsed for MaxProcs (else MaxNodes), UnixStartTime and TimeZoneString. ``procs`` overrides the
+    machine size; a trace without one reads fine (``machine_procs`` is None) and the steps that
+    need it (:func:`clean`, :func:`load_trace`) then ask for ``procs``.
+    Raises :class:`SWFError` naming file, line and problem on any malformed input.
+    """
+    path = Path(path)
+    data = _read_bytes(path)
+    header, body_start, header_lines = _split_header(data)
+    body = data[body_start:]
+    first_line = header_lines + 1
+    values = _bulk_parse(body)
+    if values is None:
+        values = _scan(path, body, first_line, header)
+    if values.shape[0] == 0:
+        raise SWFError(path, None, "no jobs (empty file or only comments)")
+    _first_bad_integer(path, values, body, first_line)
+    meta = parse_header(tuple(header))
+    if procs is not None:
+        if int(procs) <= 0:
+            raise SWFError(path, None, f"machine size must be positive, got procs={procs}")
+        meta["machine_procs"] = int(procs)
+    columns = {name: values[:, i] for i, name in enumerate(SWF_FIELDS)}
+    for name in SWF_FIELDS:
+        if name not in FLOAT_FIELDS:
+            columns[name] = columns[name].astype(np.int64)
+        else:
+            columns[name] = np.ascontiguousarray(columns[name])
+    return Workload.from_columns(columns, name=swf_name(path), header=tuple(header), **meta)
+
+
+# ---------------------------------------------------------------------------------- writing
+def _format_column(values: np.ndarray) -> np.ndarray:
+    """Text of one column: integers without decimals, other floats as ``repr`` (exact round trip)."""
+    if values.dtype.kind in "iu":
+        return values.astype(str)
+    integral = (values == np.floor(values)) & (np.abs(values) < _EXACT)
+    if integral.all():
+        return values.astype(np.int64).astype(str)
+    out = np.empty(values.shape[0], dtype=object)
+    out[integral] = values[integral].astype(np.int64).astype(str)
+    rest = ~integral
+    out[rest] = [repr(float(v)) for v in values[rest]]
+    return out
+
+
+def write_swf(workload: Workload, path: str | os.PathLike) -> Path:
+    """Write ``workload`` as SWF (header lines, then one line per job), atomically.
+
+    ``.gz`` paths are gzip-compressed. ``read_swf(write_swf(w, p))`` reproduces every column and
+    the header of ``w`` exactly (not ``group``, which is not an SWF field).
+    """
+    path = Path(path)
+    for name in FLOAT_FIELDS:
+        col = getattr(workload, name)
+        if not np.isfinite(col).all():
+            raise SWFError(path, None, f"cannot write non-finite values in column {name!r}")
+    cols = [_format_column(getattr(workload, name)) for name in SWF_FIELDS]
+    lines = [";" + h for h in workload.header]
+    text = "\n".join(lines) + ("\n" if lines else "")
+    if len(workload):
+        text += "\n".join(" ".join(row) for row in zip(*cols)) + "\n"
+    payload = text.encode("utf-8")
+    if path.name.lower().endswith(".gz"):
+        payload = gzip.compress(payload, compresslevel=6, mtime=0)
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise SWFError(path, None, f"cannot write: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(payload)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return path

@@ -1,0 +1,166 @@
+"""The basic objectives of a schedule: UTIL, AWRT, AWRT_1..AWRT_5, AWWT, wait, slowdown, makespan.
+
+Symbols follow greedy-es-sorting-criteria, Section IV-B: for job j of the job set tau,
+r_j is the submit (release) time, S_j the start, C_j the completion (``finish``),
+p_j = C_j - S_j the processing time the job actually used (after being killed at its estimate,
+when it was), m_j its processors, m the machine size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+import numpy as np
+
+from ..sim.model import Schedule
+
+#: user groups of greedy-es-sorting-criteria, Section IV-A (1 = heaviest users)
+GROUPS: tuple[int, ...] = (1, 2, 3, 4, 5)
+
+#: every metric name, in the order tables and ``--json`` print them
+METRIC_NAMES: tuple[str, ...] = (
+    "jobs",
+    "procs",
+    "UTIL",
+    "AWRT",
+    *(f"AWRT{i}" for i in GROUPS),
+    "AWWT",
+    "mean_wait",
+    "mean_response",
+    "mean_slowdown",
+    "mean_bounded_slowdown",
+    "makespan",
+)
+
+#: one line per metric: what it is and its unit (used by ``--help`` texts and tables)
+METRIC_HELP: dict[str, str] = {
+    "jobs": "number of jobs in the schedule",
+    "procs": "machine size m (processors)",
+    "UTIL": "utilization in percent, eq. (5): sum p m / (m (max C - min (C - p))) * 100",
+    "AWRT": "average weighted response time in s, eq. (6): sum p m (C - r) / sum p m",
+    **{f"AWRT{i}": f"AWRT of the jobs of user group {i} in s, eq. (7)" for i in GROUPS},
+    "AWWT": "average weighted wait time in s: sum p m (S - r) / sum p m",
+    "mean_wait": "mean wait S - r in s",
+    "mean_response": "mean response time C - r in s",
+    "mean_slowdown": "mean (C - r) / p over the jobs with p > 0",
+    "mean_bounded_slowdown": "mean max(1, (C - r) / max(p, bound))",
+    "makespan": "max C - min r in s",
+}
+
+
+class Metrics(Mapping):
+    """The metrics of one schedule: a read-only mapping name -> float | None.
+
+    Keys are :data:`METRIC_NAMES` in that order. A value is ``None`` when the metric is
+    undefined for this schedule (e.g. ``AWRT3`` when user group 3 has no jobs, or every
+    metric but ``jobs``/``procs`` for an empty schedule). ``bound`` is the bounded-slowdown
+    threshold the values were computed with.
+    """
+
+    __slots__ = ("_values", "bound")
+
+    def __init__(self, values: Mapping[str, float | None], *, bound: float = 10.0) -> None:
+        missing = [k for k in METRIC_NAMES if k not in values]
+        extra = [k for k in values if k not in METRIC_NAMES]
+        if missing or extra:
+            raise ValueError(f"Metrics needs exactly {METRIC_NAMES}; missing {missing}, unknown {extra}")
+        self._values = {k: (None if values[k] is None else float(values[k])) for k in METRIC_NAMES}
+        self.bound = float(bound)
+
+    def __getitem__(self, name: str) -> float | None:
+        return self._values[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def to_dict(self) -> dict[str, float | None]:
+        """A plain dict copy (``jobs`` and ``procs`` as int), ready for ``json.dumps``."""
+        d: dict[str, float | None] = dict(self._values)
+        for k in ("jobs", "procs"):
+            if d[k] is not None:
+                d[k] = int(d[k])  # type: ignore[assignment]
+        return d
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{k}={_fmt(v)}" for k, v in self._values.items())
+        return f"Metrics({shown})"
+
+
+def _fmt(v: float | None) -> str:
+    return "None" if v is None else f"{v:.6g}"
+
+
+def _weighted_mean(weight: np.ndarray, value: np.ndarray) -> float | None:
+    """sum w v / sum w, or None when the weights sum to zero."""
+    total = float(weight.sum())
+    if total <= 0.0:
+        return None
+    return float(np.dot(weight, value) / total)
+
+
+def _mean(value: np.ndarray) -> float | None:
+    return float(value.mean()) if value.size else None
+
+
+def compute_metrics(schedule: Schedule, *, bound: float = 10.0) -> Metrics:
+    """Every basic objective of ``schedule`` (greedy-es-sorting-criteria, eq. (5)-(7)).
+
+    With p_j = finish - start (the time the job actually ran), C_j = finish, r_j = submit,
+    S_j = start and weight p_j m_j (resource consumption):
+
+    - ``UTIL`` = 100 * sum p m / (m (max C - min (C - p))), eq. (5), **in percent** as the
+      paper prints it (CTC EASY: 66.99); None when the schedule spans no time.
+    - ``AWRT`` = sum p m (C - r) / sum p m, eq. (6); ``AWRT1``..``AWRT5`` the same over the jobs
+      of user group i, eq. (7) (None when the group has no jobs or only jobs with p m = 0).
+      Jobs of group 0 (unassigned) count in ``AWRT`` only.
+    - ``AWWT`` = sum p m (S - r) / sum p m: the same weights, wait instead of response.
+    - ``mean_wait`` = mean (S - r); ``mean_response`` = mean (C - r).
+    - ``mean_slowdown`` = mean (C - r) / p over the jobs with p > 0: a job that ran for zero
+      seconds has no defined slowdown and is left out (None when no job has p > 0).
+    - ``mean_bounded_slowdown`` = mean max(1, (C - r) / max(p, bound)) over all jobs
+      (Feitelson's bounded slowdown; ``bound`` > 0 seconds, default 10).
+    - ``makespan`` = max C - min r: from the first submit to the last completion.
+    - ``jobs`` = number of jobs; ``procs`` = machine size m.
+
+    Every value is None for a schedule without jobs, except ``jobs`` (0) and ``procs``.
+    """
+    bound = float(bound)
+    if not bound > 0.0:
+        raise ValueError(f"bounded-slowdown bound must be > 0 seconds, got {bound}")
+    w = schedule.workload
+    n = len(w)
+    m = int(schedule.machine.procs)
+    values: dict[str, float | None] = {name: None for name in METRIC_NAMES}
+    values["jobs"] = float(n)
+    values["procs"] = float(m)
+    if n == 0:
+        return Metrics(values, bound=bound)
+
+    start = np.asarray(schedule.start, dtype=np.float64)
+    finish = np.asarray(schedule.finish, dtype=np.float64)
+    submit = np.asarray(w.submit, dtype=np.float64)
+    width = np.asarray(w.procs, dtype=np.float64)
+    group = np.asarray(w.group)
+
+    p = finish - start
+    area = p * width  # p_j m_j
+    response = finish - submit  # C_j - r_j
+    wait = start - submit  # S_j - r_j
+
+    span = float(finish.max() - start.min())  # max C - min (C - p)
+    values["UTIL"] = 100.0 * float(area.sum()) / (m * span) if span > 0.0 else None
+    values["AWRT"] = _weighted_mean(area, response)
+    for i in GROUPS:
+        mask = group == i
+        values[f"AWRT{i}"] = _weighted_mean(area[mask], response[mask]) if mask.any() else None
+    values["AWWT"] = _weighted_mean(area, wait)
+    values["mean_wait"] = _mean(wait)
+    values["mean_response"] = _mean(response)
+    ran = p > 0.0
+    values["mean_slowdown"] = _mean(response[ran] / p[ran])
+    values["mean_bounded_slowdown"] = _mean(np.maximum(1.0, response / np.maximum(p, bound)))
+    values["makespan"] = float(finish.max() - submit.min())
+    return Metrics(values, bound=bound)

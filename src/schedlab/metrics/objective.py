@@ -1,0 +1,149 @@
+"""Objective expressions over metric names, e.g. ``10*AWRT1 + 4*AWRT2``, parsed without eval.
+
+The owner's objective f_obj of greedy-es-sorting-criteria, eq. (8), generalised: any arithmetic
+(numbers, metric names, ``+ - * /``, unary minus, parentheses) over :data:`METRIC_NAMES`.
+Objectives are minimised; write ``-UTIL`` to maximise utilization.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+from collections.abc import Mapping
+from typing import Callable
+
+from ..errors import ObjectiveError
+from .basic import METRIC_NAMES
+
+#: the objective of greedy-es-sorting-criteria, eq. (8)
+DEFAULT_OBJECTIVE = "10*AWRT1 + 4*AWRT2"
+
+_BINARY: dict[type, tuple[str, Callable[[float, float], float]]] = {
+    ast.Add: ("+", operator.add),
+    ast.Sub: ("-", operator.sub),
+    ast.Mult: ("*", operator.mul),
+    ast.Div: ("/", operator.truediv),
+}
+_UNARY: dict[type, tuple[str, Callable[[float], float]]] = {
+    ast.USub: ("-", operator.neg),
+    ast.UAdd: ("+", operator.pos),
+}
+_OPERATOR_TEXT = {ast.Pow: "**", ast.FloorDiv: "//", ast.Mod: "%", ast.MatMult: "@", ast.BitAnd: "&",
+                  ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>", ast.Not: "not",
+                  ast.Invert: "~"}
+
+
+def _known() -> str:
+    return ", ".join(METRIC_NAMES)
+
+
+class Objective:
+    """A parsed objective expression; ``Objective(expr)(metrics) -> float`` (to be minimised).
+
+    Only numbers, the metric names of :data:`METRIC_NAMES`, ``+ - * /``, unary ``-``/``+`` and
+    parentheses are allowed. The expression is parsed once with :func:`ast.parse` and every
+    node is checked against that whitelist; nothing is ever evaluated by Python's ``eval``.
+    """
+
+    __slots__ = ("_expr", "_tree", "names")
+
+    def __init__(self, expr: str = DEFAULT_OBJECTIVE) -> None:
+        if not isinstance(expr, str):
+            raise ObjectiveError(f"an objective must be a string expression, got {expr!r}")
+        text = expr.strip()
+        if not text:
+            raise ObjectiveError(f"empty objective; write an expression over {_known()}")
+        if "\n" in text or "\r" in text:
+            raise ObjectiveError("an objective must be one line")
+        try:
+            tree = ast.parse(text, mode="eval")
+        except SyntaxError as exc:
+            col = exc.offset if exc.offset else len(text) + 1
+            where = "at the end" if col > len(text) else f"at column {col}"
+            raise ObjectiveError(f"cannot parse objective {text!r} {where}: {exc.msg}") from None
+        names: list[str] = []
+        self._check(tree.body, text, names)
+        self._expr = text
+        self._tree = tree.body
+        #: the metric names the objective uses, in order of first appearance
+        self.names: tuple[str, ...] = tuple(names)
+
+    # ------------------------------------------------------------------ parsing
+    @staticmethod
+    def _check(node: ast.AST, text: str, names: list[str]) -> None:
+        where = f"at column {getattr(node, 'col_offset', 0) + 1}"
+        if isinstance(node, ast.BinOp):
+            if type(node.op) not in _BINARY:
+                op = _OPERATOR_TEXT.get(type(node.op), type(node.op).__name__)
+                raise ObjectiveError(f"operator {op!r} not allowed in objective {text!r} {where}; use + - * / and parentheses")
+            Objective._check(node.left, text, names)
+            Objective._check(node.right, text, names)
+        elif isinstance(node, ast.UnaryOp):
+            if type(node.op) not in _UNARY:
+                op = _OPERATOR_TEXT.get(type(node.op), type(node.op).__name__)
+                raise ObjectiveError(f"operator {op!r} not allowed in objective {text!r} {where}")
+            Objective._check(node.operand, text, names)
+        elif isinstance(node, ast.Constant):
+            if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
+                raise ObjectiveError(f"only numbers and metric names are allowed, got {node.value!r} {where}")
+            if not math.isfinite(node.value):
+                raise ObjectiveError(f"number {node.value!r} in objective is not finite {where}")
+        elif isinstance(node, ast.Name):
+            if node.id not in METRIC_NAMES:
+                raise ObjectiveError(f"unknown metric {node.id!r} in objective {text!r}; known: {_known()}")
+            if node.id not in names:
+                names.append(node.id)
+        else:
+            kind = {ast.Call: "function call", ast.Attribute: "attribute", ast.Subscript: "subscript",
+                    ast.Compare: "comparison", ast.BoolOp: "boolean operator"}.get(type(node), type(node).__name__)
+            raise ObjectiveError(
+                f"{kind} not allowed in objective {text!r} {where}; use numbers, metric names, + - * / and parentheses"
+            )
+
+    # ------------------------------------------------------------------ evaluation
+    def __call__(self, metrics: Mapping[str, float | None]) -> float:
+        """The objective's value for ``metrics`` (a :class:`Metrics` or any name -> number mapping)."""
+        value = self._eval(self._tree, metrics)
+        return float(value)
+
+    def _eval(self, node: ast.AST, metrics: Mapping[str, float | None]) -> float:
+        if isinstance(node, ast.BinOp):
+            left = self._eval(node.left, metrics)
+            right = self._eval(node.right, metrics)
+            op = _BINARY[type(node.op)][1]
+            if op is operator.truediv and right == 0:
+                raise ObjectiveError(f"objective {self._expr!r} divides by zero at column {node.col_offset + 1}")
+            return op(left, right)
+        if isinstance(node, ast.UnaryOp):
+            return _UNARY[type(node.op)][1](self._eval(node.operand, metrics))
+        if isinstance(node, ast.Constant):
+            return float(node.value)
+        assert isinstance(node, ast.Name)
+        try:
+            value = metrics[node.id]
+        except KeyError:
+            raise ObjectiveError(f"objective needs metric {node.id!r}, which was not computed") from None
+        if value is None:
+            raise ObjectiveError(
+                f"objective {self._expr!r} uses {node.id}, which is undefined for this schedule"
+                + (f" (user group {node.id[4:]} has no jobs)" if node.id[:4] == "AWRT" and node.id[4:].isdigit() else "")
+            )
+        return float(value)
+
+    # ------------------------------------------------------------------ identity
+    @property
+    def expr(self) -> str:
+        return self._expr
+
+    def __str__(self) -> str:
+        return self._expr
+
+    def __repr__(self) -> str:
+        return f"Objective({self._expr!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Objective) and ast.dump(self._tree) == ast.dump(other._tree)
+
+    def __hash__(self) -> int:
+        return hash(ast.dump(self._tree))

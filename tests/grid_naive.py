@@ -1,0 +1,106 @@
+"""Slow, obvious reference of the multi-site grid simulation (none, POOL, RQ) in plain Python.
+
+Written from the rules in schedlab/grid/kernel.py's docstring, with plain lists and no event
+heap: time jumps to the next submit or finish; at each instant finishes, then arrivals, then one
+scheduling round over the sites in order.
+"""
+
+from __future__ import annotations
+
+import math
+
+
+def naive_grid(submit, run, est, procs, origin, site_procs, exchange):
+    """Return (start, site) lists for jobs sorted by submit (ties: site, trace order)."""
+    n = len(submit)
+    K = len(site_procs)
+    start = [None] * n
+    site = [None] * n
+    queues = [[] for _ in range(K)]
+    running = [[] for _ in range(K)]  # job indices
+    pool: list[int] = []
+
+    def free(k):
+        return site_procs[k] - sum(procs[j] for j in running[k])
+
+    def begin(j, k, t):
+        start[j] = t
+        site[j] = k
+        running[k].append(j)
+        for q in queues:
+            if j in q:
+                q.remove(j)
+        if j in pool:
+            pool.remove(j)
+
+    def reservation(k, head, t):
+        ends = sorted({start[j] + est[j] for j in running[k]})
+        for e in ends:
+            avail = free(k) + sum(procs[j] for j in running[k] if start[j] + est[j] <= e)
+            if avail >= procs[head]:
+                return max(e, t), avail - procs[head]
+        return math.inf, 0
+
+    def easy(k, t):
+        q = queues[k]
+        while q and procs[q[0]] <= free(k):
+            begin(q[0], k, t)
+        if not q:
+            return False, math.inf, 0
+        shadow, extra = reservation(k, q[0], t)
+        for j in list(q[1:]):
+            if procs[j] > free(k):
+                continue
+            if t + est[j] <= shadow:
+                begin(j, k, t)
+            elif procs[j] <= extra:
+                begin(j, k, t)
+                extra -= procs[j]
+        return True, shadow, extra
+
+    nxt = 0
+    while nxt < n or any(running):
+        cands = [start[j] + run[j] for k in range(K) for j in running[k]]
+        if nxt < n:
+            cands.append(submit[nxt])
+        t = min(cands)
+        for k in range(K):
+            running[k] = [j for j in running[k] if start[j] + run[j] > t]
+        arrived = []
+        while nxt < n and submit[nxt] <= t:
+            queues[origin[nxt]].append(nxt)
+            arrived.append(nxt)
+            nxt += 1
+        if exchange == "none":
+            for k in range(K):
+                easy(k, t)
+        elif exchange == "pool":
+            res = [easy(k, t) for k in range(K)]
+            pool.extend(j for j in arrived if start[j] is None)
+            for k in range(K):
+                blocked, shadow, extra = res[k]
+                for j in list(pool):
+                    if origin[j] == k or procs[j] > free(k):
+                        continue
+                    if not blocked or t + est[j] <= shadow:
+                        begin(j, k, t)
+                    elif procs[j] <= extra:
+                        begin(j, k, t)
+                        extra -= procs[j]
+        else:
+            for k in range(K):
+                easy(k, t)
+                budget = free(k)
+                moved = []
+                for other in range(K):
+                    if other == k:
+                        continue
+                    for j in list(queues[other]):
+                        if procs[j] <= budget:
+                            queues[other].remove(j)
+                            moved.append(j)
+                            budget -= procs[j]
+                if moved:
+                    queues[k].extend(moved)
+                    easy(k, t)
+    return start, site

@@ -1,3 +1,251 @@
-"""`schedlab simulate` commands."""
+"""`schedlab simulate` and `schedlab compare`: simulate strategies on a trace and print their metrics."""
 
-from .main import app  # noqa: F401
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ..errors import SchedlabError, StrategyError
+from ..metrics import DEFAULT_OBJECTIVE, METRIC_NAMES, Objective, compute_metrics
+from ..strategy import DISPATCH_RULES, STATIC_ORDERS, Criterion, Strategy
+from .main import app
+
+#: the keys of ``schedlab simulate --json``, in order
+JSON_KEYS: tuple[str, ...] = (*METRIC_NAMES, "objective", "sim_seconds")
+#: the Greedy scheduler ``compare --policies greedy`` runs: f2 with user groups 1 and 2 first and aging
+#: (K = 5, 4 for groups 1, 2; a = 1e-4 per second of wait, so a job waiting ~14 h gains 5)
+DEFAULT_GREEDY = Criterion("f2", a=1e-4, b=0.0, K=(5.0, 4.0, 0.0, 0.0, 0.0))
+DEFAULT_POLICIES = "fcfs,list,easy,conservative"
+#: columns dropped, in this order, when a comparison table is wider than the terminal
+_DROP_ORDER = ("mean_response", "mean_slowdown", "makespan", "AWWT", "AWRT5", "AWRT4", "AWRT3", "sim_seconds")
+
+POLICY_HELP = {
+    "fcfs": "start the queue head while it fits; nothing else",
+    "list": "start every queued job, in queue order, that fits now",
+    "easy": "EASY backfilling: reserve the head, backfill jobs that do not delay it",
+    "conservative": "conservative backfilling: every queued job holds a reservation",
+}
+ORDER_HELP = {
+    "submit": "increasing submit time (= decreasing wait; alias fcfs)",
+    "procs": "increasing requested processors",
+    "estimate": "increasing estimated run time (alias sjf)",
+    "group": "decreasing user-group priority (group 1 first)",
+}
+
+
+class OptionError(SchedlabError, ValueError):
+    """A command-line option with a value that cannot be used."""
+
+
+# ---------------------------------------------------------------------------- helpers
+def _policy_listing() -> str:
+    lines = ["policies (--policy):"]
+    lines += [f"  {name:<13} {POLICY_HELP.get(name, '')}" for name in DISPATCH_RULES]
+    lines.append("orders (--order):")
+    lines += [f"  {name:<13} {ORDER_HELP.get(name, '')}" for name in STATIC_ORDERS]
+    lines.append("compare also takes POLICY/ORDER (e.g. easy/estimate), 'greedy' (Greedy f2 scheduler,")
+    lines.append("  greedy-es-sorting-criteria: groups 1 and 2 first, with aging), POLICY/greedy, or a strategy .json file")
+    return "\n".join(lines)
+
+
+def load_strategy_file(path: Path) -> Strategy:
+    """A strategy from a JSON file (``Strategy.to_json``); a clear one-line error naming the file."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise StrategyError(f"{path}: cannot read strategy file: {exc.strerror or exc}") from None
+    try:
+        return Strategy.from_json(text)
+    except StrategyError as exc:
+        raise StrategyError(f"{path}: {exc}") from None
+    except (TypeError, ValueError) as exc:  # e.g. a JSON list where an object is expected
+        raise StrategyError(f"{path}: not a strategy: {exc}") from None
+
+
+def parse_policy(spec: str) -> Strategy:
+    """``easy``, ``easy/estimate``, ``greedy``, ``conservative/greedy`` or ``FILE.json`` -> a Strategy."""
+    spec = spec.strip()
+    if spec.endswith(".json"):
+        return load_strategy_file(Path(spec))
+    dispatch, _, order = spec.partition("/")
+    if dispatch == "greedy" and not order:
+        return Strategy.greedy(DEFAULT_GREEDY)
+    if order == "greedy":
+        return Strategy.greedy(DEFAULT_GREEDY, dispatch=dispatch)
+    return Strategy(dispatch, order or "submit")
+
+
+def _load(trace: str, procs: Optional[int]):
+    from ..workload import load_trace
+
+    if procs is not None and procs <= 0:
+        raise OptionError(f"--procs must be a positive number of processors, got {procs}")
+    workload = load_trace(trace, procs=procs)
+    m = procs if procs is not None else workload.machine_procs
+    if m is None:
+        raise OptionError(f"{trace}: the trace does not give its machine size; pass --procs M")
+    return workload, int(m)
+
+
+def run_strategy(workload, procs: int, strategy: Strategy, *, kill: bool = True, repeat: int = 1):
+    """Simulate ``repeat`` times; the schedule and the median engine time of simulate() alone."""
+    from ..sim import simulate
+    from ..sim.model import Machine
+
+    machine = Machine(procs)
+    times = []
+    schedule = None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        schedule = simulate(workload, machine, strategy, kill=kill)
+        times.append(time.perf_counter() - t0)
+    return schedule, statistics.median(times)
+
+
+def score(schedule, objective: Objective, sim_seconds: float, *, bound: float = 10.0) -> dict:
+    """The metrics of ``schedule`` plus ``objective`` (None when it uses an undefined metric) and ``sim_seconds``."""
+    metrics = compute_metrics(schedule, bound=bound)
+    row = metrics.to_dict()
+    try:
+        row["objective"] = objective(metrics)
+    except SchedlabError as exc:
+        typer.echo(f"warning: {exc}", err=True)
+        row["objective"] = None
+    row["sim_seconds"] = sim_seconds
+    return row
+
+
+def _console(file=None):
+    from rich.console import Console
+
+    console = Console(file=file or sys.stdout)
+    if not console.is_terminal:  # piped or captured: do not squeeze the table into 80 columns
+        console = Console(file=file or sys.stdout, width=240)
+    return console
+
+
+def _print_table(rows, *, title: str, caption: str, label: str) -> None:
+    from ..report.table import DEFAULT_COLUMNS, metrics_table
+
+    console = _console()
+    columns = [c for c in DEFAULT_COLUMNS if c not in ("mean_response", "mean_slowdown")] if len(rows) > 1 else list(
+        DEFAULT_COLUMNS
+    )
+    table = metrics_table(rows, columns=columns, title=title, caption=caption, label=label)
+    for name in _DROP_ORDER:  # fit the terminal by dropping the least telling columns
+        if console.measure(table).maximum <= console.width:
+            break
+        if name in columns:
+            columns.remove(name)
+            table = metrics_table(rows, columns=columns, title=title, caption=caption, label=label)
+    console.print(table)
+
+
+def _check_options(objective: str, repeat: int, bound: float) -> Objective:
+    if repeat < 1:
+        raise OptionError(f"--repeat must be at least 1, got {repeat}")
+    if not bound > 0:
+        raise OptionError(f"--bound must be > 0 seconds, got {bound}")
+    return Objective(objective)
+
+
+def _describe(workload, procs: int, kill: bool) -> str:
+    name = workload.name or "trace"
+    killing = "jobs killed at their estimate" if kill else "jobs run to completion (no killing)"
+    return f"{name}: {len(workload):,} jobs on {procs:,} processors, {killing}"
+
+
+# ---------------------------------------------------------------------------- commands
+@app.command("simulate")
+def simulate_command(
+    trace: Optional[str] = typer.Argument(None, help="SWF trace: a path or a bundled name such as KTH-SP2."),
+    policy: str = typer.Option("easy", "--policy", "-p", help="fcfs | list | easy | conservative ('help' lists them)."),
+    order: str = typer.Option("submit", "--order", "-o", help="Queue order: submit | procs | estimate | group."),
+    strategy_file: Optional[Path] = typer.Option(None, "--strategy", help="Strategy JSON file (overrides --policy/--order)."),
+    procs: Optional[int] = typer.Option(None, "--procs", "-m", help="Machine size m (default: the trace's)."),
+    objective: str = typer.Option(DEFAULT_OBJECTIVE, "--objective", help="Objective over metric names, e.g. '10*AWRT1 + 4*AWRT2'."),
+    no_kill: bool = typer.Option(False, "--no-kill", help="Let jobs run past their estimate (default: kill at the estimate)."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of a table."),
+    repeat: int = typer.Option(1, "--repeat", help="Simulate N times; sim_seconds is the median."),
+    bound: float = typer.Option(10.0, "--bound", help="Bounded-slowdown threshold in seconds."),
+    schedule_out: Optional[Path] = typer.Option(None, "--schedule-out", help="Write the schedule as CSV (one row per job)."),
+) -> None:
+    """Simulate one strategy on a trace and print its metrics (UTIL in percent, times in seconds)."""
+    if policy.strip().lower() == "help":
+        typer.echo(_policy_listing())
+        return
+    if trace is None:
+        raise OptionError("missing TRACE: give an SWF file or a bundled name such as KTH-SP2")
+    obj = _check_options(objective, repeat, bound)
+    strategy = load_strategy_file(strategy_file) if strategy_file is not None else Strategy(policy, order)
+    workload, m = _load(trace, procs)
+    schedule, seconds = run_strategy(workload, m, strategy, kill=not no_kill, repeat=repeat)
+    row = score(schedule, obj, seconds, bound=bound)
+    if schedule_out is not None:
+        write_schedule_csv(schedule, schedule_out)
+    if as_json:
+        typer.echo(json.dumps({key: row[key] for key in JSON_KEYS}, allow_nan=False))
+        return
+    _print_table(
+        [(strategy.label, row)],
+        title=_describe(workload, m, not no_kill),
+        caption=f"objective: {obj} (lower is better)",
+        label="strategy",
+    )
+
+
+@app.command("compare")
+def compare_command(
+    trace: str = typer.Argument(..., help="SWF trace: a path or a bundled name such as KTH-SP2."),
+    policies: str = typer.Option(DEFAULT_POLICIES, "--policies", help="Comma-separated: POLICY[/ORDER], greedy, or FILE.json."),
+    procs: Optional[int] = typer.Option(None, "--procs", "-m", help="Machine size m (default: the trace's)."),
+    objective: str = typer.Option(DEFAULT_OBJECTIVE, "--objective", help="Objective over metric names."),
+    no_kill: bool = typer.Option(False, "--no-kill", help="Let jobs run past their estimate."),
+    bound: float = typer.Option(10.0, "--bound", help="Bounded-slowdown threshold in seconds."),
+    csv_out: Optional[Path] = typer.Option(None, "--csv", help="Also write the table as CSV (all metrics)."),
+) -> None:
+    """Simulate several strategies on one trace and print one table: rows strategies, columns metrics."""
+    obj = _check_options(objective, 1, bound)
+    specs = [s for s in (p.strip() for p in policies.split(",")) if s]
+    if not specs:
+        raise OptionError("--policies is empty; e.g. --policies fcfs,list,easy,conservative")
+    strategies = [parse_policy(s) for s in specs]  # all errors before the first simulation
+    workload, m = _load(trace, procs)
+    rows = []
+    from rich.console import Console
+
+    status = Console(stderr=True)
+    for spec, strategy in zip(specs, strategies):
+        with status.status(f"simulating {spec} ..."):
+            schedule, seconds = run_strategy(workload, m, strategy, kill=not no_kill)
+        rows.append((spec, score(schedule, obj, seconds, bound=bound)))
+    if csv_out is not None:
+        from ..report.table import write_metrics_csv
+
+        write_metrics_csv(csv_out, rows, columns=JSON_KEYS)
+    _print_table(
+        rows,
+        title=_describe(workload, m, not no_kill),
+        caption=f"objective: {obj}; lower is better except UTIL; best of each column in green",
+        label="strategy",
+    )
+
+
+SCHEDULE_COLUMNS: tuple[str, ...] = ("id", "submit", "start", "finish", "procs", "runtime", "estimate", "user", "group")
+
+
+def write_schedule_csv(schedule, path: Path) -> Path:
+    """The schedule as CSV, one row per job (columns :data:`SCHEDULE_COLUMNS`), written atomically."""
+    from ..report.table import write_text_atomic
+
+    df = schedule.to_dataframe()[list(SCHEDULE_COLUMNS)]
+    try:
+        return write_text_atomic(path, df.to_csv(index=False, lineterminator="\n"))
+    except OSError as exc:
+        raise OptionError(f"{path}: cannot write schedule: {exc.strerror or exc}") from None

@@ -1,0 +1,130 @@
+"""Tables of metric rows: a Rich table for the terminal and a CSV file (written atomically).
+
+A *row* is ``(label, values)``: a label such as ``easy`` or ``conservative/estimate`` and a
+mapping of column name -> number | None (a :class:`schedlab.metrics.Metrics`, maybe extended
+with ``objective`` and ``sim_seconds``). Used by ``schedlab simulate`` and ``schedlab compare``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from rich.table import Table
+
+from ..metrics import METRIC_NAMES
+
+Row = tuple[str, Mapping[str, float | None]]
+
+#: the columns a comparison table shows by default (jobs/procs go in the title)
+DEFAULT_COLUMNS: tuple[str, ...] = tuple(n for n in METRIC_NAMES if n not in ("jobs", "procs")) + (
+    "objective",
+    "sim_seconds",
+)
+
+#: short column headings for the terminal
+HEADINGS: dict[str, str] = {
+    "UTIL": "UTIL %",
+    "AWRT": "AWRT s",
+    **{f"AWRT{i}": f"AWRT{i} s" for i in range(1, 6)},
+    "AWWT": "AWWT s",
+    "mean_wait": "wait s",
+    "mean_response": "resp. s",
+    "mean_slowdown": "slowdown",
+    "mean_bounded_slowdown": "bnd. sld.",
+    "makespan": "makespan s",
+    "objective": "objective",
+    "sim_seconds": "sim s",
+}
+
+#: columns where a higher value is better (all others: lower is better)
+HIGHER_IS_BETTER: frozenset[str] = frozenset({"UTIL"})
+#: columns that are not compared across rows
+NOT_RANKED: frozenset[str] = frozenset({"jobs", "procs", "makespan", "sim_seconds"})
+
+
+def format_value(name: str, value: float | None) -> str:
+    """A metric value as a short human string: seconds to whole seconds, ratios to 2 decimals."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if name in ("jobs", "procs"):
+        return f"{int(value):,}"
+    if name == "sim_seconds":
+        return f"{value:.3f}" if value < 10 else f"{value:.1f}"
+    if name in ("UTIL", "mean_slowdown", "mean_bounded_slowdown"):
+        return f"{value:,.2f}"
+    if abs(value) >= 100:
+        return f"{value:,.0f}"
+    return f"{value:,.2f}"
+
+
+def _best(rows: Sequence[Row], name: str) -> float | None:
+    values = [v[name] for _, v in rows if v.get(name) is not None]
+    if len(values) < 2 or name in NOT_RANKED:
+        return None
+    return max(values) if name in HIGHER_IS_BETTER else min(values)
+
+
+def metrics_table(
+    rows: Sequence[Row],
+    *,
+    columns: Sequence[str] = DEFAULT_COLUMNS,
+    title: str | None = None,
+    label: str = "strategy",
+    caption: str | None = None,
+) -> Table:
+    """A Rich table, one row per ``(label, values)``, the best value of each column in bold green."""
+    present = [c for c in columns if any(c in v for _, v in rows)]
+    table = Table(title=title, caption=caption, header_style="bold", title_style="bold", row_styles=["", "dim"] if len(rows) > 4 else None)
+    table.add_column(label, style="cyan", no_wrap=True)
+    for name in present:
+        table.add_column(HEADINGS.get(name, name), justify="right", no_wrap=True)
+    best = {name: _best(rows, name) for name in present}
+    for row_label, values in rows:
+        cells = [row_label]
+        for name in present:
+            value = values.get(name)
+            text = format_value(name, value)
+            if value is not None and best[name] is not None and value == best[name]:
+                text = f"[bold green]{text}[/]"
+            cells.append(text)
+        table.add_row(*cells)
+    return table
+
+
+def metrics_csv(rows: Sequence[Row], *, columns: Sequence[str] = DEFAULT_COLUMNS, label: str = "strategy") -> str:
+    """The rows as CSV text: a header ``label, columns...`` and full-precision numbers (empty = undefined)."""
+    present = [c for c in columns if any(c in v for _, v in rows)]
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([label, *present])
+    for row_label, values in rows:
+        writer.writerow([row_label, *("" if values.get(c) is None else repr(float(values[c])) for c in present)])
+    return out.getvalue()
+
+
+def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
+    """Write ``text`` to ``path`` via a temporary file in the same folder and ``os.replace``."""
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+def write_metrics_csv(path: str | os.PathLike, rows: Sequence[Row], *, columns: Sequence[str] = DEFAULT_COLUMNS,
+                      label: str = "strategy") -> Path:
+    """Write :func:`metrics_csv` of ``rows`` to ``path`` atomically."""
+    return write_text_atomic(path, metrics_csv(rows, columns=columns, label=label))

@@ -3,7 +3,7 @@
 nsga2-grid-performance-bounds, Sections 3 and 5.3; the exact exchange rules are in
 :mod:`schedlab.grid.kernel`. The sites' traces are merged into one trace ordered by submit time
 (ties: site index, then trace order), each site's trace first rebased so that its first job is
-submitted at 0 (the paper aligns the recordings on their own start, Section 4.1).
+submitted at 0 (shift by the whole seconds of its first submit) (the paper aligns the recordings on their own start, Section 4.1).
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ class GridTrace:
         for k, s in enumerate(sites):
             w = s.workload.sorted_by_submit()
             if len(w):
-                w = w.replace(submit=w.submit - w.submit[0])
+                w = w.replace(submit=w.submit - np.floor(w.submit[0]))
             parts.append(w)
             origins.append(np.full(len(w), k, dtype=np.int64))
         cols = {name: np.concatenate([getattr(w, name) for w in parts]) for name in ALL_COLUMNS}

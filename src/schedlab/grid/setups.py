@@ -1,0 +1,101 @@
+"""The paper's grid setups I-IV (Table 1) and free compositions ``TRACE:PROCS``.
+
+nsga2-grid-performance-bounds, Section 5.1-5.2 and Table 1: every site's trace is the first
+11 calendar months of its recording (``cut_months(w, 11)``, submit rebased to 0), cleaned as by
+:func:`schedlab.workload.load.load_trace`, simulated on the machine size of the table.
+Trace names resolve to a path, a bundled name, or a file in the shared workload folder whose
+name starts with the given prefix (``KTH-SP2`` -> ``KTH-SP2-1996-2.1-cln.swf.gz``).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Sequence
+
+from ..errors import WorkloadError
+from .sim import GridTrace, Site
+
+#: months of every trace in the paper's setups (Section 5.1)
+MONTHS = 11
+
+#: Table 1: setup -> ((trace, processors), ...)
+SETUPS: dict[str, tuple[tuple[str, int], ...]] = {
+    "I": (("KTH-SP2", 100), ("SDSC-SP2", 128)),
+    "II": (("KTH-SP2", 100), ("CTC-SP2", 430)),
+    "III": (("KTH-SP2", 100), ("SDSC-BLUE", 1152)),
+    "IV": (("SDSC-BLUE", 1152), ("SDSC-DS", 1664)),
+}
+
+
+def workloads_dir() -> Path:
+    """The shared trace folder: $SCHEDLAB_WORKLOADS, $SCHEDLAB_SHARED/workloads, or ../shared/workloads."""
+    if os.environ.get("SCHEDLAB_WORKLOADS"):
+        return Path(os.environ["SCHEDLAB_WORKLOADS"])
+    if os.environ.get("SCHEDLAB_SHARED"):
+        return Path(os.environ["SCHEDLAB_SHARED"]) / "workloads"
+    for base in (Path.cwd(), Path(__file__).resolve().parents[3]):
+        cand = base.parent / "shared" / "workloads"
+        if cand.is_dir():
+            return cand
+    return Path.cwd().parent / "shared" / "workloads"
+
+
+def resolve_site_trace(name: str) -> str | Path:
+    """A path for ``name``: an existing file, a unique prefix match in the shared folder, or the name itself."""
+    if Path(name).exists():
+        return Path(name)
+    folder = workloads_dir()
+    if folder.is_dir():
+        hits = sorted(p for p in folder.iterdir() if p.name.lower().startswith(name.lower()) and ".swf" in p.name)
+        if len(hits) == 1:
+            return hits[0]
+        if len(hits) > 1:
+            raise WorkloadError(f"trace name {name!r} is ambiguous in {folder}: {', '.join(p.name for p in hits)}")
+    return name  # a bundled name, or load_trace's one-line error
+
+
+def parse_site(spec: str) -> tuple[str, int]:
+    """``TRACE:PROCS`` -> (trace, procs); a bad spec is a WorkloadError."""
+    trace, sep, procs = spec.rpartition(":")
+    if not sep or not trace:
+        raise WorkloadError(f"--site {spec!r}: expected TRACE:PROCS, e.g. KTH-SP2:100")
+    try:
+        m = int(procs)
+    except ValueError:
+        raise WorkloadError(f"--site {spec!r}: processors {procs!r} is not a whole number") from None
+    if m <= 0:
+        raise WorkloadError(f"--site {spec!r}: processors must be positive")
+    return trace, m
+
+
+def site_specs(setup: str | None = None, sites: Sequence[str] = ()) -> tuple[tuple[str, int], ...]:
+    """The (trace, procs) list of ``--setup`` or of repeated ``--site``; exactly one of them, K >= 2."""
+    if setup and sites:
+        raise WorkloadError("give either --setup or --site, not both")
+    if setup:
+        key = setup.strip().upper()
+        if key not in SETUPS:
+            raise WorkloadError(f"unknown setup {setup!r}; choose one of {', '.join(SETUPS)}")
+        return SETUPS[key]
+    specs = tuple(parse_site(s) for s in sites)
+    if len(specs) < 2:
+        raise WorkloadError("a grid needs at least 2 sites: give --setup I..IV or --site TRACE:PROCS at least twice")
+    return specs
+
+
+def load_sites(specs: Sequence[tuple[str, int]], months: int | None = MONTHS) -> list[Site]:
+    """Load each site's trace (cleaned, cut to ``months``) for its machine size."""
+    from ..workload.load import load_trace
+
+    out = []
+    for trace, procs in specs:
+        w = load_trace(resolve_site_trace(trace), procs=procs, months=months)
+        name = trace if not Path(trace).exists() else Path(trace).name.split(".swf")[0]
+        out.append(Site(name=name, workload=w, procs=procs))
+    return out
+
+
+def load_grid(setup: str | None = None, sites: Sequence[str] = (), months: int | None = MONTHS) -> GridTrace:
+    """The merged :class:`GridTrace` of a setup (``"I"``..``"IV"``) or of ``TRACE:PROCS`` specs."""
+    return GridTrace.merge(load_sites(site_specs(setup, sites), months=months))

@@ -25,7 +25,7 @@ import numpy as np
 from ..errors import SWFError
 from .model import FLOAT_FIELDS, SWF_FIELDS, Workload
 
-__all__ = ["read_swf", "write_swf", "parse_header", "swf_name"]
+__all__ = ["read_swf", "write_swf", "parse_header", "set_header_value", "swf_name"]
 
 _N = len(SWF_FIELDS)
 _HEADER_KEY = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_]*)\s*:\s*(.*?)\s*$")
@@ -100,6 +100,18 @@ def parse_header(lines: tuple[str, ...]) -> dict:
     elif "TimeZone" in fields:
         tz = _timezone_from_offset(fields["TimeZone"])
     return {"machine_procs": procs, "unix_start": first_int("UnixStartTime"), "timezone": tz}
+
+
+def set_header_value(header: tuple[str, ...], key: str, value: object) -> tuple[str, ...]:
+    """``header`` with ``Key: value`` replaced in place (keeping the line's spacing) or appended."""
+    pattern = re.compile(rf"^(\s*{re.escape(key)}\s*:\s*).*$")
+    lines = list(header)
+    for i, line in enumerate(lines):
+        m = pattern.match(line)
+        if m:
+            lines[i] = f"{m.group(1)}{value}"
+            return tuple(lines)
+    return tuple(lines) + (f" {key}: {value}",)
 
 
 def _split_header(data: bytes) -> tuple[list[str], int, int]:

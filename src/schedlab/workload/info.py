@@ -1,0 +1,92 @@
+"""`workload_info`: the summary behind ``schedlab workload info`` (jobs, load, estimates, groups)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import SchedlabError
+from .clean import job_width
+from .groups import DEFAULT_THRESHOLDS, assign_groups, group_shares
+from .model import Workload
+
+__all__ = ["workload_info", "info_rows"]
+
+
+def workload_info(workload: Workload, *, thresholds: tuple[float, ...] = DEFAULT_THRESHOLDS) -> dict:
+    """Summary of a trace as a JSON-ready dict.
+
+    ``jobs`` counts all records; the statistics use the *valid* jobs (runtime > 0 and width > 0,
+    width = field 5, else field 8). Offered load = sum p_j m_j / (m * span), span = last - first
+    submit (None without a machine size). Estimate availability = share of jobs with field 9 > 0;
+    accuracy = median of runtime / estimate over valid jobs that have one. Users = distinct user
+    ids >= 0. Groups (greedy-es-sorting-criteria Table II) come from the ``group`` column when it
+    is filled, else are computed on the valid jobs.
+    """
+    w = workload
+    width = job_width(w)
+    valid = (w.runtime > 0) & (width > 0)
+    area = np.where(valid, w.runtime, 0.0) * np.where(valid, width, 0)
+    span = w.span
+    m = w.machine_procs
+    has_est = w.estimate > 0
+    both = valid & has_est
+    ratio = w.runtime[both] / w.estimate[both]
+    info = {
+        "name": w.name,
+        "jobs": len(w),
+        "valid_jobs": int(valid.sum()),
+        "machine_procs": m,
+        "max_job_procs": int(width.max()) if len(w) else 0,
+        "span_days": span / 86400.0,
+        "offered_load": float(area.sum() / (m * span)) if m and span > 0 else None,
+        "estimate_share": float(has_est.mean()) if len(w) else 0.0,
+        "median_runtime_over_estimate": float(np.median(ratio)) if len(ratio) else None,
+        "runtime_above_estimate_share": float((ratio > 1).mean()) if len(ratio) else None,
+        "users": int(len(np.unique(w.user[w.user >= 0]))),
+        "unsorted": int(np.count_nonzero(w.submit[1:] < w.submit[:-1])),
+        "unix_start": w.unix_start,
+        "timezone": w.timezone,
+        "groups": {},
+    }
+    if (w.group > 0).any():
+        grouped = w.replace(procs=width).take(valid)
+    elif valid.any():
+        try:
+            grouped = assign_groups(w.replace(procs=width).take(valid), thresholds)
+        except SchedlabError:
+            grouped = None
+    else:
+        grouped = None
+    if grouped is not None:
+        info["groups"] = {str(g): v for g, v in group_shares(grouped).items()}
+    return info
+
+
+def _fmt(value, spec: str = ",") -> str:
+    if value is None:
+        return "unknown"
+    return format(value, spec)
+
+
+def info_rows(info: dict) -> list[tuple[str, str]]:
+    """The summary as (label, text) rows for a table."""
+    m = info["machine_procs"]
+    rows = [
+        ("jobs", f"{info['jobs']:,} ({info['valid_jobs']:,} with runtime > 0 and processors > 0)"),
+        ("machine size", f"{m:,} processors" if m else "unknown (no MaxProcs/MaxNodes header; pass --procs)"),
+        ("largest job", f"{info['max_job_procs']:,} processors"),
+        ("span", f"{info['span_days']:.1f} days"),
+        ("offered load", _fmt(info["offered_load"], ".3f") + " (sum runtime*procs / (m*span))"),
+        ("estimates present", f"{100 * info['estimate_share']:.1f} % of jobs"),
+        ("median runtime/estimate", _fmt(info["median_runtime_over_estimate"], ".3f")),
+        ("runtime > estimate", _fmt(None if info["runtime_above_estimate_share"] is None else 100 * info["runtime_above_estimate_share"], ".1f") + " % of estimated jobs"),
+        ("users", f"{info['users']:,}"),
+        ("time zone", f"{info['timezone'] or 'unknown (UTC)'}, start {info['unix_start'] if info['unix_start'] is not None else 'unknown'}"),
+    ]
+    if info["unsorted"]:
+        rows.append(("unsorted submits", f"{info['unsorted']:,} inversions"))
+    for g, s in info["groups"].items():
+        rows.append(
+            (f"group {g}", f"{s['users']:,} users, {100 * s['job_share']:.1f} % of jobs, {100 * s['area_share']:.1f} % of runtime*procs")
+        )
+    return rows

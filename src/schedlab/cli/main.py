@@ -38,7 +38,11 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # click usage errors
         import click
 
-        if isinstance(exc, click.ClickException):
+        try:  # typer >= 0.29 vendors its own click
+            from typer._click.exceptions import ClickException as TyperClickException
+        except ImportError:  # pragma: no cover - older typer uses click itself
+            TyperClickException = click.ClickException
+        if isinstance(exc, (click.ClickException, TyperClickException)):
             exc.show()
             return 2
         raise

@@ -31,6 +31,9 @@ _N = len(SWF_FIELDS)
 _HEADER_KEY = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_]*)\s*:\s*(.*?)\s*$")
 _FIRST_INT = re.compile(r"^[+-]?\d+")
 _NUMBER = re.compile(rb"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
+#: header key of the user-group line written for workloads with assigned groups
+GROUPS_KEY = "SchedlabUserGroups"
+_GROUPS_LINE = re.compile(rf"^\s*{GROUPS_KEY}\s*:(.*)$")
 #: largest float that still holds every integer exactly
 _EXACT = float(2**53)
 
@@ -261,6 +264,9 @@ def read_swf(path: str | os.PathLike, *, procs: int | None = None) -> Workload:
             columns[name] = columns[name].astype(np.int64)
         else:
             columns[name] = np.ascontiguousarray(columns[name])
+    group = _groups_from_header(header, columns["user"])
+    if group is not None:
+        columns["group"] = group
     return Workload.from_columns(columns, name=swf_name(path), header=tuple(header), **meta)
 
 
@@ -279,11 +285,37 @@ def _format_column(values: np.ndarray) -> np.ndarray:
     return out
 
 
+def _with_group_line(workload: Workload) -> tuple[str, ...]:
+    """The header plus a ``SchedlabUserGroups`` line when groups are assigned (one group per user)."""
+    header = tuple(h for h in workload.header if not _GROUPS_LINE.match(h))
+    if not (workload.group > 0).any():
+        return header
+    pairs = np.unique(np.stack([workload.user, workload.group], axis=1), axis=0)
+    if len(np.unique(pairs[:, 0])) != len(pairs):  # not a per-user grouping: cannot be stored
+        return header
+    return header + (f" {GROUPS_KEY}: " + " ".join(f"{u}:{g}" for u, g in pairs.tolist()),)
+
+
+def _groups_from_header(header: list[str], user: np.ndarray) -> np.ndarray | None:
+    for line in header:
+        m = _GROUPS_LINE.match(line)
+        if m:
+            try:
+                pairs = np.array([tok.split(":") for tok in m.group(1).split()], dtype=np.int64).reshape(-1, 2)
+            except ValueError:
+                return None
+            users, inverse = np.unique(user, return_inverse=True)
+            lookup = dict(zip(pairs[:, 0].tolist(), pairs[:, 1].tolist()))
+            return np.array([lookup.get(u, 0) for u in users.tolist()], dtype=np.int64)[inverse]
+    return None
+
+
 def write_swf(workload: Workload, path: str | os.PathLike) -> Path:
     """Write ``workload`` as SWF (header lines, then one line per job), atomically.
 
     ``.gz`` paths are gzip-compressed. ``read_swf(write_swf(w, p))`` reproduces every column and
-    the header of ``w`` exactly (not ``group``, which is not an SWF field).
+    the header of ``w`` exactly. SWF has no user-group field: assigned groups are kept in a header
+    line ``; SchedlabUserGroups: user:group ...`` that :func:`read_swf` reads back into ``group``.
     """
     path = Path(path)
     for name in FLOAT_FIELDS:
@@ -291,7 +323,7 @@ def write_swf(workload: Workload, path: str | os.PathLike) -> Path:
         if not np.isfinite(col).all():
             raise SWFError(path, None, f"cannot write non-finite values in column {name!r}")
     cols = [_format_column(getattr(workload, name)) for name in SWF_FIELDS]
-    lines = [";" + h for h in workload.header]
+    lines = [";" + h for h in _with_group_line(workload)]
     text = "\n".join(lines) + ("\n" if lines else "")
     if len(workload):
         text += "\n".join(" ".join(row) for row in zip(*cols)) + "\n"

@@ -1,0 +1,254 @@
+"""Run folders for long optimizations: config, atomic checkpoint after every generation, resume.
+
+A run folder holds (DESIGN.md, "Runs")::
+
+    config.json   everything needed to repeat the run (problem, optimizer, seed, ...) + library versions
+    checkpoint    pickle of the optimizer (incl. its np.random.Generator) and the history so far,
+                  written atomically (temp file in the folder + os.replace) after EVERY generation
+    history.csv   one row per generation: gen, evaluations, best, median, sigma, elapsed, best params
+    best.json     the best solution so far (for greedy runs: a Strategy, replayable with
+                  ``schedlab simulate TRACE --strategy best.json``)
+
+Re-running with the same config resumes from the checkpoint; since the checkpoint is taken after
+``tell`` and the optimizer owns all randomness, the resumed run ends exactly where an
+uninterrupted one would (only the ``elapsed`` column differs). A folder holding a different
+config, or not a run folder at all, is a :class:`RunError` and is left untouched.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import pickle
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import RunError
+
+CHECKPOINT_FORMAT = 1
+#: config keys that do not change results (how it is executed), ignored when comparing configs
+EXECUTION_KEYS = ("versions", "executor", "workers", "dask", "created")
+RUN_FILES = ("config.json", "checkpoint", "history.csv", "best.json", "report.html")
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically: temp file in the same folder, fsync, os.replace."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def library_versions() -> dict[str, str]:
+    """Versions of the libraries that can change a run's numbers (recorded, not compared)."""
+    import platform
+    from importlib import metadata
+
+    out = {"python": platform.python_version()}
+    for name in ("schedlab", "numpy", "numba", "cma", "distributed"):
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = "absent"
+    return out
+
+
+def _canonical(config: dict[str, Any]) -> dict[str, Any]:
+    return json.loads(json.dumps({k: v for k, v in config.items() if k not in EXECUTION_KEYS}, sort_keys=True))
+
+
+class RunFolder:
+    """A run folder bound to one config: created if new, checked if existing (different config -> RunError)."""
+
+    def __init__(self, path: str | os.PathLike, config: dict[str, Any]) -> None:
+        self.path = Path(path)
+        self.config = dict(config)
+        self.config.setdefault("versions", library_versions())
+        self._open()
+
+    def _open(self) -> None:
+        path = self.path
+        cfg_path = path / "config.json"
+        if path.exists() and not path.is_dir():
+            raise RunError(f"{path}: run folder path exists and is not a folder")
+        if cfg_path.exists():
+            try:
+                old = json.loads(cfg_path.read_text())
+            except (OSError, json.JSONDecodeError) as exc:
+                raise RunError(f"{cfg_path}: cannot read the run config ({exc}); not touching this folder") from exc
+            a, b = _canonical(old), _canonical(self.config)
+            if a != b:
+                keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+                raise RunError(
+                    f"{path}: holds a run of a different config (differs in {', '.join(keys)}); "
+                    "use another --out folder or delete this one"
+                )
+            if not os.access(path, os.W_OK):
+                raise RunError(f"{path}: run folder is not writable")
+            self.resumed = True
+            return
+        if path.is_dir() and any(p.name in RUN_FILES or not p.name.startswith(".") for p in path.iterdir()):
+            raise RunError(f"{path}: folder is not empty and holds no schedlab run (no config.json); not touching it")
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            if not os.access(path, os.W_OK):
+                raise PermissionError("permission denied")
+            atomic_write_text(cfg_path, json.dumps(self.config, indent=2, sort_keys=True) + "\n")
+        except OSError as exc:
+            raise RunError(f"{path}: cannot write the run folder ({exc.strerror or exc})") from exc
+        self.resumed = False
+
+    # ------------------------------------------------------------------ files
+    def file(self, name: str) -> Path:
+        return self.path / name
+
+    def write_text(self, name: str, text: str) -> None:
+        try:
+            atomic_write_text(self.path / name, text)
+        except OSError as exc:
+            raise RunError(f"{self.path / name}: cannot write ({exc.strerror or exc})") from exc
+
+    def load_checkpoint(self) -> dict[str, Any] | None:
+        path = self.path / "checkpoint"
+        if not path.exists():
+            return None
+        try:
+            with path.open("rb") as fh:
+                state = pickle.load(fh)
+        except Exception as exc:  # a checkpoint is always written atomically, so this is foreign data
+            raise RunError(f"{path}: unreadable checkpoint ({type(exc).__name__}); not touching this folder") from exc
+        if not isinstance(state, dict) or state.get("format") != CHECKPOINT_FORMAT:
+            raise RunError(f"{path}: checkpoint of an unknown format; not touching this folder")
+        return state
+
+    def save_checkpoint(self, state: dict[str, Any]) -> None:
+        state = dict(state, format=CHECKPOINT_FORMAT)
+        try:
+            atomic_write_bytes(self.path / "checkpoint", pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
+        except OSError as exc:
+            raise RunError(f"{self.path / 'checkpoint'}: cannot write ({exc.strerror or exc})") from exc
+
+
+def history_csv(rows: Sequence[dict[str, Any]], param_names: Sequence[str]) -> str:
+    """history.csv text: gen, evaluations, best, median, sigma, elapsed, then the best params (repr floats)."""
+    cols = ["gen", "evaluations", "best", "median", "sigma", "elapsed", *param_names]
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(cols)
+    for row in rows:
+        params = list(row["params"])
+        writer.writerow(
+            [row["gen"], row["evaluations"], repr(row["best"]), repr(row["median"]), repr(row["sigma"]),
+             f"{row['elapsed']:.3f}", *(repr(float(p)) for p in params)]
+        )
+    return buf.getvalue()
+
+
+@dataclass
+class RunResult:
+    """Outcome of :func:`optimize`: the best solution, the per-generation history, and how it ended."""
+
+    best_x: np.ndarray
+    best_f: float
+    history: list[dict[str, Any]]
+    generations: int
+    evaluations: int
+    elapsed: float
+    interrupted: bool = False
+    resumed_from: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def optimize(
+    run: RunFolder,
+    new_optimizer: Callable[[], Any],
+    evaluate: Callable[[Any, np.ndarray], float],
+    executor: Any,
+    generations: int,
+    *,
+    param_names: Sequence[str] | None = None,
+    best_json: Callable[[np.ndarray, float], str] | None = None,
+    on_generation: Callable[[dict[str, Any]], None] | None = None,
+    on_start: Callable[[int, int], None] | None = None,
+) -> RunResult:
+    """Run (or resume) ``generations`` generations of ask -> evaluate on ``executor`` -> tell.
+
+    ``evaluate(payload, x)`` is mapped over the offspring by the executor (pure: same x, same
+    value). After every generation history.csv and best.json are rewritten and then the
+    checkpoint (the commit point). Ctrl-C stops after the last complete generation, whose
+    checkpoint is on disk, and returns with ``interrupted=True``.
+    """
+    state = run.load_checkpoint()
+    if state is None:
+        opt = new_optimizer()
+        rows: list[dict[str, Any]] = []
+        elapsed0 = 0.0
+    else:
+        opt, rows, elapsed0 = state["optimizer"], list(state["history"]), float(state["elapsed"])
+    names = list(param_names) if param_names is not None else [f"x{i}" for i in range(len(opt.lower))]
+    resumed_from = len(rows)
+    if rows:  # the files may be one generation ahead of a checkpoint interrupted mid-write
+        run.write_text("history.csv", history_csv(rows, names))
+        if best_json is not None:
+            run.write_text("best.json", best_json(opt.best_x, opt.best_f))
+    if on_start is not None:
+        on_start(generations, len(rows))
+    t0 = time.perf_counter()
+    interrupted = False
+    try:
+        while opt.generation < generations:
+            x = opt.ask()
+            f = np.asarray(executor.map(evaluate, list(x)), dtype=np.float64)
+            opt.tell(x, f)
+            fin = f[np.isfinite(f)]
+            row = {
+                "gen": opt.generation,
+                "evaluations": opt.evaluations,
+                "best": opt.best_f,
+                "median": float(np.median(fin)) if fin.size else math.inf,
+                "sigma": opt.state_summary()["sigma"],
+                "elapsed": elapsed0 + time.perf_counter() - t0,
+                "params": [float(v) for v in opt.best_x],
+            }
+            rows.append(row)
+            run.write_text("history.csv", history_csv(rows, names))
+            if best_json is not None:
+                run.write_text("best.json", best_json(opt.best_x, opt.best_f))
+            run.save_checkpoint({"optimizer": opt, "history": rows, "elapsed": row["elapsed"]})
+            if on_generation is not None:
+                on_generation(row)
+    except KeyboardInterrupt:
+        interrupted = True  # the checkpoint of the last complete generation is already on disk
+    return RunResult(
+        best_x=opt.best_x,
+        best_f=opt.best_f,
+        history=rows,
+        generations=opt.generation,
+        evaluations=opt.evaluations,
+        elapsed=rows[-1]["elapsed"] if rows else 0.0,
+        interrupted=interrupted,
+        resumed_from=resumed_from,
+    )

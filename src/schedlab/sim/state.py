@@ -1,0 +1,117 @@
+"""The engine's state as a few arrays grouped in namedtuples (no per-job Python objects).
+
+Three bundles travel through every kernel (STUMPY style, instead of 26 positional arguments):
+
+``Jobs`` (read-only, shared by all sites of a grid), indexed by job number 0..n-1 in submit order:
+    submit r_j, est = user estimate \\bar p_j, proc = processing time p_j (min(runtime, estimate)
+    when killing, else runtime), width m_j, group (user group 0..5) and ``keys[order, j]``: the
+    static sort key of each static queue order (ties by job number = submit order then trace order).
+
+``Site`` (mutable, one per machine; a grid loop makes one per site over the same ``Jobs``):
+    ``ctr`` int64 counters (slots below: queue length, free processors, heap sizes, ...),
+    ``queue`` waiting jobs sorted by ``keys[ctr[QORDER]]``, ``mark`` (jobs started in this pass),
+    two indexed heaps of running jobs (``fin_*`` by actual finish, ``est_*`` by estimated end
+    start + \\bar p_j), the results ``start``/``finish``/``estend``, the conservative
+    reservations ``resv`` and availability profile ``prof_t``/``prof_f``, and scratch buffers.
+
+``GreedyParams`` (read-only): criterion kind/a/b/w/K per time-of-week class and the class
+    segments ``seg_t``/``seg_c`` of :func:`schedlab.workload.time_of_week_segments`.
+
+A multi-site (grid) loop creates one ``Site`` per machine with :func:`new_site`, feeds arrivals to
+the site it picks with :func:`schedlab.sim.dispatch.enqueue`, and calls
+:func:`schedlab.sim.dispatch.schedule_pass` per site; a fuzzy rule base passes a different
+``dispatch``/``order`` code to each pass.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+# dispatch rule codes (genetic-fuzzy-rule-based-scheduling, Section 2.1)
+FCFS, LIST, EASY, CONSERVATIVE = 0, 1, 2, 3
+DISPATCH_CODES = {"fcfs": FCFS, "list": LIST, "easy": EASY, "conservative": CONSERVATIVE}
+# queue order codes (Section 4); GREEDY is the dynamic order of greedy-es-sorting-criteria
+O_SUBMIT, O_PROCS, O_ESTIMATE, O_GROUP, O_GREEDY = 0, 1, 2, 3, 4
+ORDER_CODES = {"submit": O_SUBMIT, "procs": O_PROCS, "estimate": O_ESTIMATE, "group": O_GROUP}
+# greedy criterion codes
+CRITERION_CODES = {"f1": 1, "f2": 2, "f3": 3, "f4": 4}
+
+# slots of Site.ctr
+NQ = 0  # waiting jobs in queue[:NQ]
+FREE = 1  # free processors now
+FIN_N = 2  # size of the finish heap (= running jobs)
+EST_N = 3  # size of the estimated-end heap (= running jobs)
+PROF_N = 4  # steps in the conservative profile
+DIRTY = 5  # 1: the conservative profile must be rebuilt before use
+M = 6  # machine size m
+KILL = 7  # 1: jobs are killed at their estimate
+QORDER = 8  # static order the queue array is sorted by
+LASTDISP = 9  # dispatch code of the previous pass (-1 before the first)
+SEG = 10  # index of the current time-of-week segment
+N_CTR = 11
+
+Jobs = namedtuple("Jobs", "submit est proc width group keys")
+Site = namedtuple(
+    "Site",
+    "ctr queue mark fin_heap fin_pos est_heap est_pos start finish estend resv prof_t prof_f ordered vals aux aux_pos",
+)
+GreedyParams = namedtuple("GreedyParams", "kind a b w K seg_t seg_c")
+
+
+def make_jobs(submit, est, proc, width, group) -> Jobs:
+    """The ``Jobs`` bundle of jobs already sorted by submit time (stable)."""
+    n = len(submit)
+    keys = np.empty((4, n), dtype=np.float64)
+    keys[O_SUBMIT] = np.arange(n, dtype=np.float64)
+    keys[O_PROCS] = width
+    keys[O_ESTIMATE] = est
+    keys[O_GROUP] = np.where((group >= 1) & (group <= 5), group, 6)  # group 0 (unassigned) last
+    return Jobs(
+        np.ascontiguousarray(submit, dtype=np.float64),
+        np.ascontiguousarray(est, dtype=np.float64),
+        np.ascontiguousarray(proc, dtype=np.float64),
+        np.ascontiguousarray(width, dtype=np.int64),
+        np.ascontiguousarray(group, dtype=np.int64),
+        keys,
+    )
+
+
+def new_site(n: int, procs: int, kill: bool, order: int = O_SUBMIT) -> Site:
+    """An empty machine of ``procs`` processors able to hold all ``n`` jobs."""
+    ctr = np.zeros(N_CTR, dtype=np.int64)
+    ctr[FREE] = procs
+    ctr[M] = procs
+    ctr[KILL] = int(bool(kill))
+    ctr[QORDER] = order if order != O_GREEDY else O_SUBMIT
+    ctr[LASTDISP] = -1
+    ctr[DIRTY] = 1
+    i8 = lambda: np.full(n, -1, dtype=np.int64)  # noqa: E731
+    f8 = lambda: np.full(n, np.nan, dtype=np.float64)  # noqa: E731
+    cap = 2 * n + 2
+    return Site(
+        ctr, i8(), np.zeros(n, dtype=np.int8), i8(), i8(), i8(), i8(), f8(), f8(), f8(), f8(),
+        np.zeros(cap, dtype=np.float64), np.zeros(cap, dtype=np.int64), i8(), np.zeros(n, dtype=np.float64),
+        i8(), i8(),
+    )
+
+
+def greedy_params(order, seg_t=None, seg_c=None) -> GreedyParams:
+    """Criterion parameters per time-of-week class (3 rows) of a ``Greedy`` order, or dummies."""
+    kind = np.zeros(3, dtype=np.int64)
+    a = np.zeros(3)
+    b = np.zeros(3)
+    w = np.ones((3, 5))
+    K = np.zeros((3, 5))
+    if order is not None:
+        for c, crit in enumerate(order.per_class()):
+            kind[c] = CRITERION_CODES[crit.kind]
+            a[c], b[c] = crit.a, crit.b
+            w[c] = crit.w
+            K[c] = crit.K
+    if seg_t is None:
+        seg_t = np.array([-np.inf])
+        seg_c = np.zeros(1, dtype=np.int64)
+    return GreedyParams(kind, a, b, w, K, np.ascontiguousarray(seg_t, dtype=np.float64),
+                        np.ascontiguousarray(seg_c, dtype=np.int64))

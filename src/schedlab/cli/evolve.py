@@ -1,3 +1,133 @@
-"""`schedlab evolve` commands."""
+"""`schedlab evolve greedy` (optimize greedy sorting criteria) and `schedlab evolve compare` (vs EASY)."""
 
-from .main import app  # noqa: F401
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ..metrics import DEFAULT_OBJECTIVE
+from .main import app
+
+evolve_app = typer.Typer(
+    name="evolve",
+    help="Evolve scheduling strategies for an owner's objective (greedy-es-sorting-criteria).",
+    no_args_is_help=True,
+)
+app.add_typer(evolve_app, name="evolve")
+
+_err = Console(stderr=True)
+
+
+def _executor_spec(workers: Optional[int], dask: Optional[str]) -> tuple[Optional[str], Optional[int]]:
+    if dask:
+        return ("dask" if dask == "local" else f"dask:{dask}"), workers
+    return None, workers
+
+
+class _Progress:
+    """A Rich progress bar per (sub-)run: generation, evaluations, best objective, ETA."""
+
+    def __init__(self) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("gen  {task.fields[evals]} evals  best {task.fields[best]}"),
+            TimeRemainingColumn(),
+            console=_err,
+        )
+        self.tasks: dict[str, Any] = {}
+
+    def start(self, label: str, total: int, done: int) -> None:
+        self.tasks[label] = self.progress.add_task(label, total=total, completed=done, evals="-", best="-")
+
+    def step(self, label: str, row: dict[str, Any]) -> None:
+        self.progress.update(
+            self.tasks[label], completed=row["gen"], evals=row["evaluations"], best=f"{row['best']:.6g}"
+        )
+
+
+def _comparison_table(rows: list[dict[str, Any]], title: str) -> Table:
+    table = Table(title=title)
+    table.add_column("workload")
+    table.add_column("schedule")
+    cols = ["objective", "AWRT1", "AWRT2", "AWRT3", "AWRT4", "AWRT5", "UTIL"]
+    for c in cols:
+        table.add_column(c, justify="right")
+    fmt = lambda v: "-" if v is None else f"{v:,.2f}"  # noqa: E731
+    for r in rows:
+        table.add_row(r["workload"], "greedy", *(fmt(r.get(c)) for c in cols))
+        table.add_row("", "EASY", *(fmt(r.get(f"{c}_easy")) for c in cols))
+        imp = [r.get(f"{c}_improvement_pct") for c in cols[:-1]] + [r.get("UTIL_diff_points")]
+        table.add_row("", "improvement %", *(fmt(v) for v in imp))
+    return table
+
+
+@evolve_app.command("greedy")
+def greedy(
+    traces: list[str] = typer.Argument(..., help="training trace(s): SWF path or bundled name; several = sum of objectives"),
+    objective: str = typer.Option(DEFAULT_OBJECTIVE, "--objective", help="objective over the metrics, minimised"),
+    out: Path = typer.Option(..., "--out", help="run folder (re-running the same command resumes it)"),
+    generations: int = typer.Option(100, "--generations", help="generations (per system for --procedure paper)"),
+    mu: int = typer.Option(15, "--mu", help="parents"),
+    lam: int = typer.Option(105, "--lambda", help="offspring per generation"),
+    optimizer: str = typer.Option("es", "--optimizer", help="es (the paper's self-adaptive ES) or cmaes"),
+    seed: int = typer.Option(0, "--seed", help="random seed of the optimizer"),
+    procs: Optional[int] = typer.Option(None, "--procs", help="machine size override when reading the traces"),
+    scale_to: Optional[int] = typer.Option(None, "--scale-to", help="scale every trace to this many processors"),
+    months: Optional[int] = typer.Option(None, "--months", help="train on the first N months of each trace only"),
+    procedure: str = typer.Option("free", "--procedure", help="free (criterion per class searched) or paper (4 runs + best of 64)"),
+    workers: Optional[int] = typer.Option(None, "--workers", help="local worker processes (default: all cores; 1 = serial)"),
+    dask: Optional[str] = typer.Option(None, "--dask", help="Dask scheduler address, scheduler file, or 'local'"),
+) -> None:
+    """Evolve the parameters of the greedy sorting criteria for OBJECTIVE on the training TRACES."""
+    from ..optimize.evolve import EvolveConfig, evolve_greedy
+
+    config = EvolveConfig(
+        traces=tuple(traces), objective=objective, generations=generations, mu=mu, lam=lam, optimizer=optimizer,
+        seed=seed, procs=procs, scale_to=scale_to, months=months, procedure=procedure,
+    )
+    spec, workers = _executor_spec(workers, dask)
+    bar = _Progress()
+    with bar.progress:
+        result = evolve_greedy(config, out, executor_spec=spec, workers=workers, on_start=bar.start, on_generation=bar.step)
+    if result.interrupted:
+        typer.echo(f"interrupted: checkpoint saved in {out}; re-run the same command to resume", err=True)
+        raise typer.Exit(130)
+    Console().print(_comparison_table(result.comparison, f"{result.best.label} vs EASY — {objective}"))
+    typer.echo(f"best objective {result.best_f:.6g} after {result.evaluations} evaluations; best strategy: {out / 'best.json'}")
+
+
+@evolve_app.command("compare")
+def compare(
+    strategy: Path = typer.Argument(..., help="trained strategy (best.json of a run)"),
+    traces: list[str] = typer.Argument(..., help="workloads to apply it to"),
+    objective: str = typer.Option(DEFAULT_OBJECTIVE, "--objective"),
+    procs: Optional[int] = typer.Option(None, "--procs"),
+    scale_to: Optional[int] = typer.Option(None, "--scale-to"),
+    months: Optional[int] = typer.Option(None, "--months"),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="also write the rows to this JSON file"),
+) -> None:
+    """Apply a trained strategy to other workloads: % improvement over EASY per workload and metric (Figs. 2-3)."""
+    import json
+
+    from ..optimize.evolve import EvolveConfig, compare_with_easy, load_training
+    from ..optimize.run import atomic_write_text
+    from .simulate import load_strategy_file
+
+    chosen = load_strategy_file(strategy)
+    from ..metrics import Objective
+
+    Objective(objective)
+    config = EvolveConfig(traces=tuple(traces), objective=objective, procs=procs, scale_to=scale_to, months=months)
+    workloads, machines = load_training(config)
+    rows = compare_with_easy(chosen, workloads, machines, objective)
+    Console().print(_comparison_table(rows, f"{chosen.label} vs EASY — {objective}"))
+    if json_out is not None:
+        atomic_write_text(json_out, json.dumps(rows, indent=2) + "\n")

@@ -1,0 +1,263 @@
+"""Evolve greedy sorting criteria for an owner's objective: the driver behind `schedlab evolve greedy`.
+
+greedy-es-sorting-criteria, Sections IV-C/IV-D: load the training workload(s) once, check the
+objective on the EASY schedule, run the ES (or CMA-ES) through an Executor into a resumable run
+folder (procedure ``free`` or ``paper``, see :mod:`schedlab.optimize.greedy`), and finally
+compare the best strategy with EASY on every training workload (% improvement per metric, the
+paper's Table III and Fig. 1) and write report.html.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import RunError, WorkloadError
+from ..sim.model import Machine
+from ..strategy.model import CRITERIA, Strategy
+from ..workload.model import Workload
+from .cmaes import make_optimizer
+from .greedy import PROCEDURES, GreedyEncoding, ParamsEvaluator, TrainingSet, assemblies, strategy_value
+from .greedy import __doc__ as GREEDY_DOC
+from .run import RunFolder, RunResult, atomic_write_text, optimize
+
+#: metrics reported per workload against EASY (paper Table III: AWRT_1..5 and UTIL)
+COMPARE_METRICS: tuple[str, ...] = ("AWRT", "AWRT1", "AWRT2", "AWRT3", "AWRT4", "AWRT5", "UTIL")
+
+
+@dataclass(frozen=True)
+class EvolveConfig:
+    """Everything that determines a greedy optimization's result (stored in config.json)."""
+
+    traces: tuple[str, ...]
+    objective: str = "10*AWRT1 + 4*AWRT2"
+    generations: int = 100
+    mu: int = 15
+    lam: int = 105
+    optimizer: str = "es"
+    seed: int = 0
+    procs: int | None = None
+    scale_to: int | None = None
+    months: int | None = None
+    procedure: str = "free"
+
+    def __post_init__(self) -> None:
+        if self.procedure not in PROCEDURES:
+            raise RunError(f"unknown training procedure {self.procedure!r}; choose {' or '.join(PROCEDURES)}")
+        if self.optimizer not in ("es", "cmaes"):
+            raise RunError(f"unknown optimizer {self.optimizer!r}; choose es or cmaes")
+        for name in ("generations", "mu", "lam"):
+            if int(getattr(self, name)) != getattr(self, name) or getattr(self, name) < 1:
+                raise RunError(f"--{'lambda' if name == 'lam' else name} must be a positive whole number")
+        if not self.traces:
+            raise RunError("give at least one training trace")
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["traces"] = list(self.traces)
+        d["kind"] = "greedy"
+        d["lambda"] = d.pop("lam")
+        d["procedure_reading"] = _procedure_doc(self.procedure)
+        return d
+
+
+def _procedure_doc(procedure: str) -> str:
+    text = GREEDY_DOC or ""
+    start = text.find(f"``{procedure}``")
+    end = text.find("\n\n", start)
+    return " ".join(text[start:end].split()) if start >= 0 else procedure
+
+
+def _config_trace(spec: str) -> str:
+    """A trace spec as stored in the config: an absolute path if it is a file, else the bundled name."""
+    p = Path(spec)
+    return str(p.resolve()) if p.exists() else spec
+
+
+def load_training(config: EvolveConfig) -> tuple[list[Workload], list[Machine]]:
+    """Load (and optionally scale) every training trace once; an empty trace is a WorkloadError."""
+    from ..workload import load_trace
+
+    workloads, machines = [], []
+    for spec in config.traces:
+        w = load_trace(spec, procs=config.procs, months=config.months)
+        if config.scale_to is not None:
+            from ..workload import scale
+
+            w = scale(w, config.scale_to)
+        if len(w) == 0:
+            raise WorkloadError(f"{spec}: trace has no jobs to schedule")
+        workloads.append(w)
+        machines.append(Machine(w.machine_procs))
+    return workloads, machines
+
+
+def metrics_of(workload: Workload, machine: Machine, strategy: Strategy) -> dict[str, float | None]:
+    """All metrics of one simulated schedule as a plain dict."""
+    from ..metrics import compute_metrics
+    from ..sim import simulate
+
+    return dict(compute_metrics(simulate(workload, machine, strategy)))
+
+
+def compare_with_easy(
+    strategy: Strategy,
+    workloads: Sequence[Workload],
+    machines: Sequence[Machine],
+    objective: str,
+    *,
+    easy: Sequence[dict[str, float | None]] | None = None,
+) -> list[dict[str, Any]]:
+    """Per workload: objective and metrics of ``strategy`` and of EASY, and % improvement over EASY.
+
+    improvement % = 100 (EASY - strategy) / EASY for the objective and the AWRT metrics (lower is
+    better; positive = strategy better); for UTIL the difference in percentage points
+    (strategy - EASY). greedy-es-sorting-criteria, Table III and Figs. 1-3.
+    """
+    from ..metrics import Objective
+
+    obj = Objective(objective)
+    rows = []
+    for i, (w, m) in enumerate(zip(workloads, machines)):
+        base = easy[i] if easy is not None else metrics_of(w, m, Strategy("easy"))
+        mine = metrics_of(w, m, strategy)
+        row: dict[str, Any] = {"workload": w.name or f"workload{i}", "jobs": len(w), "procs": m.procs}
+        row["objective"], row["objective_easy"] = obj(mine), obj(base)
+        row["objective_improvement_pct"] = _pct(row["objective_easy"], row["objective"])
+        for name in COMPARE_METRICS:
+            a, b = mine.get(name), base.get(name)
+            row[name], row[f"{name}_easy"] = a, b
+            if name == "UTIL":
+                row["UTIL_diff_points"] = None if a is None or b is None else a - b
+            else:
+                row[f"{name}_improvement_pct"] = _pct(b, a)
+        rows.append(row)
+    return rows
+
+
+def _pct(easy: float | None, value: float | None) -> float | None:
+    if easy is None or value is None or easy == 0:
+        return None
+    return 100.0 * (easy - value) / easy
+
+
+@dataclass
+class EvolveResult:
+    """The outcome of :func:`evolve_greedy`."""
+
+    run_dir: Path
+    best: Strategy | None
+    best_f: float
+    interrupted: bool
+    runs: dict[str, RunResult] = field(default_factory=dict)
+    comparison: list[dict[str, Any]] = field(default_factory=list)
+    evaluations: int = 0
+
+
+ProgressStart = Callable[[str, int, int], None]
+ProgressStep = Callable[[str, dict[str, Any]], None]
+
+
+def prepare(config: EvolveConfig) -> tuple[TrainingSet, list[dict[str, float | None]]]:
+    """Validate everything that can be bad input BEFORE touching a run folder.
+
+    Parses the objective, loads the traces, simulates EASY once per workload and checks that the
+    objective is defined on it (e.g. AWRT1 needs group-1 jobs). Returns the executor payload and
+    the EASY metrics (computed once, reused for the final comparison).
+    """
+    from ..metrics import Objective
+
+    objective = Objective(config.objective)
+    workloads, machines = load_training(config)
+    easy = []
+    for w, m in zip(workloads, machines):
+        metrics = metrics_of(w, m, Strategy("easy"))
+        objective(metrics)  # raises ObjectiveError naming the undefined metric
+        easy.append(metrics)
+    return TrainingSet(tuple(workloads), tuple(machines), objective.expr), easy
+
+
+def evolve_greedy(
+    config: EvolveConfig,
+    out: str | Path,
+    *,
+    executor_spec: str | None = None,
+    workers: int | None = None,
+    on_start: ProgressStart | None = None,
+    on_generation: ProgressStep | None = None,
+    report: bool = True,
+) -> EvolveResult:
+    """Run or resume a greedy optimization into run folder ``out``; compare the best with EASY; report."""
+    from ..execute import make_executor
+
+    training, easy = prepare(config)
+    cfg = config.to_dict()
+    cfg["traces"] = [_config_trace(t) for t in config.traces]
+    cfg["jobs"] = [len(w) for w in training.workloads]
+    cfg["machine_procs"] = [m.procs for m in training.machines]
+    run = RunFolder(out, cfg)
+    result = EvolveResult(run_dir=run.path, best=None, best_f=math.inf, interrupted=False)
+    with make_executor(executor_spec, workers=workers, payload=training) as executor:
+        if config.procedure == "free":
+            encodings = {"free": GreedyEncoding()}
+        else:
+            encodings = {k: GreedyEncoding.uniform(k) for k in CRITERIA}
+        for label, enc in encodings.items():
+            sub = run if config.procedure == "free" else RunFolder(run.path / label, dict(cfg, system=label))
+            res = optimize(
+                sub,
+                lambda enc=enc: make_optimizer(
+                    config.optimizer, enc.lower, enc.upper, mu=config.mu, lam=config.lam, seed=config.seed
+                ),
+                ParamsEvaluator(enc),
+                executor,
+                config.generations,
+                param_names=enc.names,
+                best_json=lambda x, f, enc=enc: enc.decode(x).to_json() + "\n",
+                on_start=(lambda total, done, label=label: on_start(label, total, done)) if on_start else None,
+                on_generation=(lambda row, label=label: on_generation(label, row)) if on_generation else None,
+            )
+            result.runs[label] = res
+            result.evaluations += res.evaluations
+            if res.interrupted:
+                result.interrupted = True
+                break
+        if result.interrupted:
+            return result
+        if config.procedure == "free":
+            res = result.runs["free"]
+            result.best, result.best_f = encodings["free"].decode(res.best_x), res.best_f
+        else:
+            result.best, result.best_f = _assemble(run, encodings, result.runs, executor)
+            result.evaluations += len(CRITERIA) ** 3
+    run.write_text("best.json", result.best.to_json() + "\n")
+    result.comparison = compare_with_easy(result.best, training.workloads, training.machines, config.objective, easy=easy)
+    run.write_text("comparison.json", json.dumps(result.comparison, indent=2) + "\n")
+    if report:
+        from ..report.run_report import write_run_report
+
+        write_run_report(run.path, cfg, {k: r.history for k, r in result.runs.items()}, result.comparison, result.best)
+    return result
+
+
+def _assemble(run: RunFolder, encodings, runs: dict[str, RunResult], executor) -> tuple[Strategy, float]:
+    """Paper procedure step 3: evaluate the 64 per-situation assemblies of the four systems; keep the best."""
+    systems = {k: encodings[k].decode(runs[k].best_x) for k in encodings}
+    combos = assemblies(systems)
+    values = executor.map(strategy_value, [s for _, s in combos])
+    lines = ["weekend,day,night,objective"] + [f"{a},{b},{c},{v!r}" for ((a, b, c), _), v in zip(combos, values)]
+    atomic_write_text(run.path / "assemblies.csv", "\n".join(lines) + "\n")
+    history = ["system,gen,evaluations,best,median,sigma,elapsed"] + [
+        f"{k},{r['gen']},{r['evaluations']},{r['best']!r},{r['median']!r},{r['sigma']!r},{r['elapsed']:.3f}"
+        for k in encodings
+        for r in runs[k].history
+    ]
+    run.write_text("history.csv", "\n".join(history) + "\n")
+    i = int(np.argmin(values))  # first of equal minima: lowest criterion indices win ties
+    return combos[i][1], float(values[i])

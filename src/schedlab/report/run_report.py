@@ -1,0 +1,140 @@
+"""report.html of an optimization run: convergence plot, per-group AWRT against EASY, the best strategy.
+
+Figures (matplotlib, PNG) are written beside report.html: ``convergence.png`` (best and median
+objective per generation of every (sub-)run) and ``awrt_groups.png`` (AWRT_1..5 of the evolved
+strategy and of EASY per training workload, as the paper's Fig. 1 / Table III). All numbers come
+from the caller; this module computes no metric itself. Every file is written atomically.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+GROUP_METRICS = ("AWRT1", "AWRT2", "AWRT3", "AWRT4", "AWRT5")
+
+
+def _save_figure(fig: Any, path: Path) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".png", dir=path.parent)
+    os.close(fd)
+    try:
+        fig.savefig(tmp, dpi=110, bbox_inches="tight")
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def convergence_figure(histories: Mapping[str, Sequence[Mapping[str, Any]]], path: Path) -> None:
+    """Best (solid) and generation median (dotted) objective per generation, one colour per run."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for i, (label, rows) in enumerate(histories.items()):
+        if not rows:
+            continue
+        gen = [r["gen"] for r in rows]
+        colour = f"C{i}"
+        ax.plot(gen, [r["best"] for r in rows], color=colour, label=f"{label} best")
+        ax.plot(gen, [r["median"] for r in rows], color=colour, linestyle=":", label=f"{label} median")
+    ax.set_xlabel("generation")
+    ax.set_ylabel("objective (lower is better)")
+    ax.set_title("Convergence")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize="small")
+    _save_figure(fig, path)
+    plt.close(fig)
+
+
+def awrt_groups_figure(comparison: Sequence[Mapping[str, Any]], path: Path) -> None:
+    """Grouped bars of AWRT_1..5 (hours): evolved strategy vs EASY, one panel per workload."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    n = max(1, len(comparison))
+    fig, axes = plt.subplots(1, n, figsize=(5 * n, 3.8), squeeze=False)
+    for ax, row in zip(axes[0], comparison):
+        xs = range(len(GROUP_METRICS))
+        mine = [(row.get(m) or 0.0) / 3600 for m in GROUP_METRICS]
+        easy = [(row.get(f"{m}_easy") or 0.0) / 3600 for m in GROUP_METRICS]
+        ax.bar([x - 0.2 for x in xs], mine, width=0.4, label="evolved greedy")
+        ax.bar([x + 0.2 for x in xs], easy, width=0.4, label="EASY")
+        ax.set_xticks(list(xs), [m.replace("AWRT", "group ") for m in GROUP_METRICS])
+        ax.set_ylabel("AWRT [h]")
+        ax.set_title(str(row.get("workload")))
+        ax.legend(fontsize="small")
+    _save_figure(fig, path)
+    plt.close(fig)
+
+
+def _fmt(v: Any) -> str:
+    if v is None:
+        return "–"
+    if isinstance(v, float):
+        return f"{v:,.2f}"
+    return html.escape(str(v))
+
+
+def write_run_report(
+    run_dir: str | Path,
+    config: Mapping[str, Any],
+    histories: Mapping[str, Sequence[Mapping[str, Any]]],
+    comparison: Sequence[Mapping[str, Any]],
+    best: Any,
+) -> Path:
+    """Write report.html (+ convergence.png, awrt_groups.png) into ``run_dir``; return its path."""
+    run_dir = Path(run_dir)
+    convergence_figure(histories, run_dir / "convergence.png")
+    awrt_groups_figure(comparison, run_dir / "awrt_groups.png")
+    cols = ["objective", "AWRT", *GROUP_METRICS, "UTIL"]
+    head = "".join(f"<th>{c}</th>" for c in ["workload", "schedule", *cols])
+    body = []
+    for row in comparison:
+        for label, suffix in (("evolved greedy", ""), ("EASY", "_easy")):
+            cells = "".join(f"<td>{_fmt(row.get(c + suffix))}</td>" for c in cols)
+            body.append(f"<tr><td>{_fmt(row.get('workload'))}</td><td>{label}</td>{cells}</tr>")
+        imp = [row.get(f"{c}_improvement_pct") for c in cols[:-1]] + [row.get("UTIL_diff_points")]
+        cells = "".join(f"<td>{_fmt(v)}</td>" for v in imp)
+        body.append(f"<tr><td>{_fmt(row.get('workload'))}</td><td>improvement % (UTIL: points)</td>{cells}</tr>")
+    last = {k: (rows[-1] if rows else {}) for k, rows in histories.items()}
+    runs = "".join(
+        f"<li>{html.escape(k)}: {r.get('gen', 0)} generations, {r.get('evaluations', 0)} evaluations, "
+        f"best {_fmt(r.get('best'))}, {_fmt(r.get('elapsed'))} s</li>"
+        for k, r in last.items()
+    )
+    strategy = html.escape(best.to_json()) if best is not None else "(none yet)"
+    page = f"""<!doctype html>
+<html><head><meta charset="utf-8"><title>schedlab run {html.escape(run_dir.name)}</title>
+<style>body{{font-family:sans-serif;max-width:1100px;margin:2em auto}}table{{border-collapse:collapse}}
+td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}}pre{{background:#f6f6f6;padding:8px}}</style>
+</head><body>
+<h1>Evolved greedy strategy — {html.escape(str(config.get('objective', '')))}</h1>
+<p>Training traces: {html.escape(', '.join(map(str, config.get('traces', []))))};
+optimizer {html.escape(str(config.get('optimizer')))}, procedure {html.escape(str(config.get('procedure')))},
+mu={config.get('mu')}, lambda={config.get('lambda')}, generations={config.get('generations')},
+seed={config.get('seed')}.</p>
+<ul>{runs}</ul>
+<h2>Against EASY (greedy-es-sorting-criteria, Table III)</h2>
+<table><tr>{head}</tr>{''.join(body)}</table>
+<h2>Convergence</h2><img src="convergence.png" alt="convergence">
+<h2>AWRT per user group</h2><img src="awrt_groups.png" alt="AWRT per group">
+<h2>Best strategy (best.json)</h2><pre>{strategy}</pre>
+<h2>Config</h2><pre>{html.escape(json.dumps(dict(config), indent=2, sort_keys=True))}</pre>
+</body></html>
+"""
+    path = run_dir / "report.html"
+    fd, tmp = tempfile.mkstemp(prefix=".report.html.", dir=run_dir)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(page)
+    os.replace(tmp, path)
+    return path

@@ -18,7 +18,8 @@ Changed but kept: ``estimate_filled`` (field 9 <= 0 with the default ``missing_e
 the estimate becomes the actual runtime, so the job is exactly estimated), ``procs_from_requested``
 (field 5 missing, field 8 used), ``runtime_above_estimate`` (runtime > estimate: kept unchanged, the
 engine kills such jobs at their estimate, p_j = min(p_j, estimate), as in nsga2-grid-performance-bounds
-Sect. 2), and ``unsorted`` (adjacent submit-time inversions; the result is stably sorted by submit).
+Sect. 2), and ``unsorted`` (adjacent submit-time inversions in the input, e.g. 808 in LLNL-Thunder; the
+result is stably sorted by submit).
 After cleaning, ``procs`` holds the width, ``runtime > 0``, ``estimate > 0`` and
 ``1 <= procs <= machine_procs`` for every job.
 """
@@ -147,9 +148,8 @@ def clean(workload: Workload, *, procs: int | None = None, missing_estimate: str
     from_requested = int(((w.procs <= 0) & keep).sum())
     above = int(((w.runtime > w.estimate) & ~no_estimate & keep).sum())
 
+    unsorted = int(np.count_nonzero(w.submit[1:] < w.submit[:-1]))
     out = w.replace(procs=width, estimate=estimate).take(keep)
-    submit = out.submit
-    unsorted = int(np.count_nonzero(submit[1:] < submit[:-1]))
     out = out.sorted_by_submit()
     header = out.header if m == workload.machine_procs else set_header_value(out.header, "MaxProcs", m)
     out = out.replace(machine_procs=m, header=header)

@@ -1,0 +1,90 @@
+"""Calendar-month cuts and user groups (greedy-es-sorting-criteria Table II)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import numpy as np
+import pytest
+
+from schedlab.errors import WorkloadError
+from schedlab.workload import Workload, assign_groups, cut_months, group_shares
+from schedlab.workload.cut import add_months
+
+DAY = 86400.0
+
+
+def test_add_months_clamps_day():
+    tz = ZoneInfo("Europe/Stockholm")
+    assert add_months(datetime(2021, 1, 31, 12, tzinfo=tz), 1) == datetime(2021, 2, 28, 12, tzinfo=tz)
+    assert add_months(datetime(2021, 11, 5, tzinfo=tz), 3) == datetime(2022, 2, 5, tzinfo=tz)
+
+
+def test_cut_is_calendar_months_in_local_time_across_dst():
+    # trace starts 1996-09-23 14:00:31 CEST (KTH-SP2's UnixStartTime); 2 months later is
+    # 1996-11-23 14:00:31 CET: 61 days + 1 hour (DST ended on Oct 27), in local wall-clock time
+    start = 843480031
+    end = datetime(1996, 11, 23, 14, 0, 31, tzinfo=ZoneInfo("Europe/Stockholm")).timestamp() - start
+    assert end == 61 * DAY + 3600
+    submit = [100.0, 5000.0, end - 1, end, end + 10]
+    w = Workload.from_columns(
+        {"submit": submit, "runtime": [1] * 5, "procs": [1] * 5},
+        unix_start=start,
+        timezone="Europe/Stockholm",
+        header=(" UnixStartTime: 843480031",),
+    )
+    c = cut_months(w, 2)
+    assert len(c) == 3
+    assert c.submit.tolist() == [0.0, 4900.0, end - 101]
+    assert c.unix_start == start + 100 and c.header == (" UnixStartTime: 843480131",)
+
+
+def test_cut_without_time_zone_uses_utc_and_checks_months():
+    w = Workload.from_columns({"submit": [0.0, 30 * DAY, 31 * DAY, 40 * DAY], "runtime": [1] * 4, "procs": [1] * 4})
+    assert len(cut_months(w, 1)) == 2  # epoch 0 = 1 Jan 1970 UTC; 1 Feb is day 31
+    with pytest.raises(WorkloadError):
+        cut_months(w, 0)
+
+
+def shares_workload(shares: dict[int, float]) -> Workload:
+    users = list(shares)
+    # one job per user with runtime*procs proportional to the share (procs 1)
+    return Workload.from_columns(
+        {"user": users, "runtime": [shares[u] * 1e6 for u in users], "procs": [1] * len(users), "submit": [0] * len(users)}
+    )
+
+
+def test_group_boundaries_follow_table_ii():
+    shares = {1: 0.081, 2: 0.08, 3: 0.02, 4: 0.0199, 5: 0.01, 6: 0.0099, 7: 0.001, 8: 0.0009}
+    rest = 1 - sum(shares.values())
+    shares[9] = rest  # one heavy user takes the rest (> 8 %)
+    g = assign_groups(shares_workload(shares))
+    assert dict(zip(g.user.tolist(), g.group.tolist())) == {1: 1, 2: 2, 3: 2, 4: 3, 5: 3, 6: 4, 7: 4, 8: 5, 9: 1}
+
+
+def test_groups_sum_user_consumption_and_unknown_user_is_one_pseudo_user():
+    # user -1 twice: together 10 % (> 8 %) though each job is 5 %
+    w = Workload.from_columns({"user": [-1, -1, 3, 4], "runtime": [5, 5, 50, 40], "procs": [1, 1, 1, 1], "submit": [0] * 4})
+    assert assign_groups(w).group.tolist() == [1, 1, 1, 1]
+    w = Workload.from_columns({"user": [-1, 7, 3], "runtime": [10, 10, 960], "procs": [1, 2, 1], "submit": [0] * 3})
+    assert assign_groups(w).group.tolist() == [3, 2, 1]  # shares 1 %, 2 %, 96 %: boundaries inclusive
+
+
+def test_custom_thresholds_and_validation():
+    w = shares_workload({1: 0.5, 2: 0.3, 3: 0.2})
+    assert assign_groups(w, thresholds=(0.4, 0.25)).group.tolist() == [1, 2, 3]
+    for bad in [(0.01, 0.08), (), (1.5,), (0.08, 0.08)]:
+        with pytest.raises(WorkloadError):
+            assign_groups(w, thresholds=bad)
+
+
+def test_group_shares_report():
+    w = assign_groups(shares_workload({1: 0.5, 2: 0.05, 3: 0.015, 4: 0.005, 5: 0.0005, 6: 0.4295}))
+    s = group_shares(w)
+    assert sorted(s) == [1, 2, 3, 4, 5]
+    assert s[1]["users"] == 2 and s[1]["jobs"] == 2 and s[1]["area_share"] == pytest.approx(0.9295)
+    assert sum(v["job_share"] for v in s.values()) == pytest.approx(1.0)
+    assert sum(v["area_share"] for v in s.values()) == pytest.approx(1.0)
+    empty = group_shares(w.replace(group=np.where(w.group == 4, 2, w.group)))
+    assert empty[4]["jobs"] == 0

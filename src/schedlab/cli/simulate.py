@@ -82,15 +82,30 @@ def parse_policy(spec: str) -> Strategy:
 
 
 def _load(trace: str, procs: Optional[int]):
-    from ..workload import load_trace
+    """``load_trace(trace, procs=procs)``, refusing an explicit ``--procs`` narrower than some job."""
+    from ..errors import WorkloadError
+    from ..workload import clean, load_trace, read_trace
 
     if procs is not None and procs <= 0:
         raise OptionError(f"--procs must be a positive number of processors, got {procs}")
-    workload = load_trace(trace, procs=procs)
+    raw = read_trace(trace)
+    if procs is not None:
+        # cleaning drops jobs wider than the machine; with an explicit --procs that is a mistake
+        _, report = clean(raw, procs=procs)
+        if report.too_wide:
+            raise WorkloadError(
+                f"{trace}: {report.too_wide} jobs are wider than the machine (--procs {procs}); "
+                f"the widest needs {int(_widest(raw))} processors"
+            )
+    workload = load_trace(raw, procs=procs)
     m = procs if procs is not None else workload.machine_procs
-    if m is None:
-        raise OptionError(f"{trace}: the trace does not give its machine size; pass --procs M")
     return workload, int(m)
+
+
+def _widest(raw) -> int:
+    from ..workload import job_width
+
+    return int(job_width(raw).max())
 
 
 def run_strategy(workload, procs: int, strategy: Strategy, *, kill: bool = True, repeat: int = 1):

@@ -44,7 +44,13 @@ class _Progress:
         )
         self.tasks: dict[str, Any] = {}
 
+    def stop(self) -> None:
+        if self.tasks:
+            self.progress.stop()
+
     def start(self, label: str, total: int, done: int) -> None:
+        if not self.tasks:  # shown only once the run folder is accepted and evaluation begins
+            self.progress.start()
         self.tasks[label] = self.progress.add_task(label, total=total, completed=done, evals="-", best="-")
 
     def step(self, label: str, row: dict[str, Any]) -> None:
@@ -95,8 +101,10 @@ def greedy(
     )
     spec, workers = _executor_spec(workers, dask)
     bar = _Progress()
-    with bar.progress:
+    try:
         result = evolve_greedy(config, out, executor_spec=spec, workers=workers, on_start=bar.start, on_generation=bar.step)
+    finally:
+        bar.stop()
     if result.interrupted:
         typer.echo(f"interrupted: checkpoint saved in {out}; re-run the same command to resume", err=True)
         raise typer.Exit(130)

@@ -1,1 +1,23 @@
-"""schedlab.optimize (see DESIGN.md)."""
+"""schedlab.optimize: evolution strategies (ask/tell), the greedy strategy space, resumable runs (DESIGN.md)."""
+
+from .cmaes import CMAES, make_optimizer
+from .es import SelfAdaptiveES
+from .evolve import EvolveConfig, EvolveResult, compare_with_easy, evolve_greedy
+from .greedy import GreedyEncoding, ParamsEvaluator, TrainingSet
+from .run import RunFolder, RunResult, optimize
+
+__all__ = [
+    "CMAES",
+    "EvolveConfig",
+    "EvolveResult",
+    "GreedyEncoding",
+    "ParamsEvaluator",
+    "RunFolder",
+    "RunResult",
+    "SelfAdaptiveES",
+    "TrainingSet",
+    "compare_with_easy",
+    "evolve_greedy",
+    "make_optimizer",
+    "optimize",
+]

@@ -9,7 +9,7 @@ current time ``now``. Contracts (what a multi-site or fuzzy-rule engine may rely
 - :func:`schedule_pass` (J, S, G, dispatch, order, now) -> started: ONE scheduling pass with the
   given dispatch rule and queue order *codes* (they may differ from pass to pass: the queue is
   re-sorted and the conservative profile rebuilt when they change). Started jobs get
-  ``S.start/S.finish``; zero-length jobs are released at the end of the pass.
+  start/finish in ``S.f``; zero-length jobs are released at the end of the pass.
 - the rules ``fcfs_pass``/``list_pass``/``easy_pass``/``conservative_pass`` (J, S, view, now):
   start jobs of ``view`` (waiting jobs in queue order) with :func:`start_job`; they do not
   compact the queue (``schedule_pass`` does).
@@ -26,77 +26,78 @@ from .._config import njit
 from .heap import heap_pop, heap_push, heap_remove
 from .profile import build_profile, drop_past, reserve
 from .state import (
-    CONSERVATIVE, DIRTY, EASY, EST_N, FCFS, FIN_N, FREE, KILL, LASTDISP, LIST, NQ, O_GREEDY, QORDER, SEG,
+    AUX_H, AUX_P, CONSERVATIVE, DIRTY, EASY, EST, EST_H, EST_N, EST_P, ESTEND, FCFS, FIN_H, FIN_N, FIN_P,
+    FINISH, FREE, GROUP, KEY0, KILL, LASTDISP, LIST, MARK, NQ, O_GREEDY, ORDERED, PROC, QORDER, QUEUE, RESV,
+    SEG, START, SUBMIT, VALS, WIDTH,
 )
 
 
 # ---------------------------------------------------------------------------- running set
 @njit
-def start_job(J, S, j, now):
+def start_job(JF, JI, ctr, SI, SF, j, now):
     """Start job j now: processors, finish time, the two heaps, and the pass mark."""
-    S.start[j] = now
-    S.finish[j] = now + J.proc[j]
-    S.estend[j] = now + J.est[j]
-    S.ctr[FREE] -= J.width[j]
-    S.ctr[FIN_N] = heap_push(S.fin_heap, S.fin_pos, S.ctr[FIN_N], S.finish, j)
-    S.ctr[EST_N] = heap_push(S.est_heap, S.est_pos, S.ctr[EST_N], S.estend, j)
-    S.mark[j] = 1
+    SF[START, j] = now
+    SF[FINISH, j] = now + JF[PROC, j]
+    SF[ESTEND, j] = now + JF[EST, j]
+    ctr[FREE] -= JI[WIDTH, j]
+    ctr[FIN_N] = heap_push(SI, SF, FIN_H, FIN_P, FINISH, ctr[FIN_N], j)
+    ctr[EST_N] = heap_push(SI, SF, EST_H, EST_P, ESTEND, ctr[EST_N], j)
+    SI[MARK, j] = 1
 
 
 @njit
 def release_finished(J, S, now):
     """End every running job whose finish is <= now; returns how many ended."""
+    ctr, SI, SF = S.ctr, S.i, S.f
     count = 0
-    while S.ctr[FIN_N] > 0 and S.finish[S.fin_heap[0]] <= now:
-        j, nfin = heap_pop(S.fin_heap, S.fin_pos, S.ctr[FIN_N], S.finish)
-        S.ctr[FIN_N] = nfin
-        S.ctr[EST_N] = heap_remove(S.est_heap, S.est_pos, S.ctr[EST_N], S.estend, j)
-        S.ctr[FREE] += J.width[j]
-        if S.finish[j] != S.estend[j]:
-            S.ctr[DIRTY] = 1  # ended before its estimate: reservations change
+    while ctr[FIN_N] > 0 and SF[FINISH, SI[FIN_H, 0]] <= now:
+        j, nfin = heap_pop(SI, SF, FIN_H, FIN_P, FINISH, ctr[FIN_N])
+        ctr[FIN_N] = nfin
+        ctr[EST_N] = heap_remove(SI, SF, EST_H, EST_P, ESTEND, ctr[EST_N], j)
+        ctr[FREE] += J.i[WIDTH, j]
+        if SF[FINISH, j] != SF[ESTEND, j]:
+            ctr[DIRTY] = 1  # ended before its estimate: reservations change
         count += 1
     return count
 
 
 # ---------------------------------------------------------------------------- queue
-@njit(inline="always")
-def _before(key, a, b):
-    return key[a] < key[b] or (key[a] == key[b] and a < b)
-
-
 @njit
 def enqueue(J, S, j):
     """Job j joins the queue at its place in the static order ``S.ctr[QORDER]`` (binary search)."""
-    nq = S.ctr[NQ]
-    key = J.keys[S.ctr[QORDER]]
+    ctr, q = S.ctr, S.i[QUEUE]
+    nq = ctr[NQ]
+    key = J.f[KEY0 + ctr[QORDER]]
     lo, hi = 0, nq
+    kj = key[j]
     while lo < hi:
         mid = (lo + hi) >> 1
-        if _before(key, S.queue[mid], j):
+        other = q[mid]
+        if key[other] < kj or (key[other] == kj and other < j):
             lo = mid + 1
         else:
             hi = mid
     for i in range(nq, lo, -1):
-        S.queue[i] = S.queue[i - 1]
-    S.queue[lo] = j
-    S.ctr[NQ] = nq + 1
-    S.resv[j] = np.nan
+        q[i] = q[i - 1]
+    q[lo] = j
+    ctr[NQ] = nq + 1
+    S.f[RESV, j] = np.nan
     if lo < nq:
-        S.ctr[DIRTY] = 1  # placed before waiting jobs: their reservations may move
+        ctr[DIRTY] = 1  # placed before waiting jobs: their reservations may move
 
 
 @njit
 def resort_queue(J, S, order):
     """Re-sort the waiting queue by static order ``order`` (when the order changes per pass)."""
     nq = S.ctr[NQ]
-    q = S.queue[:nq].copy()
+    q = S.i[QUEUE, :nq].copy()
     q = q[np.argsort(q, kind="mergesort")]  # ties by job number
     k = np.empty(nq, dtype=np.float64)
     for i in range(nq):
-        k[i] = J.keys[order, q[i]]
+        k[i] = J.f[KEY0 + order, q[i]]
     perm = np.argsort(k, kind="mergesort")
     for i in range(nq):
-        S.queue[i] = q[perm[i]]
+        S.i[QUEUE, i] = q[perm[i]]
     S.ctr[QORDER] = order
     S.ctr[DIRTY] = 1
 
@@ -104,11 +105,11 @@ def resort_queue(J, S, order):
 @njit
 def greedy_value(J, G, c, j, now):
     """Criterion f1..f4 of class c for job j at time now (greedy-es-sorting-criteria, III-A)."""
-    g = J.group[j]
+    g = J.i[GROUP, j]
     gi = g - 1 if 1 <= g <= 5 else 4  # group 0 (unassigned) uses group 5's parameters
-    wait = now - J.submit[j]
-    p = J.est[j]
-    m = J.width[j]
+    wait = now - J.f[SUBMIT, j]
+    p = J.f[EST, j]
+    m = J.i[WIDTH, j]
     kind = G.kind[c]
     a = G.a[c]
     b = G.b[c]
@@ -132,13 +133,14 @@ def greedy_view(J, S, G, now):
         seg += 1
     S.ctr[SEG] = seg
     c = G.seg_c[seg]
-    vals = S.vals[:nq]
+    q = S.i[QUEUE]
+    vals = S.f[VALS, :nq]
     for i in range(nq):
-        vals[i] = -greedy_value(J, G, c, S.queue[i], now)
+        vals[i] = -greedy_value(J, G, c, q[i], now)
     perm = np.argsort(vals, kind="mergesort")  # the queue is in submit order: stable = ties by it
-    view = S.ordered[:nq]
+    view = S.i[ORDERED, :nq]
     for i in range(nq):
-        view[i] = S.queue[perm[i]]
+        view[i] = q[perm[i]]
     return view
 
 
@@ -146,9 +148,10 @@ def greedy_view(J, S, G, now):
 @njit
 def fcfs_pass(J, S, view, now):
     """FCFS: start the head while it fits; nothing else."""
+    JF, JI, ctr, SI, SF = J.f, J.i, S.ctr, S.i, S.f
     i = 0
-    while i < view.shape[0] and J.width[view[i]] <= S.ctr[FREE]:
-        start_job(J, S, view[i], now)
+    while i < view.shape[0] and JI[WIDTH, view[i]] <= ctr[FREE]:
+        start_job(JF, JI, ctr, SI, SF, view[i], now)
         i += 1
     return i
 
@@ -156,11 +159,12 @@ def fcfs_pass(J, S, view, now):
 @njit
 def list_pass(J, S, view, now):
     """List scheduling: start every job, in queue order, that fits now."""
+    JF, JI, ctr, SI, SF = J.f, J.i, S.ctr, S.i, S.f
     started = 0
     for i in range(view.shape[0]):
         j = view[i]
-        if J.width[j] <= S.ctr[FREE]:
-            start_job(J, S, j, now)
+        if JI[WIDTH, j] <= ctr[FREE]:
+            start_job(JF, JI, ctr, SI, SF, j, now)
             started += 1
     return started
 
@@ -169,25 +173,29 @@ def list_pass(J, S, view, now):
 def head_reservation(J, S, need, now):
     """(shadow, extra): earliest time ``need`` processors are free by the running jobs' estimated
     ends (max(start + \\bar p, now)), and the processors left spare then."""
-    avail = S.ctr[FREE]
+    ctr, SI, SF = S.ctr, S.i, S.f
+    avail = ctr[FREE]
     if avail >= need:
         return now, avail - need
-    an = heap_push(S.aux, S.aux_pos, 0, S.estend, S.est_heap[0])
+    an = heap_push(SI, SF, AUX_H, AUX_P, ESTEND, 0, SI[EST_H, 0])
     shadow = np.inf
     found = False
+    ne = ctr[EST_N]
     while an > 0:  # best-first walk of the estimated-end heap: visits O(jobs needed)
-        j, an = heap_pop(S.aux, S.aux_pos, an, S.estend)
-        e = max(S.estend[j], now)
+        j, an = heap_pop(SI, SF, AUX_H, AUX_P, ESTEND, an)
+        e = max(SF[ESTEND, j], now)
         if found and e > shadow:
             break
-        avail += J.width[j]
+        avail += J.i[WIDTH, j]
         if not found and avail >= need:
             found = True
             shadow = e
-        p = S.est_pos[j]
-        for c in (2 * p + 1, 2 * p + 2):
-            if c < S.ctr[EST_N]:
-                an = heap_push(S.aux, S.aux_pos, an, S.estend, S.est_heap[c])
+        p = SI[EST_P, j]
+        c = 2 * p + 1
+        if c < ne:
+            an = heap_push(SI, SF, AUX_H, AUX_P, ESTEND, an, SI[EST_H, c])
+        if c + 1 < ne:
+            an = heap_push(SI, SF, AUX_H, AUX_P, ESTEND, an, SI[EST_H, c + 1])
     return shadow, avail - need
 
 
@@ -195,24 +203,27 @@ def head_reservation(J, S, need, now):
 def easy_pass(J, S, view, now):
     """EASY: start the head while it fits; then backfill later jobs that fit now and end (by
     their estimate) by the head's reservation or use only the processors it leaves spare."""
+    JF, JI, ctr, SI, SF = J.f, J.i, S.ctr, S.i, S.f
     nq = view.shape[0]
     i = 0
-    while i < nq and J.width[view[i]] <= S.ctr[FREE]:
-        start_job(J, S, view[i], now)
+    while i < nq and JI[WIDTH, view[i]] <= ctr[FREE]:
+        start_job(JF, JI, ctr, SI, SF, view[i], now)
         i += 1
     if i >= nq:
         return i
     started = i
-    shadow, extra = head_reservation(J, S, J.width[view[i]], now)
+    shadow, extra = head_reservation(J, S, JI[WIDTH, view[i]], now)
     for k in range(i + 1, nq):
+        if ctr[FREE] == 0:
+            break
         j = view[k]
-        w = J.width[j]
-        if w <= S.ctr[FREE]:
-            if now + J.est[j] <= shadow:
-                start_job(J, S, j, now)
+        w = JI[WIDTH, j]
+        if w <= ctr[FREE]:
+            if now + JF[EST, j] <= shadow:
+                start_job(JF, JI, ctr, SI, SF, j, now)
                 started += 1
             elif w <= extra:
-                start_job(J, S, j, now)
+                start_job(JF, JI, ctr, SI, SF, j, now)
                 extra -= w
                 started += 1
     return started
@@ -222,35 +233,36 @@ def easy_pass(J, S, view, now):
 def conservative_pass(J, S, view, now):
     """Conservative backfilling: every waiting job, in queue order, holds a reservation at its
     earliest start that delays no earlier one; jobs reserved at ``now`` start."""
+    JF, JI, ctr, SI, SF = J.f, J.i, S.ctr, S.i, S.f
     nq = view.shape[0]
-    if S.ctr[KILL] == 0 and S.ctr[EST_N] > 0 and S.estend[S.est_heap[0]] < now:
-        S.ctr[DIRTY] = 1  # a job overran its estimate: its estimated end moves with now
-    if S.ctr[DIRTY] == 0:
+    if ctr[KILL] == 0 and ctr[EST_N] > 0 and SF[ESTEND, SI[EST_H, 0]] < now:
+        ctr[DIRTY] = 1  # a job overran its estimate: its estimated end moves with now
+    if ctr[DIRTY] == 0:
         for i in range(nq):
-            if S.resv[view[i]] < now:
-                S.ctr[DIRTY] = 1
+            if SF[RESV, view[i]] < now:
+                ctr[DIRTY] = 1
                 break
-    if S.ctr[DIRTY] != 0:
+    if ctr[DIRTY] != 0:
         build_profile(J, S, now)
         for i in range(nq):
             j = view[i]
-            S.resv[j] = reserve(S, J.width[j], J.est[j])
-        S.ctr[DIRTY] = 0
+            SF[RESV, j] = reserve(ctr, S.prof_t, S.prof_f, JI[WIDTH, j], JF[EST, j])
+        ctr[DIRTY] = 0
     else:
         drop_past(S, now)
         for i in range(nq):
             j = view[i]
-            if np.isnan(S.resv[j]):
-                S.resv[j] = reserve(S, J.width[j], J.est[j])
+            if np.isnan(SF[RESV, j]):
+                SF[RESV, j] = reserve(ctr, S.prof_t, S.prof_f, JI[WIDTH, j], JF[EST, j])
     started = 0
     for i in range(nq):
         j = view[i]
-        if S.resv[j] == now:
-            if J.width[j] <= S.ctr[FREE]:
-                start_job(J, S, j, now)
+        if SF[RESV, j] == now:
+            if JI[WIDTH, j] <= ctr[FREE]:
+                start_job(JF, JI, ctr, SI, SF, j, now)
                 started += 1
             else:
-                S.ctr[DIRTY] = 1  # only when an overrun job holds the processors (no killing)
+                ctr[DIRTY] = 1  # only when an overrun job holds the processors (no killing)
     return started
 
 
@@ -258,21 +270,22 @@ def conservative_pass(J, S, view, now):
 @njit
 def schedule_pass(J, S, G, dispatch, order, now):
     """One scheduling pass at ``now`` with dispatch rule and queue order codes; returns #started."""
-    nq = S.ctr[NQ]
-    if dispatch != S.ctr[LASTDISP]:
-        S.ctr[DIRTY] = 1
-        S.ctr[LASTDISP] = dispatch
+    ctr = S.ctr
+    nq = ctr[NQ]
+    if dispatch != ctr[LASTDISP]:
+        ctr[DIRTY] = 1
+        ctr[LASTDISP] = dispatch
     if nq == 0:
         return 0
     if order == O_GREEDY:
-        if S.ctr[QORDER] != 0:
+        if ctr[QORDER] != 0:
             resort_queue(J, S, 0)
         view = greedy_view(J, S, G, now)
-        S.ctr[DIRTY] = 1
+        ctr[DIRTY] = 1
     else:
-        if S.ctr[QORDER] != order:
+        if ctr[QORDER] != order:
             resort_queue(J, S, order)
-        view = S.queue[:nq]
+        view = S.i[QUEUE, :nq]
     if dispatch == FCFS:
         started = fcfs_pass(J, S, view, now)
     elif dispatch == LIST:
@@ -282,14 +295,15 @@ def schedule_pass(J, S, G, dispatch, order, now):
     else:
         started = conservative_pass(J, S, view, now)
     if started > 0:
+        q, mark = S.i[QUEUE], S.i[MARK]
         k = 0
         for i in range(nq):
-            j = S.queue[i]
-            if S.mark[j] != 0:
-                S.mark[j] = 0
+            j = q[i]
+            if mark[j] != 0:
+                mark[j] = 0
             else:
-                S.queue[k] = j
+                q[k] = j
                 k += 1
-        S.ctr[NQ] = k
+        ctr[NQ] = k
         release_finished(J, S, now)  # zero-length jobs end at the end of the pass
     return started

@@ -27,24 +27,25 @@ from ..strategy.model import Greedy, Strategy
 from ..workload.model import Workload
 from .dispatch import enqueue, release_finished, schedule_pass
 from .model import Machine, Schedule
-from .state import DISPATCH_CODES, FIN_N, O_GREEDY, ORDER_CODES, greedy_params, make_jobs, new_site
+from .state import DISPATCH_CODES, FIN_H, FIN_N, FINISH, O_GREEDY, START, SUBMIT, ORDER_CODES, greedy_params, make_jobs, new_site
 
 
 @njit
 def _run(J, S, G, dispatch, order):
-    """The single-site event loop over jobs sorted by submit; results in S.start/S.finish."""
-    n = J.submit.shape[0]
+    """The single-site event loop over jobs sorted by submit; results in rows START/FINISH of S.f."""
+    submit = J.f[SUBMIT]
+    n = submit.shape[0]
     i = 0
     while i < n or S.ctr[FIN_N] > 0:
         now = np.inf
         if i < n:
-            now = J.submit[i]
+            now = submit[i]
         if S.ctr[FIN_N] > 0:
-            t = S.finish[S.fin_heap[0]]
+            t = S.f[FINISH, S.i[FIN_H, 0]]
             if t < now:
                 now = t
         release_finished(J, S, now)
-        while i < n and J.submit[i] <= now:
+        while i < n and submit[i] <= now:
             enqueue(J, S, i)
             i += 1
         schedule_pass(J, S, G, dispatch, order, now)
@@ -115,6 +116,6 @@ def simulate(workload: Workload, machine: Machine, strategy: Strategy, *, kill: 
         _run(J, S, G, dispatch, order)
     start = np.empty(n)
     finish = np.empty(n)
-    start[perm] = S.start
-    finish[perm] = S.finish
+    start[perm] = S.f[START]
+    finish[perm] = S.f[FINISH]
     return Schedule(workload, machine, strategy, start, finish, killed=bool(kill))

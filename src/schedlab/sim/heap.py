@@ -1,9 +1,11 @@
 """Indexed binary min-heaps of job indices for the event loop (finish events, estimated ends).
 
-A heap is three things: ``heap`` (int64, the job indices in heap order), ``pos`` (int64 per job:
-its slot in ``heap`` or -1) and a size ``n`` that every function takes and returns. Jobs are
-ordered by ``key[job]``, ties by job index, so the order never depends on insertion history
-(deterministic events, SimPy style). ``pos`` makes removal of any job O(log n).
+A heap lives in two rows of the site's int64 matrix ``SI``: row ``h`` holds job indices in heap
+order, row ``p`` each job's slot in row ``h`` (or -1); every function takes and returns the size
+``n``. Jobs are ordered by ``SF[k, job]`` (a row of the site's float matrix), ties by job index,
+so the order never depends on insertion history (deterministic events, SimPy style). The slot row
+makes removal of any job O(log n). Rows of two matrices, not separate arrays, because every
+array argument of a compiled call costs time in the hot loop.
 """
 
 from __future__ import annotations
@@ -12,77 +14,77 @@ from .._config import njit
 
 
 @njit(inline="always")
-def _less(key, a, b):
-    return key[a] < key[b] or (key[a] == key[b] and a < b)
+def _less(SF, k, a, b):
+    return SF[k, a] < SF[k, b] or (SF[k, a] == SF[k, b] and a < b)
 
 
 @njit
-def _sift_up(heap, pos, key, i):
-    j = heap[i]
+def _sift_up(SI, SF, h, p, k, i):
+    j = SI[h, i]
     while i > 0:
-        p = (i - 1) >> 1
-        q = heap[p]
-        if _less(key, j, q):
-            heap[i] = q
-            pos[q] = i
-            i = p
+        up = (i - 1) >> 1
+        q = SI[h, up]
+        if _less(SF, k, j, q):
+            SI[h, i] = q
+            SI[p, q] = i
+            i = up
         else:
             break
-    heap[i] = j
-    pos[j] = i
+    SI[h, i] = j
+    SI[p, j] = i
 
 
 @njit
-def _sift_down(heap, pos, key, n, i):
-    j = heap[i]
+def _sift_down(SI, SF, h, p, k, n, i):
+    j = SI[h, i]
     while True:
         c = 2 * i + 1
         if c >= n:
             break
-        if c + 1 < n and _less(key, heap[c + 1], heap[c]):
+        if c + 1 < n and _less(SF, k, SI[h, c + 1], SI[h, c]):
             c += 1
-        if _less(key, heap[c], j):
-            heap[i] = heap[c]
-            pos[heap[i]] = i
+        if _less(SF, k, SI[h, c], j):
+            SI[h, i] = SI[h, c]
+            SI[p, SI[h, i]] = i
             i = c
         else:
             break
-    heap[i] = j
-    pos[j] = i
+    SI[h, i] = j
+    SI[p, j] = i
 
 
 @njit
-def heap_push(heap, pos, n, key, j):
+def heap_push(SI, SF, h, p, k, n, j):
     """Insert job ``j``; returns the new size."""
-    heap[n] = j
-    pos[j] = n
-    _sift_up(heap, pos, key, n)
+    SI[h, n] = j
+    SI[p, j] = n
+    _sift_up(SI, SF, h, p, k, n)
     return n + 1
 
 
 @njit
-def heap_pop(heap, pos, n, key):
+def heap_pop(SI, SF, h, p, k, n):
     """Remove the job with the smallest key; returns (job, new size)."""
-    top = heap[0]
+    top = SI[h, 0]
     n -= 1
     if n > 0:
-        heap[0] = heap[n]
-        pos[heap[0]] = 0
-        _sift_down(heap, pos, key, n, 0)
-    pos[top] = -1
+        SI[h, 0] = SI[h, n]
+        SI[p, SI[h, 0]] = 0
+        _sift_down(SI, SF, h, p, k, n, 0)
+    SI[p, top] = -1
     return top, n
 
 
 @njit
-def heap_remove(heap, pos, n, key, j):
+def heap_remove(SI, SF, h, p, k, n, j):
     """Remove job ``j`` (which must be in the heap); returns the new size."""
-    i = pos[j]
+    i = SI[p, j]
     n -= 1
     if i != n:
-        last = heap[n]
-        heap[i] = last
-        pos[last] = i
-        _sift_down(heap, pos, key, n, i)
-        _sift_up(heap, pos, key, pos[last])
-    pos[j] = -1
+        last = SI[h, n]
+        SI[h, i] = last
+        SI[p, last] = i
+        _sift_down(SI, SF, h, p, k, n, i)
+        _sift_up(SI, SF, h, p, k, SI[p, last])
+    SI[p, j] = -1
     return n

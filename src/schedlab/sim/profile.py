@@ -13,28 +13,29 @@ from __future__ import annotations
 import numpy as np
 
 from .._config import njit
-from .state import EST_N, FREE, PROF_N
+from .state import EST_H, EST_N, ESTEND, FREE, PROF_N, WIDTH
 
 
 @njit
 def build_profile(J, S, now):
     """Profile of the running jobs only: free now, then + m_j at each max(start + \\bar p_j, now)."""
     ne = S.ctr[EST_N]
+    running = S.i[EST_H, :ne]
     ends = np.empty(ne, dtype=np.float64)
     for k in range(ne):
-        ends[k] = S.estend[S.est_heap[k]]
+        ends[k] = S.f[ESTEND, running[k]]
     order = np.argsort(ends)
     S.prof_t[0] = now
     S.prof_f[0] = S.ctr[FREE]
     p = 1
     for k in range(ne):
-        j = S.est_heap[order[k]]
-        t = max(S.estend[j], now)
+        j = running[order[k]]
+        t = max(S.f[ESTEND, j], now)
         if t == S.prof_t[p - 1]:
-            S.prof_f[p - 1] += J.width[j]
+            S.prof_f[p - 1] += J.i[WIDTH, j]
         else:
             S.prof_t[p] = t
-            S.prof_f[p] = S.prof_f[p - 1] + J.width[j]
+            S.prof_f[p] = S.prof_f[p - 1] + J.i[WIDTH, j]
             p += 1
     S.ctr[PROF_N] = p
 
@@ -55,11 +56,10 @@ def drop_past(S, now):
 
 
 @njit
-def reserve(S, width, duration):
-    """Earliest start s with >= width free during [s, s + duration); book it; return s."""
-    t = S.prof_t
-    f = S.prof_f
-    p = S.ctr[PROF_N]
+def reserve(ctr, t, f, width, duration):
+    """Earliest start s with >= width free during [s, s + duration) in the profile ``t``/``f``
+    (size ``ctr[PROF_N]``); book it; return s."""
+    p = ctr[PROF_N]
     k = 0
     while True:
         while f[k] < width:
@@ -83,7 +83,7 @@ def reserve(S, width, duration):
             f[i] = f[i - 1]
         t[l] = e
         f[l] = f[l - 1]
-        S.ctr[PROF_N] = p + 1
+        ctr[PROF_N] = p + 1
     for i in range(k, l):
         f[i] -= width
     return s

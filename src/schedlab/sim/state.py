@@ -1,18 +1,22 @@
-"""The engine's state as a few arrays grouped in namedtuples (no per-job Python objects).
+"""The engine's state as a few matrices grouped in namedtuples (no per-job Python objects).
 
 Three bundles travel through every kernel (STUMPY style, instead of 26 positional arguments):
 
-``Jobs`` (read-only, shared by all sites of a grid), indexed by job number 0..n-1 in submit order:
-    submit r_j, est = user estimate \\bar p_j, proc = processing time p_j (min(runtime, estimate)
-    when killing, else runtime), width m_j, group (user group 0..5) and ``keys[order, j]``: the
-    static sort key of each static queue order (ties by job number = submit order then trace order).
+``Jobs`` (read-only, shared by all sites of a grid), columns = job number 0..n-1 in submit order:
+    ``f`` float64 rows SUBMIT r_j, EST = user estimate \\bar p_j, PROC = processing time p_j
+    (min(runtime, estimate) when killing, else runtime) and KEY0 + order: the static sort key of
+    each static queue order (ties by job number = submit order, then trace order);
+    ``i`` int64 rows WIDTH m_j and GROUP (user group 0..5).
 
 ``Site`` (mutable, one per machine; a grid loop makes one per site over the same ``Jobs``):
-    ``ctr`` int64 counters (slots below: queue length, free processors, heap sizes, ...),
-    ``queue`` waiting jobs sorted by ``keys[ctr[QORDER]]``, ``mark`` (jobs started in this pass),
-    two indexed heaps of running jobs (``fin_*`` by actual finish, ``est_*`` by estimated end
-    start + \\bar p_j), the results ``start``/``finish``/``estend``, the conservative
-    reservations ``resv`` and availability profile ``prof_t``/``prof_f``, and scratch buffers.
+    ``ctr`` int64 counters (slots below: queue length, free processors, heap sizes, ...);
+    ``i`` int64 rows: QUEUE (waiting jobs sorted by the static order ``ctr[QORDER]``), MARK (started
+    in this pass), two indexed heaps of running jobs (FIN_H/FIN_P by actual finish, EST_H/EST_P by
+    estimated end start + \\bar p_j), ORDERED (the greedy-sorted queue), AUX_H/AUX_P (scratch heap);
+    ``f`` float64 rows START, FINISH, ESTEND, RESV (conservative reservation, NaN = none yet), VALS;
+    ``prof_t``/``prof_f``: the conservative availability profile (:mod:`.profile`).
+    Matrices rather than one array per field because every array argument of a compiled call
+    costs time in the hot loop.
 
 ``GreedyParams`` (read-only): criterion kind/a/b/w/K per time-of-week class and the class
     segments ``seg_t``/``seg_c`` of :func:`schedlab.workload.time_of_week_segments`.
@@ -52,30 +56,30 @@ LASTDISP = 9  # dispatch code of the previous pass (-1 before the first)
 SEG = 10  # index of the current time-of-week segment
 N_CTR = 11
 
-Jobs = namedtuple("Jobs", "submit est proc width group keys")
-Site = namedtuple(
-    "Site",
-    "ctr queue mark fin_heap fin_pos est_heap est_pos start finish estend resv prof_t prof_f ordered vals aux aux_pos",
-)
+# rows of Jobs.f / Jobs.i
+SUBMIT, EST, PROC, KEY0 = 0, 1, 2, 3  # KEY0 + order code: static sort key of that order
+WIDTH, GROUP = 0, 1
+# rows of Site.i / Site.f
+QUEUE, MARK, FIN_H, FIN_P, EST_H, EST_P, ORDERED, AUX_H, AUX_P = range(9)
+START, FINISH, ESTEND, RESV, VALS = range(5)
+
+Jobs = namedtuple("Jobs", "f i")
+Site = namedtuple("Site", "ctr i f prof_t prof_f")
 GreedyParams = namedtuple("GreedyParams", "kind a b w K seg_t seg_c")
 
 
 def make_jobs(submit, est, proc, width, group) -> Jobs:
     """The ``Jobs`` bundle of jobs already sorted by submit time (stable)."""
     n = len(submit)
-    keys = np.empty((4, n), dtype=np.float64)
-    keys[O_SUBMIT] = np.arange(n, dtype=np.float64)
-    keys[O_PROCS] = width
-    keys[O_ESTIMATE] = est
-    keys[O_GROUP] = np.where((group >= 1) & (group <= 5), group, 6)  # group 0 (unassigned) last
-    return Jobs(
-        np.ascontiguousarray(submit, dtype=np.float64),
-        np.ascontiguousarray(est, dtype=np.float64),
-        np.ascontiguousarray(proc, dtype=np.float64),
-        np.ascontiguousarray(width, dtype=np.int64),
-        np.ascontiguousarray(group, dtype=np.int64),
-        keys,
-    )
+    f = np.empty((KEY0 + 4, n), dtype=np.float64)
+    f[SUBMIT], f[EST], f[PROC] = submit, est, proc
+    f[KEY0 + O_SUBMIT] = np.arange(n)
+    f[KEY0 + O_PROCS] = width
+    f[KEY0 + O_ESTIMATE] = est
+    f[KEY0 + O_GROUP] = np.where((group >= 1) & (group <= 5), group, 6)  # group 0 (unassigned) last
+    i = np.empty((2, n), dtype=np.int64)
+    i[WIDTH], i[GROUP] = width, group
+    return Jobs(f, i)
 
 
 def new_site(n: int, procs: int, kill: bool, order: int = O_SUBMIT) -> Site:
@@ -87,14 +91,11 @@ def new_site(n: int, procs: int, kill: bool, order: int = O_SUBMIT) -> Site:
     ctr[QORDER] = order if order != O_GREEDY else O_SUBMIT
     ctr[LASTDISP] = -1
     ctr[DIRTY] = 1
-    i8 = lambda: np.full(n, -1, dtype=np.int64)  # noqa: E731
-    f8 = lambda: np.full(n, np.nan, dtype=np.float64)  # noqa: E731
+    si = np.full((9, n), -1, dtype=np.int64)
+    si[MARK] = 0
+    sf = np.full((5, n), np.nan, dtype=np.float64)
     cap = 2 * n + 2
-    return Site(
-        ctr, i8(), np.zeros(n, dtype=np.int8), i8(), i8(), i8(), i8(), f8(), f8(), f8(), f8(),
-        np.zeros(cap, dtype=np.float64), np.zeros(cap, dtype=np.int64), i8(), np.zeros(n, dtype=np.float64),
-        i8(), i8(),
-    )
+    return Site(ctr, si, sf, np.zeros(cap, dtype=np.float64), np.zeros(cap, dtype=np.int64))
 
 
 def greedy_params(order, seg_t=None, seg_c=None) -> GreedyParams:

@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point: run the CLI, turning every SchedlabError into one clear line and exit code 2."""
     _register()
     try:
-        app(args=argv, standalone_mode=False)
+        rc = app(args=argv, standalone_mode=False)
     except SchedlabError as exc:
         typer.echo(f"error: {exc}", err=True)
         return 2
@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
             exc.show()
             return 2
         raise
-    return 0
+    return rc if isinstance(rc, int) else 0  # click returns typer.Exit's code in non-standalone mode
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -170,3 +170,12 @@ def test_damaged_lines_only_raise_swferror(tmp_path_factory, bad_lines, where, g
         assert len(w) >= 2
         assert all(np.isfinite(getattr(w, c)).all() for c in FLOAT_FIELDS)
         assert set(ALL_COLUMNS) <= set(w.columns())
+
+
+def test_user_groups_survive_write_and_read(tmp_path):
+    w = read_swf(write(tmp_path, GOOD)).replace(group=np.array([2, 5]))
+    back = read_swf(write_swf(w, tmp_path / "g.swf"))
+    assert back.group.tolist() == [2, 5] and back.header[-1] == " SchedlabUserGroups: 7:2 8:5"
+    assert write_swf(back, tmp_path / "g2.swf").read_text() == (tmp_path / "g.swf").read_text()
+    mixed = w.replace(user=np.array([7, 7]))  # one user in two groups is not a user grouping
+    assert read_swf(write_swf(mixed, tmp_path / "m.swf")).group.tolist() == [0, 0]

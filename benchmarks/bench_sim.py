@@ -48,9 +48,12 @@ def short_name(path: Path) -> str:
 
 
 def strategy_of(rule: str):
-    from schedlab.cli.simulate import parse_policy
+    """A dispatch rule on a submit-ordered queue, or ``greedy``: f2 with aging, re-sorted at every event."""
+    from schedlab.strategy import Criterion, Strategy
 
-    return parse_policy(rule)  # "greedy" -> Strategy.greedy(f2 default), else Strategy(rule)
+    if rule == "greedy":  # a > 0 and b > 0: a truly dynamic order (greedy-es-sorting-criteria f2)
+        return Strategy.greedy(Criterion("f2", a=1e-5, b=1e-6, K=(5, 4, 3, 2, 1)))
+    return Strategy(rule)
 
 
 def time_rule(workload, procs: int, rule: str, repeat: int, *, kill: bool = True) -> dict:

@@ -33,10 +33,16 @@ def naive_grid(submit, run, est, procs, origin, site_procs, exchange):
         if j in pool:
             pool.remove(j)
 
+    def end_zero_length(k, t):
+        # a job of length 0 holds its processors during the pass that starts it, then ends
+        running[k] = [j for j in running[k] if start[j] + run[j] > t]
+
     def reservation(k, head, t):
-        ends = sorted({start[j] + est[j] for j in running[k]})
+        if free(k) >= procs[head]:
+            return t, free(k) - procs[head]
+        ends = sorted({max(start[j] + est[j], t) for j in running[k]})
         for e in ends:
-            avail = free(k) + sum(procs[j] for j in running[k] if start[j] + est[j] <= e)
+            avail = free(k) + sum(procs[j] for j in running[k] if max(start[j] + est[j], t) <= e)
             if avail >= procs[head]:
                 return max(e, t), avail - procs[head]
         return math.inf, 0
@@ -45,40 +51,51 @@ def naive_grid(submit, run, est, procs, origin, site_procs, exchange):
         q = queues[k]
         while q and procs[q[0]] <= free(k):
             begin(q[0], k, t)
-        if not q:
-            return False, math.inf, 0
-        shadow, extra = reservation(k, q[0], t)
-        for j in list(q[1:]):
-            if procs[j] > free(k):
-                continue
-            if t + est[j] <= shadow:
-                begin(j, k, t)
-            elif procs[j] <= extra:
-                begin(j, k, t)
-                extra -= procs[j]
-        return True, shadow, extra
+        if q:
+            shadow, extra = reservation(k, q[0], t)
+            for j in list(q[1:]):
+                if procs[j] > free(k):
+                    continue
+                if t + est[j] <= shadow:
+                    begin(j, k, t)
+                elif procs[j] <= extra:
+                    begin(j, k, t)
+                    extra -= procs[j]
+        end_zero_length(k, t)
 
     nxt = 0
-    while nxt < n or any(running):
+    t = 0.0
+    while nxt < n or any(running) or any(queues):
         cands = [start[j] + run[j] for k in range(K) for j in running[k]]
         if nxt < n:
             cands.append(submit[nxt])
-        t = min(cands)
+        changed = set()
+        if cands:
+            t = min(cands)
+        else:  # jobs wait after zero-length jobs ended with their pass: one more round now
+            changed = {k for k in range(K) if queues[k]}
         for k in range(K):
-            running[k] = [j for j in running[k] if start[j] + run[j] > t]
+            still = [j for j in running[k] if start[j] + run[j] > t]
+            if len(still) < len(running[k]):
+                changed.add(k)
+            running[k] = still
         arrived = []
         while nxt < n and submit[nxt] <= t:
             queues[origin[nxt]].append(nxt)
+            changed.add(origin[nxt])
             arrived.append(nxt)
             nxt += 1
         if exchange == "none":
-            for k in range(K):
+            # each site alone: a site passes only at its own events, as the single-site engine
+            for k in sorted(changed):
                 easy(k, t)
         elif exchange == "pool":
-            res = [easy(k, t) for k in range(K)]
+            for k in range(K):
+                easy(k, t)
             pool.extend(j for j in arrived if start[j] is None)
             for k in range(K):
-                blocked, shadow, extra = res[k]
+                blocked = bool(queues[k])
+                shadow, extra = reservation(k, queues[k][0], t) if blocked else (math.inf, 0)
                 for j in list(pool):
                     if origin[j] == k or procs[j] > free(k):
                         continue
@@ -87,6 +104,7 @@ def naive_grid(submit, run, est, procs, origin, site_procs, exchange):
                     elif procs[j] <= extra:
                         begin(j, k, t)
                         extra -= procs[j]
+                end_zero_length(k, t)
         else:
             for k in range(K):
                 easy(k, t)

@@ -1,3 +1,110 @@
-"""`schedlab grid` commands."""
+"""`schedlab grid simulate|pareto`: grids of independent EASY sites (nsga2-grid-performance-bounds)."""
 
-from .main import app  # noqa: F401
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from ..errors import SchedlabError
+from .main import app
+
+grid_app = typer.Typer(
+    name="grid",
+    help="Grids of independent EASY sites: job exchange (none, POOL, RQ) and NSGA-II Pareto fronts of partitions.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(grid_app, name="grid")
+
+SETUP = typer.Option(None, "--setup", help="A setup of the paper's Table 1: I, II, III or IV (11-month traces).")
+SITE = typer.Option(None, "--site", help="A site TRACE:PROCS (repeat, at least twice), e.g. --site KTH-SP2:100.")
+MONTHS = typer.Option(11, "--months", help="Cut every trace to its first N calendar months (0 = whole trace).")
+
+
+class GridOptionError(SchedlabError, ValueError):
+    """A `schedlab grid` option with a value that cannot be used."""
+
+
+def _trace(setup: Optional[str], site: Optional[List[str]], months: int):
+    from ..grid.setups import load_grid
+
+    if months < 0:
+        raise GridOptionError(f"--months must be >= 0, got {months}")
+    return load_grid(setup, site or (), months=months or None)
+
+
+@grid_app.command("simulate")
+def simulate_command(
+    setup: Optional[str] = SETUP,
+    site: Optional[List[str]] = SITE,
+    exchange: str = typer.Option("none", "--exchange", help="Job exchange: none (sites alone), pool or rq."),
+    months: int = MONTHS,
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of a table."),
+) -> None:
+    """Simulate the grid with one exchange policy; per-site jobs, AWRT, UTIL, migrations and overall AWRT."""
+    from ..grid.kernel import EXCHANGES
+    from ..grid.sim import simulate_grid
+
+    if exchange not in EXCHANGES:
+        raise GridOptionError(f"--exchange {exchange!r}: choose one of {', '.join(EXCHANGES)}")
+    summary = simulate_grid(_trace(setup, site, months), exchange).summary()
+    if as_json:
+        typer.echo(json.dumps({"sites": summary["sites"], "AWRT": summary["AWRT"]}))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"grid, exchange {exchange}")
+    for col in ("site", "procs", "jobs", "AWRT (s)", "UTIL (%)", "migrated in", "migrated out"):
+        table.add_column(col, justify="left" if col == "site" else "right")
+    for s in summary["sites"]:
+        table.add_row(s["name"], str(s["procs"]), f"{s['jobs']:,}", f"{s['AWRT']:,.0f}", f"{s['UTIL']:.2f}",
+                      f"{s['migrated_in']:,}", f"{s['migrated_out']:,}")
+    table.add_row("overall", "", f"{sum(s['jobs'] for s in summary['sites']):,}", f"{summary['AWRT']:,.0f}", "", "", "")
+    Console(file=sys.stdout, width=120).print(table)
+
+
+@grid_app.command("pareto")
+def pareto_command(
+    out: Path = typer.Option(..., "--out", help="Run folder (created; re-running the same command resumes it)."),
+    setup: Optional[str] = SETUP,
+    site: Optional[List[str]] = SITE,
+    months: int = MONTHS,
+    generations: int = typer.Option(200, "--generations", help="NSGA-II generations (the initial population is 1)."),
+    pop: int = typer.Option(70, "--pop", help="Population size mu."),
+    seed: int = typer.Option(1, "--seed", help="Random seed of the run."),
+    workers: int = typer.Option(1, "--workers", help="Local worker processes evaluating partitions."),
+    dask: Optional[str] = typer.Option(None, "--dask", help="Dask scheduler address (tcp://host:port) or scheduler file."),
+) -> None:
+    """NSGA-II Pareto front of AWRT per site over job-to-site partitions (paper's operators); resumable."""
+    from ..grid.pareto import pareto
+    from ..optimize.nsga2_grid import GridNSGA2Config
+
+    if generations < 1 or pop < 2 or workers < 1:
+        raise GridOptionError("--generations must be >= 1, --pop >= 2 and --workers >= 1")
+    if dask and workers != 1:
+        raise GridOptionError("give either --dask or --workers, not both")
+    executor = f"dask:{dask}" if dask else ("serial" if workers == 1 else f"processes:{workers}")
+    label = setup.upper() if setup else " ".join(site or ())
+    trace = _trace(setup, site, months)
+    config = GridNSGA2Config(pop=pop, generations=generations, seed=seed)
+
+    def show(row: dict) -> None:
+        best = ", ".join(f"{row[k]:,.0f}" for k in row if k.startswith("best_AWRT"))
+        typer.echo(
+            f"gen {row['gen']}/{generations}  evals {row['evaluations']}  front {row['front']}  "
+            f"HV {row['hypervolume']:.4g}  best AWRT ({best})  {row['elapsed']:.0f}s",
+            err=True,
+        )
+
+    result = pareto(trace, out, config, executor=executor, label=label, on_generation=show)
+    if result.interrupted:
+        typer.echo(f"interrupted after generation {result.generations}; re-run the same command to resume", err=True)
+        raise typer.Exit(130)
+    typer.echo(f"wrote {out}: {len(result.front_F)} front points after {result.generations} generations "
+               f"({result.evaluations} evaluations)")

@@ -1,286 +1,274 @@
 """Compiled event loop of a grid of K independent EASY sites with job exchange (none, POOL, RQ).
 
-nsga2-grid-performance-bounds, Sections 3 and 5.3. Every site k has ``site_procs[k]`` identical
-processors and runs EASY on its own queue (submit order); each job arrives at its origin site.
-Jobs are killed at their estimate: ``run`` is the processing time min(p_j, estimate_j).
+nsga2-grid-performance-bounds, Sections 3 and 5.3. Every site k is one single-site engine state
+(:func:`schedlab.sim.state.new_site`, m_k processors) over the shared ``Jobs`` bundle, and runs
+the engine's own EASY pass (:func:`schedlab.sim.dispatch.schedule_pass`) on its own queue; each
+job arrives at its origin site. Jobs are killed at their estimate: p_j = min(runtime, estimate).
 
-Event semantics (as in the single-site engine): at one timestamp all finishes are processed,
-then all arrivals, then one scheduling round over the sites in index order 0..K-1.
+Event semantics are the single-site engine's: at one timestamp all finishes are processed (every
+site), then all arrivals, then one scheduling round over the sites in index order 0..K-1; a job
+of length 0 holds its processors during the pass that starts it and is released at its end.
 
 One scheduling round, by exchange policy:
 
-- ``NONE`` (0): every site whose state changed runs one EASY pass on its own queue.
+- ``NONE`` (0): every site with a finish or an arrival at this instant runs one EASY pass on its
+  queue (a pass on an unchanged site starts nothing, so this equals simulating each site alone).
 - ``POOL`` (1), Grimme et al. as read in Section 5.3: every site runs its EASY pass; then each
   job that arrived at this instant and is still waiting is published to the central pool (pool
-  order = submit order) while it stays in its origin's queue; then every site k with free
-  processors walks the pool in order and starts each pooled job of another origin that fits
-  its free processors now and does not delay k's own EASY head reservation (it ends by the
-  head's shadow time or uses only the head's extra processors). A pooled job leaves the pool
-  and its origin queue when any site starts it.
+  order = submit order) while it stays in its origin's queue; then every site k in order walks
+  the pool and starts each pooled job of another origin that fits k's free processors now and
+  does not delay k's own head reservation (it ends, by its estimate, no later than the head's
+  shadow time, or it uses only the head's extra processors, which it then consumes; a site with
+  an empty queue takes anything that fits). A started pooled job leaves the pool and its origin's
+  queue.
 - ``RQ`` (2), the request heuristic, Section 5.3: for each site k in order: EASY pass; then with
   a virtual budget b = free processors of k, iterate over the other sites' queues (site order,
-  queue order) and move every job with procs <= b to the end of k's queue (b -= procs; the
-  real free count is untouched); if any job moved, EASY runs again on k. A moved job belongs
-  to k's queue from then on (it may be requested away again later).
+  queue order) and move every job with m_j <= b to the end of k's queue (b -= m_j; the real free
+  count is untouched); if any job moved, EASY runs again on k. A moved job belongs to k's queue
+  from then on (it may be requested away again by another site later).
 
-EASY pass (Lifka; Section 4.6): start queue heads while they fit; for a blocked head compute its
-shadow time (earliest estimated end at which enough processors are free, with all running jobs
-ending at that same instant counted) and the extra processors left then; then in queue order
-backfill each job that fits now and either ends (by its estimate) no later than the shadow
-time, or uses at most the extra processors (extra -= procs in that case).
-
-``limit`` (policy NONE only): abort as soon as a site's running lower bound of AWRT_k,
-sum_{finished so far} p m (C - r) / sum_{all jobs of k} p m, exceeds ``limit`` (Section 4.5).
+``limit`` (policy NONE only): the loop stops early once a site's lower bound of AWRT_k,
+sum_{started} p m (C - r) / sum_{all jobs of k} p m, exceeds ``limit`` (checked 64 times per run).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from .._config import njit
+from ..sim.dispatch import enqueue, head_reservation, release_finished, schedule_pass, start_job
+from ..sim.state import (
+    EASY, EST, FIN_H, FIN_N, FINISH, FREE, MARK, NQ, O_SUBMIT, PROC, QUEUE, RESV, START, SUBMIT, WIDTH,
+    greedy_params, make_jobs, new_site,
+)
 
 NONE, POOL, RQ = 0, 1, 2
 EXCHANGES: dict[str, int] = {"none": NONE, "pool": POOL, "rq": RQ}
 
 
-@njit(cache=True)
-def _heap_push(hkey, hjob, size, key, job):
-    i = size
-    hkey[i] = key
-    hjob[i] = job
-    while i > 0:
-        parent = (i - 1) // 2
-        if hkey[parent] < hkey[i] or (hkey[parent] == hkey[i] and hjob[parent] < hjob[i]):
-            break
-        hkey[parent], hkey[i] = hkey[i], hkey[parent]
-        hjob[parent], hjob[i] = hjob[i], hjob[parent]
-        i = parent
-    return size + 1
+# the few engine-state fields the grid loop reads (layout of schedlab.sim.state)
+@njit(inline="always")
+def _width(J, j):
+    return J.i[WIDTH, j]
 
 
-@njit(cache=True)
-def _heap_pop(hkey, hjob, size):
-    job = hjob[0]
-    size -= 1
-    hkey[0] = hkey[size]
-    hjob[0] = hjob[size]
-    i = 0
-    while True:
-        left = 2 * i + 1
-        if left >= size:
-            break
-        child = left
-        right = left + 1
-        if right < size and (hkey[right] < hkey[left] or (hkey[right] == hkey[left] and hjob[right] < hjob[left])):
-            child = right
-        if hkey[i] < hkey[child] or (hkey[i] == hkey[child] and hjob[i] <= hjob[child]):
-            break
-        hkey[child], hkey[i] = hkey[i], hkey[child]
-        hjob[child], hjob[i] = hjob[i], hjob[child]
-        i = child
-    return job, size
+@njit(inline="always")
+def _est(J, j):
+    return J.f[EST, j]
 
 
-@njit(cache=True)
-def _compact(queue, qlen, k, start, qsite):
-    """Drop from queue k every job started meanwhile or moved to another queue."""
-    n = 0
-    for idx in range(qlen[k]):
-        j = queue[k, idx]
-        if start[j] < 0.0 and qsite[j] == k:
-            queue[k, n] = j
-            n += 1
-    qlen[k] = n
+@njit(inline="always")
+def _start_of(S, j):
+    return S.f[START, j]
 
 
-@njit(cache=True)
-def _shadow(k, need, t, free, running, rlen, start, est, procs):
-    """(shadow time, extra processors) of a head needing ``need`` processors on site k."""
-    r = rlen[k]
-    ends = np.empty(r)
-    widths = np.empty(r, dtype=np.int64)
-    for idx in range(r):
-        j = running[k, idx]
-        ends[idx] = start[j] + est[j]
-        widths[idx] = procs[j]
-    order = np.argsort(ends, kind="mergesort")
-    avail = free[k]
-    for pos in range(r):
-        o = order[pos]
-        avail += widths[o]
-        if avail >= need and (pos + 1 == r or ends[order[pos + 1]] > ends[o]):
-            return max(ends[o], t), avail - need
-    return np.inf, 0  # unreachable for jobs no wider than the site
+@njit
+def _dequeue(S, j):
+    """Remove waiting job j from site S's queue (keeping the order of the others)."""
+    nq = S.ctr[NQ]
+    k = 0
+    for i in range(nq):
+        q = S.i[QUEUE, i]
+        if q != j:
+            S.i[QUEUE, k] = q
+            k += 1
+    S.ctr[NQ] = k
 
 
-@njit(cache=True)
-def _easy_pass(k, t, st):
-    """One EASY pass on site k's queue; returns (head blocked?, shadow, extra) afterwards."""
-    (queue, qlen, qsite, start, site, run, est, procs, submit, free, running, rlen, rpos,
-     hkey, hjob, hsize, num, weight, limit, aborted) = st
-    _compact(queue, qlen, k, start, qsite)
-    h = 0
-    while h < qlen[k] and procs[queue[k, h]] <= free[k]:
-        _start(queue[k, h], k, t, st)
-        h += 1
-    blocked = h < qlen[k]
-    shadow = np.inf
-    extra = 0
-    if blocked:
-        shadow, extra = _shadow(k, procs[queue[k, h]], t, free, running, rlen, start, est, procs)
-        for idx in range(h + 1, qlen[k]):
-            if free[k] == 0:
-                break
-            j = queue[k, idx]
-            if procs[j] <= free[k]:
-                if t + est[j] <= shadow:
-                    _start(j, k, t, st)
-                elif procs[j] <= extra:
-                    _start(j, k, t, st)
-                    extra -= procs[j]
-    _compact(queue, qlen, k, start, qsite)
-    return blocked, shadow, extra
+@njit
+def _append(S, j):
+    """Job j joins the END of site S's queue (RQ). Later arrivals still go behind it: they have
+    the highest job number so far, so the engine's ``enqueue`` places them last."""
+    S.i[QUEUE, S.ctr[NQ]] = j
+    S.ctr[NQ] += 1
+    S.f[RESV, j] = np.nan
 
 
-@njit(cache=True)
-def _start(j, k, t, st):
-    (queue, qlen, qsite, start, site, run, est, procs, submit, free, running, rlen, rpos,
-     hkey, hjob, hsize, num, weight, limit, aborted) = st
-    start[j] = t
-    site[j] = k
-    free[k] -= procs[j]
-    running[k, rlen[k]] = j
-    rpos[j] = rlen[k]
-    rlen[k] += 1
-    hsize[0] = _heap_push(hkey, hjob, hsize[0], t + run[j], j)
-    num[k] += run[j] * procs[j] * (t + run[j] - submit[j])
-    if num[k] > limit * weight[k]:
-        aborted[0] = True
+@njit
+def _started(sites, j):
+    for S in sites:
+        if not np.isnan(_start_of(S, j)):
+            return True
+    return False
 
 
-@njit(cache=True)
-def grid_kernel(submit, run, est, procs, origin, site_procs, policy, limit):
-    """Simulate the grid; returns (start, site, awrt_lower_bound_or_awrt[K], aborted).
-
-    Jobs must be sorted by submit time (ties: site, then trace order). ``awrt`` is AWRT_k over
-    the jobs executed at k (nan for a site without weight); when ``aborted`` it holds the
-    lower bounds reached at the abort.
-    """
-    n = submit.shape[0]
-    K = site_procs.shape[0]
-    start = np.full(n, -1.0)
-    site = np.full(n, -1, dtype=np.int64)
-    queue = np.empty((K, max(n, 1)), dtype=np.int64)
-    qlen = np.zeros(K, dtype=np.int64)
-    qsite = origin.copy()
-    free = site_procs.copy()
-    running = np.empty((K, max(site_procs.max(), 1)), dtype=np.int64)
-    rlen = np.zeros(K, dtype=np.int64)
-    rpos = np.zeros(n, dtype=np.int64)
-    hkey = np.empty(max(n, 1))
-    hjob = np.empty(max(n, 1), dtype=np.int64)
-    hsize = np.zeros(1, dtype=np.int64)
+@njit
+def _over_limit(J, sites, origin, weight, limit):
+    """True when some site's AWRT lower bound (started jobs only) exceeds ``limit``."""
+    K = len(sites)
     num = np.zeros(K)
-    weight = np.zeros(K)
-    for j in range(n):
-        weight[origin[j]] += run[j] * procs[j]
-    if policy != NONE:
-        limit = np.inf
-    aborted = np.zeros(1, dtype=np.bool_)
-    st = (queue, qlen, qsite, start, site, run, est, procs, submit, free, running, rlen, rpos,
-          hkey, hjob, hsize, num, weight, limit, aborted)
+    for j in range(J.f.shape[1]):
+        k = origin[j]
+        s = _start_of(sites[k], j)
+        if not np.isnan(s):
+            num[k] += J.f[PROC, j] * _width(J, j) * (s + J.f[PROC, j] - J.f[SUBMIT, j])
+    for k in range(K):
+        if num[k] > limit * weight[k]:
+            return True
+    return False
+
+
+@njit
+def _pool_round(J, sites, G, origin, pool, plen, first, last, now):
+    """POOL: local EASY passes, publish this instant's unstarted arrivals, then pool passes."""
+    K = len(sites)
+    for k in range(K):
+        schedule_pass(J, sites[k], G, EASY, O_SUBMIT, now)
+    for j in range(first, last):
+        if not _started(sites, j):
+            pool[plen] = j
+            plen += 1
+    for k in range(K):
+        S = sites[k]
+        if S.ctr[FREE] == 0 or plen == 0:
+            continue
+        blocked = S.ctr[NQ] > 0
+        shadow = np.inf
+        extra = 0
+        if blocked:
+            shadow, extra = head_reservation(J, S, _width(J, S.i[QUEUE, 0]), now)
+        keep = 0
+        took = False
+        for idx in range(plen):
+            j = pool[idx]
+            if _started(sites, j):
+                continue
+            w = _width(J, j)
+            if origin[j] != k and w <= S.ctr[FREE]:
+                ok = False
+                if not blocked or now + _est(J, j) <= shadow:
+                    ok = True
+                elif w <= extra:
+                    ok = True
+                    extra -= w
+                if ok:
+                    start_job(J.f, J.i, S.ctr, S.i, S.f, j, now)
+                    S.i[MARK, j] = 0
+                    _dequeue(sites[origin[j]], j)
+                    took = True
+                    continue
+            pool[keep] = j
+            keep += 1
+        plen = keep
+        if took:
+            release_finished(J, S, now)  # zero-length jobs end with the pass that started them
+    return plen
+
+
+@njit
+def _rq_round(J, sites, G, now):
+    """RQ: per site, EASY pass, request remote jobs that fit a virtual budget, EASY again."""
+    K = len(sites)
+    for k in range(K):
+        S = sites[k]
+        schedule_pass(J, S, G, EASY, O_SUBMIT, now)
+        budget = S.ctr[FREE]
+        moved = False
+        for other in range(K):
+            if other == k or budget == 0:
+                continue
+            R = sites[other]
+            keep = 0
+            for i in range(R.ctr[NQ]):
+                j = R.i[QUEUE, i]
+                if _width(J, j) <= budget:
+                    _append(S, j)
+                    budget -= _width(J, j)
+                    moved = True
+                else:
+                    R.i[QUEUE, keep] = j
+                    keep += 1
+            R.ctr[NQ] = keep
+        if moved:
+            schedule_pass(J, S, G, EASY, O_SUBMIT, now)
+
+
+@njit
+def _grid_loop(J, sites, G, origin, policy, limit, weight):
+    """The event loop; returns True when stopped early by ``limit``."""
+    n = J.f.shape[1]
+    K = len(sites)
+    dirty = np.zeros(K, dtype=np.bool_)
     pool = np.empty(max(n, 1), dtype=np.int64)
     plen = 0
-    dirty = np.zeros(K, dtype=np.bool_)
-    blocked = np.zeros(K, dtype=np.bool_)
-    shadow = np.zeros(K)
-    extra = np.zeros(K, dtype=np.int64)
+    check_every = max(n // 64, 1)
+    next_check = check_every
+    last = 0.0
     i = 0
-    while i < n or hsize[0] > 0:
-        if hsize[0] > 0 and (i >= n or hkey[0] <= submit[i]):
-            t = hkey[0]
-        else:
-            t = submit[i]
-        while hsize[0] > 0 and hkey[0] <= t:
-            j, hsize[0] = _heap_pop(hkey, hjob, hsize[0])
-            k = site[j]
-            free[k] += procs[j]
-            last = running[k, rlen[k] - 1]
-            running[k, rpos[j]] = last
-            rpos[last] = rpos[j]
-            rlen[k] -= 1
-            dirty[k] = True
+    while True:
+        now = np.inf
+        if i < n:
+            now = J.f[SUBMIT, i]
+        for S in sites:
+            if S.ctr[FIN_N] > 0:
+                t = S.f[FINISH, S.i[FIN_H, 0]]
+                if t < now:
+                    now = t
+        if now == np.inf:
+            # nothing left to happen, yet jobs wait: only after a pass whose zero-length jobs were
+            # released at its end (the single-site engine leaves such jobs unscheduled) -> one
+            # more round at the same instant
+            stuck = False
+            for k in range(K):
+                if sites[k].ctr[NQ] > 0:
+                    dirty[k] = True
+                    stuck = True
+            if not stuck:
+                return False
+            now = last
+        last = now
+        for k in range(K):
+            if release_finished(J, sites[k], now) > 0:
+                dirty[k] = True
         first = i
-        while i < n and submit[i] <= t:
+        while i < n and J.f[SUBMIT, i] <= now:
             k = origin[i]
-            queue[k, qlen[k]] = i
-            qlen[k] += 1
+            enqueue(J, sites[k], i)
             dirty[k] = True
             i += 1
         if policy == NONE:
             for k in range(K):
                 if dirty[k]:
-                    _easy_pass(k, t, st)
+                    schedule_pass(J, sites[k], G, EASY, O_SUBMIT, now)
                     dirty[k] = False
-            if aborted[0]:
-                break
+            if limit < np.inf and i >= next_check:
+                next_check += check_every
+                if _over_limit(J, sites, origin, weight, limit):
+                    return True
         elif policy == POOL:
-            for k in range(K):
-                blocked[k], shadow[k], extra[k] = _easy_pass(k, t, st)
-            for j in range(first, i):
-                if start[j] < 0.0:
-                    pool[plen] = j
-                    plen += 1
-            for k in range(K):
-                if free[k] == 0:
-                    continue
-                keep = 0
-                for idx in range(plen):
-                    j = pool[idx]
-                    if start[j] >= 0.0:
-                        continue
-                    if origin[j] != k and procs[j] <= free[k]:
-                        if not blocked[k] or t + est[j] <= shadow[k]:
-                            _start(j, k, t, st)
-                            continue
-                        if procs[j] <= extra[k]:
-                            _start(j, k, t, st)
-                            extra[k] -= procs[j]
-                            continue
-                    pool[keep] = j
-                    keep += 1
-                plen = keep
-        else:  # RQ
-            for k in range(K):
-                _easy_pass(k, t, st)
-                budget = free[k]
-                moved = False
-                for other in range(K):
-                    if other == k or budget == 0:
-                        continue
-                    _compact(queue, qlen, other, start, qsite)
-                    for idx in range(qlen[other]):
-                        j = queue[other, idx]
-                        if procs[j] <= budget:
-                            qsite[j] = k
-                            queue[k, qlen[k]] = j
-                            qlen[k] += 1
-                            budget -= procs[j]
-                            moved = True
-                            if budget == 0:
-                                break
-                    _compact(queue, qlen, other, start, qsite)
-                if moved:
-                    _easy_pass(k, t, st)
+            plen = _pool_round(J, sites, G, origin, pool, plen, first, i, now)
+        else:
+            _rq_round(J, sites, G, now)
+
+
+def grid_kernel(submit, run, est, procs, origin, site_procs, policy, limit):
+    """Simulate the grid; returns (start, site, awrt[K], aborted).
+
+    Jobs must be sorted by submit time (ties: site, then trace order); ``run`` = p_j.
+    ``awrt[k]`` is AWRT_k over the jobs executed at k (nan for a site without weight); when
+    ``aborted`` (policy NONE with finite ``limit``) it holds lower bounds from the started jobs.
+    """
+    n = submit.shape[0]
+    origin = np.ascontiguousarray(origin, dtype=np.int64)
+    J = make_jobs(submit, est, run, procs, np.zeros(n, dtype=np.int64))
+    G = greedy_params(None)
+    sites = tuple(new_site(n, int(m), True, O_SUBMIT) for m in site_procs)
+    proc = np.asarray(run, dtype=np.float64)
+    area = proc * np.asarray(procs, dtype=np.float64)
+    K = len(sites)
+    weight = np.bincount(origin, weights=area, minlength=K).astype(np.float64)
+    aborted = bool(_grid_loop(J, sites, G, origin, int(policy), float(limit) if policy == NONE else np.inf, weight))
+    start = np.full(n, np.nan)
+    site = np.full(n, -1, dtype=np.int64)
+    for k, S in enumerate(sites):
+        s = S.f[START]
+        done = ~np.isnan(s)
+        start[done] = s[done]
+        site[done] = k
     awrt = np.full(K, np.nan)
-    if aborted[0]:
-        for k in range(K):
-            if weight[k] > 0.0:
-                awrt[k] = num[k] / weight[k]
-        return start, site, awrt, True
-    done = np.zeros(K)
-    for j in range(n):
-        done[site[j]] += run[j] * procs[j]
-    for k in range(K):
-        if done[k] > 0.0:
-            awrt[k] = num[k] / done[k]
-    return start, site, awrt, False
+    ok = site >= 0
+    num = np.bincount(site[ok], weights=area[ok] * (start[ok] + proc[ok] - submit[ok]), minlength=K)
+    den = weight if aborted else np.bincount(site[ok], weights=area[ok], minlength=K)
+    pos = den > 0
+    awrt[pos] = num[pos] / den[pos]
+    return start, site, awrt, aborted

@@ -1,0 +1,79 @@
+"""`pareto`: the NSGA-II Pareto front of a grid's workload partitions, as a resumable run folder.
+
+nsga2-grid-performance-bounds, Sections 4-5. The run folder holds ``config.json``,
+``checkpoint`` (after every generation), ``history.csv`` (hypervolume per generation),
+``points.csv`` (every evaluated partition), ``references.json`` (EASY/POOL/RQ simulations),
+and at the end ``front.csv``, ``points.md`` (table of the reference and front points),
+``front.png`` and ``hypervolume.png``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+
+import numpy as np
+
+from ..optimize.nsga2_grid import GridNSGA2Config, ParetoResult, run_pareto
+from ..optimize.run import RunFolder
+from .partition import PartitionProblem
+from .report import front_csv, plot_front, plot_hypervolume, points_table_md
+from .sim import GridTrace, simulate_grid
+
+
+def trace_fingerprint(trace: GridTrace) -> str:
+    """sha256 of the arrays a partition evaluation reads (so a run folder is bound to its data)."""
+    p = PartitionProblem.from_trace(trace)
+    h = hashlib.sha256()
+    for a in (p.submit, p.run, p.est, p.procs, p.origin, p.site_procs):
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
+
+
+def reference_points(trace: GridTrace) -> dict[str, dict]:
+    """The ``grid simulate`` summaries of the no-exchange (EASY), POOL and RQ policies."""
+    return {ex: simulate_grid(trace, ex).summary() for ex in ("none", "pool", "rq")}
+
+
+def pareto(
+    trace: GridTrace,
+    out: str | os.PathLike,
+    config: GridNSGA2Config,
+    *,
+    executor: str | None = "serial",
+    workers: int | None = None,
+    label: str = "",
+    on_generation=None,
+) -> ParetoResult:
+    """Run (or resume) NSGA-II on ``trace`` in folder ``out``; write the front, table and figures.
+
+    ``executor``/``workers`` as :func:`schedlab.execute.make_executor` (``serial``,
+    ``processes:N``, ``dask:ADDRESS``); results do not depend on them.
+    """
+    from ..execute.executors import make_executor
+
+    payload = PartitionProblem.from_trace(trace, limit=config.limit)
+    run_config = {
+        "kind": "grid-pareto",
+        "grid": label,
+        "sites": [{"name": n, "procs": int(m), "jobs": int(np.sum(trace.origin == k))}
+                  for k, (n, m) in enumerate(zip(trace.names, trace.site_procs))],
+        "data_sha256": trace_fingerprint(trace),
+        "nsga2": config.to_dict(),
+    }
+    run = RunFolder(out, run_config)
+    if run.file("references.json").exists():
+        refs = json.loads(run.file("references.json").read_text())
+    else:
+        refs = reference_points(trace)
+        run.write_text("references.json", json.dumps(refs, indent=2) + "\n")
+    with make_executor(executor, workers=workers, payload=payload) as ex:
+        result = run_pareto(run, payload, config, ex, on_generation=on_generation)
+    run.write_text("front.csv", front_csv(result.front_F, result.front_X, payload.origin, trace.names))
+    run.write_text("points.md", points_table_md(result.front_F, refs, trace.names))
+    if payload.n_sites == 2:
+        pts = np.array([[p["AWRT_1"], p["AWRT_2"]] for p in result.points if p["feasible"]]).reshape(-1, 2)
+        plot_front(run.file("front.png"), result.front_F, refs, trace.names, points=pts)
+    plot_hypervolume(run.file("hypervolume.png"), result.history, [config.limit] * payload.n_sites)
+    return result

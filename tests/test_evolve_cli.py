@@ -77,7 +77,7 @@ def test_tiny_run_writes_a_replayable_run_folder_and_resumes(tmp_path, kth_file,
     assert _history(out) == before and (out / "checkpoint").read_bytes() == checkpoint
 
 
-def test_sigkill_mid_generation_then_same_command_ends_like_uninterrupted(tmp_path, kth_file):
+def test_sigkill_or_ctrl_c_then_same_command_ends_like_uninterrupted(tmp_path, kth_file):
     cmd = [sys.executable, "-c", "import sys; from schedlab.cli.main import main; sys.exit(main())"]
     args = _args(kth_file, tmp_path / "whole", "--generations", "5")
     assert subprocess.run(cmd + args, capture_output=True, timeout=300).returncode == 0
@@ -96,6 +96,21 @@ def test_sigkill_mid_generation_then_same_command_ends_like_uninterrupted(tmp_pa
     assert subprocess.run(cmd + args_k, capture_output=True, timeout=300).returncode == 0
     assert _history(killed) == _history(tmp_path / "whole")
     assert (killed / "best.json").read_text() == (tmp_path / "whole" / "best.json").read_text()
+
+    # Ctrl-C: stops cleanly after a checkpoint (exit 130, one line), and the same command resumes
+    stopped = tmp_path / "ctrl-c"
+    args_c = _args(kth_file, stopped, "--generations", "5")
+    victim = subprocess.Popen(cmd + args_c, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and not ((stopped / "history.csv").exists() and len(_history(stopped)) >= 3):
+        time.sleep(0.02)
+    victim.send_signal(signal.SIGINT)
+    _, err = victim.communicate(timeout=60)
+    assert victim.returncode == 130
+    assert "interrupted: checkpoint saved" in err and "Traceback" not in err
+    assert 2 <= len(_history(stopped)) - 1 < 5
+    assert subprocess.run(cmd + args_c, capture_output=True, timeout=300).returncode == 0
+    assert _history(stopped) == _history(tmp_path / "whole")
 
 
 def _one_error_line(capsys) -> str:

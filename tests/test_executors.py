@@ -95,3 +95,30 @@ def test_same_seed_same_run_serial_processes_and_dask(tmp_path):
         return [",".join(c for i, c in enumerate(line.split(",")) if i != 5) for line in lines]
 
     assert table("serial") == table("procs") == table("dask")
+
+
+def test_greedy_optimization_identical_serial_processes_and_dask(tmp_path):
+    """The real problem (first month of KTH-SP2): same seed -> same history and best on every executor."""
+    from distributed import LocalCluster
+
+    from schedlab.optimize.evolve import EvolveConfig, evolve_greedy
+    from schedlab.workload import load_trace, write_swf
+
+    trace = tmp_path / "kth1.swf"
+    write_swf(load_trace("KTH-SP2", months=1), trace)
+    config = EvolveConfig(traces=(str(trace),), generations=3, mu=3, lam=6, seed=21)
+    serial = evolve_greedy(config, tmp_path / "serial", executor_spec="serial", report=False)
+    procs = evolve_greedy(config, tmp_path / "procs", executor_spec="processes:2", report=False)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        dask = evolve_greedy(config, tmp_path / "dask", executor_spec=f"dask:{cluster.scheduler_address}", report=False)
+
+    def table(name):
+        lines = (tmp_path / name / "history.csv").read_text().splitlines()
+        return [",".join(c for i, c in enumerate(line.split(",")) if i != 5) for line in lines]
+
+    assert len(table("serial")) == 4
+    assert table("serial") == table("procs") == table("dask")
+    assert serial.best == procs.best == dask.best
+    assert serial.best_f == procs.best_f == dask.best_f
+    best = [(tmp_path / n / "best.json").read_text() for n in ("serial", "procs", "dask")]
+    assert best[0] == best[1] == best[2]

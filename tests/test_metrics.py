@@ -207,3 +207,35 @@ def test_util_of_a_packed_machine_is_100_percent():
     # three full-width jobs back to back on m = 3 keep every processor busy from 0 to 30
     s = make_schedule([0, 0, 0], [0, 10, 20], [10, 20, 30], [3, 3, 3], [1, 2, 3], m=3)
     assert compute_metrics(s)["UTIL"] == pytest.approx(100.0)
+
+
+# ---------------------------------------------------------------------------- real trace
+@pytest.mark.parametrize("policy", ["easy", "fcfs"])
+def test_real_trace_agrees_with_an_independent_pandas_computation(policy):
+    from conftest import trace_path
+    from schedlab.sim import simulate
+    from schedlab.sim.validate import validate_schedule
+    from schedlab.strategy import Strategy
+    from schedlab.workload import load_trace
+
+    w = load_trace(str(trace_path("KTH-SP2-1996-2.1-cln.swf.gz")))
+    s = simulate(w, Machine(w.machine_procs), Strategy(policy))
+    validate_schedule(s)
+    got = compute_metrics(s)
+    df = s.to_dataframe()
+    df["p"] = df.finish - df.start
+    df["area"] = df.p * df.procs
+    df["resp"] = df.finish - df.submit
+    assert got["jobs"] == len(df) == len(w) and got["procs"] == 100
+    # a valid schedule never has more than m processors busy, so UTIL <= 100 %
+    assert 0 < got["UTIL"] <= 100
+    assert got["UTIL"] == pytest.approx(100 * df.area.sum() / (100 * (df.finish.max() - df.start.min())), rel=1e-12)
+    assert got["AWRT"] == pytest.approx((df.area * df.resp).sum() / df.area.sum(), rel=1e-12)
+    by_group = df.groupby("group").apply(lambda g: (g.area * g.resp).sum() / g.area.sum(), include_groups=False)
+    assert set(by_group.index) <= {0, 1, 2, 3, 4, 5}
+    for i in range(1, 6):
+        assert got[f"AWRT{i}"] == pytest.approx(by_group[i], rel=1e-12)  # KTH has jobs in every group
+    # killing at the estimate: p is never longer than the estimate nor the trace runtime
+    assert (df.p <= np.minimum(df.runtime, df.estimate)).all()
+    assert got["mean_wait"] == pytest.approx((df.start - df.submit).mean())
+    assert got["makespan"] == pytest.approx(df.finish.max() - df.submit.min())

@@ -9,7 +9,7 @@ current time ``now``. Contracts (what a multi-site or fuzzy-rule engine may rely
 - :func:`schedule_pass` (J, S, G, dispatch, order, now) -> started: ONE scheduling pass with the
   given dispatch rule and queue order *codes* (they may differ from pass to pass: the queue is
   re-sorted and the conservative profile rebuilt when they change). Started jobs get
-  start/finish in ``S.f``; zero-length jobs are released at the end of the pass.
+  start/finish in ``S.f``.
 - the rules ``fcfs_pass``/``list_pass``/``easy_pass``/``conservative_pass`` (J, S, view, now):
   start jobs of ``view`` (waiting jobs in queue order) with :func:`start_job`; they do not
   compact the queue (``schedule_pass`` does).
@@ -305,5 +305,4 @@ def schedule_pass(J, S, G, dispatch, order, now):
                 q[k] = j
                 k += 1
         ctr[NQ] = k
-        release_finished(J, S, now)  # zero-length jobs end at the end of the pass
     return started

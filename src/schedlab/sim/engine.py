@@ -5,8 +5,9 @@ rigid jobs on m identical processors; job j needs m_j processors for p_j = min(r
 estimate) seconds when jobs are killed at their estimate (``kill=True``), else runtime. The
 scheduler sees only the estimate. At one timestamp all finishes are processed, then all
 arrivals, then ONE scheduling pass (:func:`schedlab.sim.dispatch.schedule_pass`). A job of
-processing time 0 holds its processors during the pass that starts it and is released at the
-end of that pass (no second pass at the same timestamp).
+processing time 0 holds its processors during the pass that starts it; its finish is an event at
+the same timestamp, so another pass follows at that time (the scheduler only learns at the
+finish that the job took no time).
 
 Design for what comes next:
 

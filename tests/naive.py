@@ -1,0 +1,144 @@
+"""A slow, obviously-correct reference simulator: plain Python, recomputes everything each pass.
+
+Written independently of the numba kernels (schedlab.sim.dispatch) from the semantics alone
+(genetic-fuzzy-rule-based-scheduling Section 2.1, greedy-es-sorting-criteria II-A/III-A):
+
+- time jumps to the next arrival or finish; at one time: finishes, then arrivals, then ONE pass;
+- a job of processing time 0 holds its processors during the pass that starts it; its finish is
+  the next event, at the same time (so another pass follows at that time);
+- the scheduler sees estimates only: a running job's estimated end is max(start + estimate, now).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from schedlab.strategy.model import Greedy
+from schedlab.workload import time_of_week_class
+
+
+def naive_simulate(workload, procs: int, strategy, kill: bool = True):
+    """(start, finish) arrays in trace order."""
+    w = workload
+    n = len(w)
+    submit = [float(x) for x in w.submit]
+    est = [float(x) for x in w.estimate]
+    width = [int(x) for x in w.procs]
+    proc = [min(float(r), e) if kill else float(r) for r, e in zip(w.runtime, est)]
+    rank = {j: r for r, j in enumerate(sorted(range(n), key=lambda j: (submit[j], j)))}
+    start = [None] * n
+    finish = [None] * n
+    arrived = [False] * n
+    waiting: list[int] = []
+    running: list[int] = []
+    while any(s is None for s in start):
+        times = [submit[j] for j in range(n) if not arrived[j]] + [finish[j] for j in running]
+        t = min(times)
+        running = [j for j in running if finish[j] > t]  # all finishes first
+        for j in range(n):  # then all arrivals
+            if not arrived[j] and submit[j] <= t:
+                arrived[j] = True
+                waiting.append(j)
+        queue = _ordered(w, strategy.order, waiting, t, rank)
+        started = _dispatch(strategy.dispatch, queue, running, t, procs, width, est, start)
+        for j in started:
+            start[j] = t
+            finish[j] = t + proc[j]
+            waiting.remove(j)
+            running.append(j)
+    return np.array(start, dtype=float), np.array(finish, dtype=float)
+
+
+def _ordered(w, order, waiting, t, rank):
+    if isinstance(order, Greedy):
+        crit = order.per_class()[int(time_of_week_class(w, t))]
+
+        def value(j):
+            g = int(w.group[j]) if 1 <= int(w.group[j]) <= 5 else 5
+            K, wt = crit.K[g - 1], crit.w[g - 1]
+            wait, p, m = t - float(w.submit[j]), float(w.estimate[j]), float(w.procs[j])
+            a, b = crit.a, crit.b
+            if crit.kind == "f1":
+                return wt * (K + a * wait / p + b * p / m)
+            if crit.kind == "f2":
+                return K + a * wait + b * p * m
+            if crit.kind == "f3":
+                return wt * (K + a * wait / (p * m))
+            return wt * (K + a * wait + b * p / m)
+
+        return sorted(waiting, key=lambda j: (-value(j), rank[j]))
+    keys = {
+        "submit": lambda j: 0,
+        "procs": lambda j: int(w.procs[j]),
+        "estimate": lambda j: float(w.estimate[j]),
+        "group": lambda j: int(w.group[j]) if 1 <= int(w.group[j]) <= 5 else 6,
+    }[order]
+    return sorted(waiting, key=lambda j: (keys(j), rank[j]))
+
+
+def _dispatch(rule, queue, running, t, m, width, est, start):
+    busy = sum(width[j] for j in running)
+    free = m - busy
+    started = []
+    if rule in ("fcfs", "easy"):
+        for j in queue:
+            if width[j] > free:
+                break
+            started.append(j)
+            free -= width[j]
+        if rule == "fcfs" or len(started) == len(queue):
+            return started
+        head = queue[len(started)]
+        # the head's reservation from the estimated ends of everything running now
+        ends = sorted(
+            [(max(start[j] + est[j], t), width[j]) for j in running] + [(t + est[j], width[j]) for j in started]
+        )
+        avail = free
+        shadow = None
+        for e, wj in ends:
+            if shadow is not None and e > shadow:
+                break
+            avail += wj
+            if shadow is None and avail >= width[head]:
+                shadow = e
+        extra = avail - width[head]
+        for j in queue[len(started) + 1:]:
+            if width[j] <= free:
+                if t + est[j] <= shadow:
+                    started.append(j)
+                    free -= width[j]
+                elif width[j] <= extra:
+                    started.append(j)
+                    free -= width[j]
+                    extra -= width[j]
+        return started
+    if rule == "list":
+        for j in queue:
+            if width[j] <= free:
+                started.append(j)
+                free -= width[j]
+        return started
+    # conservative: blocks (begin, end, width) of running jobs and of reservations in queue order
+    blocks = [(t, max(start[j] + est[j], t), width[j]) for j in running]
+    for j in queue:
+        s = _earliest(blocks, t, est[j], width[j], m)
+        blocks.append((s, s + est[j], width[j]))
+        if s == t and width[j] <= free:
+            started.append(j)
+            free -= width[j]
+    return started
+
+
+def _earliest(blocks, t, duration, need, m):
+    """Earliest s >= t with `need` processors free throughout [s, s + duration)."""
+    candidates = sorted({t} | {e for _, e, _ in blocks if e >= t})
+
+    def free_at(x):
+        return m - sum(wj for b, e, wj in blocks if b <= x < e)
+
+    for s in candidates:
+        checks = [s] + [c for c in candidates if s < c < s + duration]
+        if all(free_at(c) >= need for c in checks):
+            return s
+    raise AssertionError("unreachable: the empty machine fits every job")  # pragma: no cover
+

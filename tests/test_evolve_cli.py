@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from schedlab.cli.main import main
@@ -18,6 +19,8 @@ from schedlab.metrics import Objective, compute_metrics
 from schedlab.sim import Machine, simulate, validate_schedule
 from schedlab.strategy import Strategy
 from schedlab.workload import load_trace, write_swf
+
+from conftest import trace_path
 
 OBJ = "10*AWRT1 + 4*AWRT2"
 
@@ -142,3 +145,43 @@ def test_bad_input_is_one_line_exit_2_and_touches_no_run_data(tmp_path, kth_file
     assert "optimizer" in _one_error_line(capsys)
     assert _snapshot(out) == before
     assert blocker.read_text() == "not a folder"
+
+
+def test_changed_trace_data_at_the_same_path_is_a_different_config(tmp_path, kth_file, capsys):
+    trace = tmp_path / "t.swf"
+    trace.write_bytes(kth_file.read_bytes())
+    out = tmp_path / "run"
+    assert main(_args(trace, out, "--generations", "1")) == 0
+    before = _snapshot(out)
+    w = load_trace(str(trace))
+    write_swf(w.take(np.arange(len(w) - 1)), trace)  # one job less, same file name
+    capsys.readouterr()
+    assert main(_args(trace, out, "--generations", "1")) == 2
+    assert "data_sha256" in _one_error_line(capsys)
+    assert _snapshot(out) == before
+
+
+def test_cmaes_run_and_compare_on_other_workloads(tmp_path, kth_file, capsys):
+    out = tmp_path / "cma"
+    assert main(_args(kth_file, out, "--optimizer", "cmaes", "--generations", "2")) == 0
+    best = Strategy.from_json((out / "best.json").read_text())
+    assert len(best.order.criteria) == 3 and best.dispatch == "fcfs"
+    other = tmp_path / "ctc-month1.swf"
+    write_swf(load_trace(str(trace_path("CTC-SP2-1996-3.1-cln.swf.gz")), months=1), other)
+    rows_path = tmp_path / "rows.json"
+    capsys.readouterr()
+    assert main(["evolve", "compare", str(out / "best.json"), str(kth_file), str(other), "--objective", OBJ,
+                 "--json", str(rows_path)]) == 0
+    rows = json.loads(rows_path.read_text())
+    assert len(rows) == 2 and "improvement" in capsys.readouterr().out
+    for row, trace in zip(rows, (kth_file, other)):
+        w = load_trace(str(trace))
+        m = Machine(w.machine_procs)
+        greedy = compute_metrics(simulate(w, m, best))
+        easy_schedule = simulate(w, m, Strategy("easy"))
+        validate_schedule(easy_schedule)
+        easy = compute_metrics(easy_schedule)
+        f, f0 = Objective(OBJ)(greedy), Objective(OBJ)(easy)
+        assert row["objective"] == pytest.approx(f) and row["objective_easy"] == pytest.approx(f0)
+        assert row["objective_improvement_pct"] == pytest.approx(100 * (f0 - f) / f0)
+        assert row["UTIL_diff_points"] == pytest.approx(greedy["UTIL"] - easy["UTIL"])

@@ -22,6 +22,12 @@ app.add_typer(evolve_app, name="evolve")
 _err = Console(stderr=True)
 
 
+def _out() -> Console:
+    """stdout console at least 120 columns wide, so the comparison table never truncates numbers."""
+    width = Console().width
+    return Console(width=max(width, 120))
+
+
 def _executor_spec(workers: Optional[int], dask: Optional[str]) -> tuple[Optional[str], Optional[int]]:
     if dask:
         return ("dask" if dask == "local" else f"dask:{dask}"), workers
@@ -71,7 +77,7 @@ def _comparison_table(rows: list[dict[str, Any]], title: str) -> Table:
         table.add_row(r["workload"], "greedy", *(fmt(r.get(c)) for c in cols))
         table.add_row("", "EASY", *(fmt(r.get(f"{c}_easy")) for c in cols))
         imp = [r.get(f"{c}_improvement_pct") for c in cols[:-1]] + [r.get("UTIL_diff_points")]
-        table.add_row("", "improvement %", *(fmt(v) for v in imp))
+        table.add_row("", "improvement %", *(fmt(v) for v in imp), end_section=True)
     return table
 
 
@@ -108,7 +114,7 @@ def greedy(
     if result.interrupted:
         typer.echo(f"interrupted: checkpoint saved in {out}; re-run the same command to resume", err=True)
         raise typer.Exit(130)
-    Console().print(_comparison_table(result.comparison, f"{result.best.label} vs EASY — {objective}"))
+    _out().print(_comparison_table(result.comparison, f"{result.best.label} vs EASY — {objective}"))
     typer.echo(f"best objective {result.best_f:.6g} after {result.evaluations} evaluations; best strategy: {out / 'best.json'}")
 
 
@@ -136,6 +142,6 @@ def compare(
     config = EvolveConfig(traces=tuple(traces), objective=objective, procs=procs, scale_to=scale_to, months=months)
     workloads, machines = load_training(config)
     rows = compare_with_easy(chosen, workloads, machines, objective)
-    Console().print(_comparison_table(rows, f"{chosen.label} vs EASY — {objective}"))
+    _out().print(_comparison_table(rows, f"{chosen.label} vs EASY — {objective}"))
     if json_out is not None:
         atomic_write_text(json_out, json.dumps(rows, indent=2) + "\n")

@@ -98,6 +98,17 @@ def load_training(config: EvolveConfig) -> tuple[list[Workload], list[Machine]]:
     return workloads, machines
 
 
+def workload_fingerprint(workload: Workload) -> str:
+    """sha256 of the columns a simulation reads (binds a run folder to its data, not just a path)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for name in ("submit", "runtime", "procs", "estimate", "group", "user"):
+        h.update(np.ascontiguousarray(getattr(workload, name)).tobytes())
+    h.update(f"{workload.machine_procs}|{workload.unix_start}|{workload.timezone}".encode())
+    return h.hexdigest()
+
+
 def metrics_of(workload: Workload, machine: Machine, strategy: Strategy) -> dict[str, float | None]:
     """All metrics of one simulated schedule as a plain dict."""
     from ..metrics import compute_metrics
@@ -201,6 +212,7 @@ def evolve_greedy(
     cfg["traces"] = [_config_trace(t) for t in config.traces]
     cfg["jobs"] = [len(w) for w in training.workloads]
     cfg["machine_procs"] = [m.procs for m in training.machines]
+    cfg["data_sha256"] = [workload_fingerprint(w) for w in training.workloads]
     run = RunFolder(out, cfg)
     result = EvolveResult(run_dir=run.path, best=None, best_f=math.inf, interrupted=False)
     with make_executor(executor_spec, workers=workers, payload=training) as executor:

@@ -1,0 +1,97 @@
+"""The shared validator rejects every kind of broken schedule, naming the job and the rule."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from schedlab.sim import Machine, Schedule, ScheduleInvalid, simulate, validate_schedule
+from schedlab.strategy import Criterion, Strategy
+from schedlab.workload import Workload
+
+
+def jobs(*rows, group=None):
+    """Workload from rows (submit, procs, runtime, estimate)."""
+    submit, procs, runtime, estimate = (np.array(c, dtype=float) for c in zip(*rows))
+    cols = {"submit": submit, "procs": procs.astype(int), "runtime": runtime, "estimate": estimate}
+    if group is not None:
+        cols["group"] = group
+    return Workload.from_columns(cols)
+
+
+def schedule(w, m, strategy, start, kill=True):
+    start = np.asarray(start, dtype=float)
+    p = np.minimum(w.runtime, w.estimate) if kill else w.runtime
+    return Schedule(w, Machine(m), strategy, start, start + p, killed=kill)
+
+
+W3 = jobs((0, 2, 10, 10), (1, 3, 5, 5), (2, 2, 20, 20))  # on m = 4
+
+
+def test_accepts_the_engine_schedule():
+    validate_schedule(simulate(W3, Machine(4), Strategy("easy")))
+    validate_schedule(schedule(W3, 4, Strategy("easy"), [0, 10, 15]))
+
+
+def test_unscheduled_job():
+    with pytest.raises(ScheduleInvalid, match="job 2 is not scheduled exactly once"):
+        validate_schedule(schedule(W3, 4, Strategy("easy"), [0, np.nan, 15]))
+
+
+def test_start_before_submit():
+    with pytest.raises(ScheduleInvalid, match="job 3 starts at 1.0 before its submit time 2.0"):
+        validate_schedule(schedule(W3, 4, None, [0, 10, 1]))
+
+
+def test_finish_must_be_start_plus_processing_time():
+    w = jobs((0, 1, 100, 10))
+    s = Schedule(w, Machine(1), None, np.array([0.0]), np.array([100.0]), killed=True)
+    with pytest.raises(ScheduleInvalid, match=r"job 1 finishes at 100.0, not start \+ min\(runtime, estimate\)"):
+        validate_schedule(s)
+    validate_schedule(Schedule(w, Machine(1), None, np.array([0.0]), np.array([100.0]), killed=False))
+
+
+def test_capacity():
+    # A (2) runs [0, 10); B (3) started at 5 would need 5 > 4 processors
+    with pytest.raises(ScheduleInvalid, match="5 processors busy at time 5.0 .machine has 4. when job 2 starts"):
+        validate_schedule(schedule(W3, 4, None, [0, 5, 15]))
+    # back to back at the same time is fine: A ends at 10 when B starts
+    validate_schedule(schedule(W3, 4, None, [0, 10, 15]))
+
+
+def test_zero_length_job_needs_free_processors():
+    w = jobs((0, 4, 10, 10), (0, 1, 0, 5))
+    with pytest.raises(ScheduleInvalid, match="zero-length job 2 starts at 3.0 on 1 processors but 4 of 4"):
+        validate_schedule(schedule(w, 4, None, [0, 3]))
+    validate_schedule(schedule(w, 4, None, [0, 10]))
+
+
+def test_fcfs_starts_in_queue_order():
+    # FCFS: C starts at 2 while B (ahead in the queue) waits
+    with pytest.raises(ScheduleInvalid, match="FCFS: job 3 starts at 2.0 before job 2"):
+        validate_schedule(schedule(jobs((0, 3, 10, 10), (1, 2, 5, 5), (2, 1, 8, 8)), 4, Strategy("fcfs"), [0, 10, 2]))
+
+
+def test_fcfs_with_greedy_order_starts_a_prefix_of_the_resorted_queue():
+    # m = 1, A runs until 10; B group 2 (K 5) outranks C group 1 (K 1): C may not start first
+    w = jobs((0, 1, 10, 10), (1, 1, 10, 10), (2, 1, 10, 10), group=[1, 2, 1])
+    greedy = Strategy.greedy(Criterion("f2", K=(1, 5, 0, 0, 0)))
+    validate_schedule(schedule(w, 1, greedy, [0, 10, 20]))
+    with pytest.raises(ScheduleInvalid, match="FCFS: job 3 starts at 10.0 before job 2"):
+        validate_schedule(schedule(w, 1, greedy, [0, 20, 10]))
+
+
+def test_easy_must_not_delay_the_head():
+    # t=2: C (2 processors until 22) would leave B (3) only 2 free at A's end 10: delays B to 22
+    with pytest.raises(ScheduleInvalid, match=r"EASY: backfilling job\(s\) \[3\] at 2.0 delays the reservation "
+                                              r"of head job 2 from 10.0 to 22.0"):
+        validate_schedule(schedule(W3, 4, Strategy("easy"), [0, 22, 2]))
+
+
+def test_conservative_must_not_delay_any_earlier_reservation():
+    # EASY's legal schedule delays the second job C (reserved at 15) with D's backfill
+    w = jobs((0, 2, 10, 10), (1, 3, 5, 5), (1, 4, 5, 5), (2, 1, 20, 20))
+    validate_schedule(schedule(w, 4, Strategy("easy"), [0, 10, 22, 2]))
+    with pytest.raises(ScheduleInvalid, match="conservative: job 4 starts at 2.0 but its earliest start .* is 20.0"):
+        validate_schedule(schedule(w, 4, Strategy("conservative"), [0, 10, 22, 2]))
+    validate_schedule(schedule(w, 4, Strategy("conservative"), [0, 10, 15, 20]))

@@ -148,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     cold = cold_start("KTH-SP2") if args.cold else None
 
     out = Console()
+    if not out.is_terminal:  # piped into a file or a note: do not squeeze the table into 80 columns
+        out = Console(width=160)
     table = Table(title=f"simulate(): median of {args.repeat} runs after a warm-up (seconds)", header_style="bold")
     for col in ("trace", "jobs", "m", "rule", "first s", "median s", "min s", "jobs/s", "target"):
         table.add_column(col, justify="left" if col in ("trace", "rule") else "right")

@@ -28,7 +28,7 @@ One scheduling round, by exchange policy:
   from then on (it may be requested away again by another site later).
 
 ``limit`` (policy NONE only): the loop stops early once a site's lower bound of AWRT_k,
-sum_{started} p m (C - r) / sum_{all jobs of k} p m, exceeds ``limit`` (checked 64 times per run).
+sum_{started} p m (C - r) / sum_{all jobs of k} p m, exceeds ``limit`` (checked about 64 times per run, every n/32 events).
 """
 
 from __future__ import annotations
@@ -191,7 +191,8 @@ def _grid_loop(J, sites, G, origin, policy, limit, weight):
     dirty = np.zeros(K, dtype=np.bool_)
     pool = np.empty(max(n, 1), dtype=np.int64)
     plen = 0
-    check_every = max(n // 64, 1)
+    check_every = max(n // 32, 1)  # events (<= 2n): about 64 checks per run
+    events = 0
     next_check = check_every
     last = 0.0
     i = 0
@@ -231,7 +232,8 @@ def _grid_loop(J, sites, G, origin, policy, limit, weight):
                 if dirty[k]:
                     schedule_pass(J, sites[k], G, EASY, O_SUBMIT, now)
                     dirty[k] = False
-            if limit < np.inf and i >= next_check:
+            events += 1
+            if limit < np.inf and events >= next_check:
                 next_check += check_every
                 if _over_limit(J, sites, origin, weight, limit):
                     return True

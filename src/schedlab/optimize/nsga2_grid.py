@@ -200,7 +200,7 @@ def _front(algorithm) -> tuple[np.ndarray, np.ndarray]:
     opt = algorithm.opt
     F = np.asarray(opt.get("F"), dtype=np.float64)
     X = np.asarray(opt.get("X"))
-    ok = np.asarray(opt.get("feasible")).ravel().astype(bool)
+    ok = np.asarray(opt.get("FEAS")).ravel().astype(bool)
     F, X = F[ok], X[ok]
     order = np.lexsort(F.T[::-1]) if F.size else np.arange(0)
     return F[order], X[order]

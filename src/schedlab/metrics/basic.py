@@ -9,10 +9,12 @@ when it was), m_j its processors, m the machine size.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..sim.model import Schedule
+if TYPE_CHECKING:  # importing schedlab.sim would load numba: metrics stay light to import
+    from ..sim.model import Schedule
 
 #: user groups of greedy-es-sorting-criteria, Section IV-A (1 = heaviest users)
 GROUPS: tuple[int, ...] = (1, 2, 3, 4, 5)
@@ -105,7 +107,7 @@ def _mean(value: np.ndarray) -> float | None:
     return float(value.mean()) if value.size else None
 
 
-def compute_metrics(schedule: Schedule, *, bound: float = 10.0) -> Metrics:
+def compute_metrics(schedule: "Schedule", *, bound: float = 10.0) -> Metrics:
     """Every basic objective of ``schedule`` (greedy-es-sorting-criteria, eq. (5)-(7)).
 
     With p_j = finish - start (the time the job actually ran), C_j = finish, r_j = submit,

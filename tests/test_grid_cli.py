@@ -1,0 +1,73 @@
+"""`schedlab grid simulate|pareto`: JSON document, agreement with the API, one-line errors (exit 2)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from schedlab.cli.main import main
+from schedlab.grid.setups import SETUPS, load_grid, parse_site, resolve_site_trace
+from schedlab.grid.sim import simulate_grid
+
+SITES = ["--site", "KTH-SP2:100", "--site", "SDSC-SP2:128", "--months", "1"]
+
+
+@pytest.mark.parametrize("exchange", ["none", "pool", "rq"])
+def test_simulate_json(capsys, exchange):
+    assert main(["grid", "simulate", *SITES, "--exchange", exchange, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert set(doc) == {"sites", "AWRT"}
+    assert [s["name"] for s in doc["sites"]] == ["KTH-SP2", "SDSC-SP2"]
+    for s in doc["sites"]:
+        assert set(s) == {"name", "procs", "jobs", "AWRT", "UTIL", "migrated_in", "migrated_out"}
+    api = simulate_grid(load_grid(sites=["KTH-SP2:100", "SDSC-SP2:128"], months=1), exchange).summary()
+    assert doc["sites"] == api["sites"] and doc["AWRT"] == api["AWRT"]
+    if exchange == "none":
+        assert all(s["migrated_in"] == s["migrated_out"] == 0 for s in doc["sites"])
+
+
+def test_simulate_table(capsys):
+    assert main(["grid", "simulate", *SITES, "--exchange", "rq"]) == 0
+    out = capsys.readouterr().out
+    assert "KTH-SP2" in out and "SDSC-SP2" in out and "overall" in out
+
+
+def test_setups_are_table_1():
+    assert SETUPS["I"] == (("KTH-SP2", 100), ("SDSC-SP2", 128))
+    assert SETUPS["IV"] == (("SDSC-BLUE", 1152), ("SDSC-DS", 1664))
+    assert resolve_site_trace("CTC-SP2").name == "CTC-SP2-1996-3.1-cln.swf.gz"
+    assert parse_site("some/path.swf:64") == ("some/path.swf", 64)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["grid", "simulate", "--site", "KTH-SP2:100"], "at least 2 sites"),
+        (["grid", "simulate", "--setup", "V"], "unknown setup 'V'"),
+        (["grid", "simulate", "--setup", "I", "--site", "KTH-SP2:100"], "either --setup or --site"),
+        (["grid", "simulate", "--site", "KTH-SP2:x", "--site", "KTH-SP2:5"], "not a whole number"),
+        (["grid", "simulate", "--site", "KTH-SP2", "--site", "KTH-SP2:5"], "expected TRACE:PROCS"),
+        (["grid", "simulate", "--site", "NOPE:10", "--site", "KTH-SP2:5"], "NOPE: no such file"),
+        (["grid", "simulate", *SITES, "--exchange", "steal"], "--exchange 'steal'"),
+        (["grid", "pareto", *SITES, "--out", "/proc/no/such", "--generations", "0"], "--generations must be"),
+        (["grid", "pareto", *SITES, "--out", "/proc/x", "--generations", "1", "--pop", "4"], "/proc/x"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(capsys, args, message):
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: ") and message in err
+
+
+def test_pareto_cli_writes_the_run_folder(capsys, tmp_path):
+    out = tmp_path / "run"
+    assert main(["grid", "pareto", *SITES, "--out", str(out), "--generations", "2", "--pop", "4", "--seed", "3"]) == 0
+    assert "front points after 2 generations (8 evaluations)" in capsys.readouterr().out
+    for name in ("config.json", "checkpoint", "history.csv", "points.csv", "front.csv", "points.md",
+                 "references.json", "front.png", "hypervolume.png"):
+        assert (out / name).stat().st_size > 0
+    refs = json.loads((out / "references.json").read_text())
+    assert set(refs) == {"none", "pool", "rq"}
+    front = (out / "front.csv").read_text().splitlines()
+    assert front[0] == "AWRT_KTH-SP2,AWRT_SDSC-SP2,jobs_KTH-SP2,jobs_SDSC-SP2,migrated" and len(front) >= 2

@@ -55,13 +55,14 @@ def test_gene_layout_follows_the_paper():
 
 def test_decode_encode_round_trip_and_categorical_gene():
     rng = np.random.default_rng(0)
-    for enc in (GreedyEncoding(), GreedyEncoding.uniform("f2"), GreedyEncoding(("f1", "f3", "f4"))):
+    for enc in (GreedyEncoding(), GreedyEncoding.uniform("f2"), GreedyEncoding(("f1", "f3", "f4")),
+                GreedyEncoding(("f1", "f2", None), gene_scale="log")):
         for _ in range(20):
             x = enc.lower + rng.random(len(enc)) * (enc.upper - enc.lower)
             strategy = enc.decode(x)
             assert Strategy.from_json(strategy.to_json()) == strategy
             assert enc.decode(enc.encode(strategy)) == strategy
-            if enc.kinds[0] is not None:
+            if None not in enc.kinds:  # (free classes carry inert genes that cannot come back)
                 assert np.allclose(enc.encode(strategy), x)
     free = GreedyEncoding()
     x = free.lower.copy()
@@ -153,3 +154,20 @@ def test_compare_with_easy_reports_percent_improvements(kth_month):
     assert row["AWRT1_improvement_pct"] == pytest.approx(100 * (row["AWRT1_easy"] - metrics["AWRT1"]) / row["AWRT1_easy"])
     assert row["objective_improvement_pct"] == pytest.approx(
         100 * (row["objective_easy"] - Objective(OBJ)(metrics)) / row["objective_easy"])
+
+
+def test_log_gene_scale_keeps_the_paper_bounds_and_spreads_decades():
+    lin, log = GreedyEncoding.uniform("f4"), GreedyEncoding.uniform("f4", gene_scale="log")
+    assert np.array_equal(lin.lower, log.lower) and np.array_equal(lin.upper, log.upper)
+    genes = np.linspace(0, 1, 11)
+    a = [log._value("a", g) for g in genes]
+    b = [log._value("b", g) for g in genes]
+    assert a[0] == 0.0 and b[0] == 0.0 and a[-1] == pytest.approx(1.0) and b[-1] == pytest.approx(1.0)
+    assert all(x < y for x, y in zip(a, a[1:])) and all(x < y for x, y in zip(b, b[1:]))
+    assert 1e-5 < a[5] < 1e-3 and 1e-6 < b[5] < 1e-4  # mid-gene = mid-decade, not 0.5
+    assert log._value("K1", 2.5) == 2.5 and lin._value("a", 0.5) == 0.5
+    x = log.lower + 0.5 * (log.upper - log.lower)
+    crit = log.decode(x).order.criteria[0]
+    assert crit.a == pytest.approx(a[5]) and crit.K == (2.5,) * 5 and crit.w == (0.5,) * 5
+    with pytest.raises(StrategyError):
+        GreedyEncoding(gene_scale="cubic")

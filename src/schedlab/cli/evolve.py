@@ -95,6 +95,7 @@ def greedy(
     scale_to: Optional[int] = typer.Option(None, "--scale-to", help="scale every trace to this many processors"),
     months: Optional[int] = typer.Option(None, "--months", help="train on the first N months of each trace only"),
     procedure: str = typer.Option("free", "--procedure", help="free (criterion per class searched) or paper (4 runs + best of 64)"),
+    gene_scale: str = typer.Option("linear", "--gene-scale", help="linear (paper) or log: genes of a, b spread over decades"),
     workers: Optional[int] = typer.Option(None, "--workers", help="local worker processes (default: all cores; 1 = serial)"),
     dask: Optional[str] = typer.Option(None, "--dask", help="Dask scheduler address, scheduler file, or 'local'"),
 ) -> None:
@@ -104,6 +105,7 @@ def greedy(
     config = EvolveConfig(
         traces=tuple(traces), objective=objective, generations=generations, mu=mu, lam=lam, optimizer=optimizer,
         seed=seed, procs=procs, scale_to=scale_to, months=months, procedure=procedure,
+        gene_scale=gene_scale,
     )
     spec, workers = _executor_spec(workers, dask)
     bar = _Progress()

@@ -23,7 +23,7 @@ from ..sim.model import Machine
 from ..strategy.model import CRITERIA, Strategy
 from ..workload.model import Workload
 from .cmaes import make_optimizer
-from .greedy import PROCEDURES, GreedyEncoding, ParamsEvaluator, TrainingSet, assemblies, strategy_value
+from .greedy import GENE_SCALES, PROCEDURES, GreedyEncoding, ParamsEvaluator, TrainingSet, assemblies, strategy_value
 from .greedy import __doc__ as GREEDY_DOC
 from .run import RunFolder, RunResult, atomic_write_text, optimize
 
@@ -46,10 +46,13 @@ class EvolveConfig:
     scale_to: int | None = None
     months: int | None = None
     procedure: str = "free"
+    gene_scale: str = "linear"
 
     def __post_init__(self) -> None:
         if self.procedure not in PROCEDURES:
             raise RunError(f"unknown training procedure {self.procedure!r}; choose {' or '.join(PROCEDURES)}")
+        if self.gene_scale not in GENE_SCALES:
+            raise RunError(f"unknown gene scale {self.gene_scale!r}; choose {' or '.join(GENE_SCALES)}")
         if self.optimizer not in ("es", "cmaes"):
             raise RunError(f"unknown optimizer {self.optimizer!r}; choose es or cmaes")
         for name in ("generations", "mu", "lam"):
@@ -217,9 +220,9 @@ def evolve_greedy(
     result = EvolveResult(run_dir=run.path, best=None, best_f=math.inf, interrupted=False)
     with make_executor(executor_spec, workers=workers, payload=training) as executor:
         if config.procedure == "free":
-            encodings = {"free": GreedyEncoding()}
+            encodings = {"free": GreedyEncoding(gene_scale=config.gene_scale)}
         else:
-            encodings = {k: GreedyEncoding.uniform(k) for k in CRITERIA}
+            encodings = {k: GreedyEncoding.uniform(k, gene_scale=config.gene_scale) for k in CRITERIA}
         for label, enc in encodings.items():
             sub = run if config.procedure == "free" else RunFolder(run.path / label, dict(cfg, system=label))
             res = optimize(

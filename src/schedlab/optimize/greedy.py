@@ -24,6 +24,14 @@ Two training procedures (``procedure`` in the run config):
     Sub-runs live in RUN/f1 .. RUN/f4 (each its own resumable run folder); the 64 assemblies are
     written to RUN/assemblies.csv.
 
+Gene scale (``gene_scale``): ``linear`` (default; the paper as written) decodes a gene g in
+[lo, hi] to the parameter value g itself. The paper does not state the time unit of a and b;
+with times in seconds the useful a lies around 1e-6..1e-3 per second of wait and b around
+1e-9..1e-5 (p m reaches 1e8), a sliver of [0, 1]. ``log`` keeps the paper's bounds for the
+*values* but spreads the genes over decades: value = hi (10^(D g') - 1) / (10^D - 1) with
+g' = (g - lo) / (hi - lo), so 0 -> 0, 1 -> hi, monotone, D = 8 decades for a and 10 for b
+(K and w stay linear).
+
 ``free`` — one ES run in which the criterion of each situation is itself a search variable: a
     categorical gene in [0, 4) decoded as criterion f(1 + floor(gene)) (4 maps to f4), followed
     by all 12 parameters a, b, w1..5, K1..5 (unused ones are inert): 3 x 13 = 39 genes.
@@ -49,6 +57,10 @@ from ..errors import StrategyError
 from ..sim.model import Machine
 from ..strategy.model import BOUNDS, CRITERIA, TIME_OF_WEEK_CLASSES, Criterion, Greedy, Strategy
 from ..workload.model import Workload
+
+#: decades spanned by the log gene scale of a and b (see module docstring)
+LOG_DECADES = {"a": 8.0, "b": 10.0}
+GENE_SCALES: tuple[str, ...] = ("linear", "log")
 
 #: short labels of the time-of-week classes used in gene names
 CLASS_LABELS: tuple[str, ...] = ("weekend", "day", "night")
@@ -76,16 +88,35 @@ class GreedyEncoding:
 
     kinds: tuple[str | None, str | None, str | None] = (None, None, None)
     dispatch: str = "fcfs"
+    gene_scale: str = "linear"
 
     def __post_init__(self) -> None:
+        if self.gene_scale not in GENE_SCALES:
+            raise StrategyError(f"unknown gene scale {self.gene_scale!r}; choose linear or log")
         kinds = tuple(self.kinds)
         if len(kinds) != 3 or any(k is not None and k not in CRITERIA for k in kinds):
             raise StrategyError(f"greedy encoding needs 3 criteria (f1..f4 or None = free), got {self.kinds!r}")
         object.__setattr__(self, "kinds", kinds)
 
     @classmethod
-    def uniform(cls, kind: str) -> "GreedyEncoding":
-        return cls((kind, kind, kind))
+    def uniform(cls, kind: str, *, gene_scale: str = "linear") -> "GreedyEncoding":
+        return cls((kind, kind, kind), gene_scale=gene_scale)
+
+    def _value(self, gene: str, g: float) -> float:
+        """Parameter value of gene ``gene`` ("a", "b", ...) at g (linear, or log for a and b)."""
+        if self.gene_scale == "linear" or gene not in LOG_DECADES:
+            return float(g)
+        lo, hi = BOUNDS[gene]
+        d = LOG_DECADES[gene]
+        return float(hi * (10.0 ** (d * (g - lo) / (hi - lo)) - 1.0) / (10.0**d - 1.0))
+
+    def _gene(self, gene: str, value: float) -> float:
+        """Inverse of :meth:`_value`."""
+        if self.gene_scale == "linear" or gene not in LOG_DECADES:
+            return float(value)
+        lo, hi = BOUNDS[gene]
+        d = LOG_DECADES[gene]
+        return float(lo + (hi - lo) * math.log10(1.0 + value / hi * (10.0**d - 1.0)) / d)
 
     @property
     def names(self) -> list[str]:
@@ -123,8 +154,8 @@ class GreedyEncoding:
             crits.append(
                 Criterion(
                     kind,
-                    a=float(genes["a"]),
-                    b=float(genes["b"]) if kind != "f3" else 0.0,
+                    a=self._value("a", genes["a"]),
+                    b=self._value("b", genes["b"]) if kind != "f3" else 0.0,
                     w=w,
                     K=tuple(float(genes[f"K{i}"]) for i in range(1, 6)),
                 )
@@ -143,13 +174,14 @@ class GreedyEncoding:
                 if g == "kind":
                     out.append(CRITERIA.index(crit.kind) + 0.5)
                 elif g in ("a", "b"):
-                    out.append(getattr(crit, g))
+                    out.append(self._gene(g, getattr(crit, g)))
                 else:
                     out.append((crit.w if g[0] == "w" else crit.K)[int(g[1]) - 1])
         return np.array(out)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kinds": [k or "free" for k in self.kinds], "dispatch": self.dispatch, "genes": self.names}
+        return {"kinds": [k or "free" for k in self.kinds], "dispatch": self.dispatch, "gene_scale": self.gene_scale,
+                "genes": self.names}
 
 
 @dataclass(frozen=True, eq=False)

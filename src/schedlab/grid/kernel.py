@@ -243,6 +243,50 @@ def _grid_loop(J, sites, G, origin, policy, limit, weight):
             _rq_round(J, sites, G, now)
 
 
+@njit
+def _site_alone(J, S, G, origin, k, limit, weight):
+    """Exchange NONE for one site: the single-site event loop over the jobs with origin k.
+
+    Returns True when stopped early because the AWRT lower bound of k exceeded ``limit``.
+    """
+    n = J.f.shape[1]
+    check_every = max(n // 32, 1)
+    next_check = check_every
+    events = 0
+    i = 0
+    while i < n and origin[i] != k:
+        i += 1
+    while i < n or S.ctr[FIN_N] > 0:
+        now = np.inf
+        if i < n:
+            now = J.f[SUBMIT, i]
+        if S.ctr[FIN_N] > 0:
+            t = S.f[FINISH, S.i[FIN_H, 0]]
+            if t < now:
+                now = t
+        release_finished(J, S, now)
+        while i < n and J.f[SUBMIT, i] <= now:
+            if origin[i] == k:
+                enqueue(J, S, i)
+            i += 1
+        while i < n and origin[i] != k:
+            i += 1
+        schedule_pass(J, S, G, EASY, O_SUBMIT, now)
+        if S.ctr[FIN_N] == 0 and i >= n and S.ctr[NQ] > 0:
+            schedule_pass(J, S, G, EASY, O_SUBMIT, now)  # see _grid_loop: jobs left waiting
+        events += 1
+        if limit < np.inf and events >= next_check:
+            next_check += check_every
+            num = 0.0
+            for j in range(n):
+                s = S.f[START, j]
+                if not np.isnan(s):
+                    num += J.f[PROC, j] * J.i[WIDTH, j] * (s + J.f[PROC, j] - J.f[SUBMIT, j])
+            if num > limit * weight:
+                return True
+    return False
+
+
 def grid_kernel(submit, run, est, procs, origin, site_procs, policy, limit):
     """Simulate the grid; returns (start, site, awrt[K], aborted).
 
@@ -259,7 +303,15 @@ def grid_kernel(submit, run, est, procs, origin, site_procs, policy, limit):
     area = proc * np.asarray(procs, dtype=np.float64)
     K = len(sites)
     weight = np.bincount(origin, weights=area, minlength=K).astype(np.float64)
-    aborted = bool(_grid_loop(J, sites, G, origin, int(policy), float(limit) if policy == NONE else np.inf, weight))
+    if policy == NONE:  # sites are independent: one single-site loop each
+        aborted = False
+        for k, S in enumerate(sites):
+            if weight[k] > 0 or np.any(origin == k):
+                aborted = bool(_site_alone(J, S, G, origin, k, float(limit), weight[k]))
+                if aborted:
+                    break
+    else:
+        aborted = bool(_grid_loop(J, sites, G, origin, int(policy), np.inf, weight))
     start = np.full(n, np.nan)
     site = np.full(n, -1, dtype=np.int64)
     for k, S in enumerate(sites):

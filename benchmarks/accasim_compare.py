@@ -23,7 +23,6 @@ Run (AccaSim takes ~30 s)::
 from __future__ import annotations
 
 import argparse
-import bisect
 import heapq
 import json
 import os
@@ -71,7 +70,7 @@ def easy_deviations(ids, submit, start, end, procs, estimate, m: int) -> dict[st
     times = np.concatenate([start, end])
     delta = np.concatenate([procs, -procs])
     ev_order = np.argsort(times, kind="stable")
-    ev_t, occ = np.unique(times[ev_order], return_index=False), None
+    ev_t = np.unique(times)
     # occupancy after all events at each distinct time (zero-length jobs cancel out)
     cum = np.cumsum(delta[ev_order])
     last_at = np.searchsorted(times[ev_order], ev_t, side="right") - 1
@@ -89,8 +88,7 @@ def easy_deviations(ids, submit, start, end, procs, estimate, m: int) -> dict[st
         if fits.size:
             t_fit = max(float(ev_t[lo + fits[0]]), float(head_from[j]))
             held[int(ids[j])] = {"fits_at": t_fit, "started": float(start[j]), "lost_s": float(start[j] - t_fit),
-                                 "zero_length_job_at_fit": t_fit in zero_at,
-                                 "reservation_s": None}
+                                 "zero_length_job_at_fit": t_fit in zero_at}
     # --- reservation broken: per start time, does the pass move the head's reservation later?
     broken: dict[int, dict] = {}
     by_time: dict[float, list[int]] = defaultdict(list)
@@ -135,7 +133,6 @@ def easy_deviations(ids, submit, start, end, procs, estimate, m: int) -> dict[st
                 if j not in ahead:
                     busy += procs[j]
                 heapq.heappush(running, (float(end[j]), int(j), float(est_end[j]), int(procs[j])))
-        # queue order positions of jobs started now are skipped on the next call
     return {"reservation broken": broken, "head held": held}
 
 

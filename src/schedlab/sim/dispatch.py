@@ -26,9 +26,9 @@ from .._config import njit
 from .heap import heap_pop, heap_push, heap_remove
 from .profile import build_profile, drop_past, reserve
 from .state import (
-    AUX_H, AUX_P, CONSERVATIVE, DIRTY, EASY, EST, EST_H, EST_N, EST_P, ESTEND, FCFS, FIN_H, FIN_N, FIN_P,
-    FINISH, FREE, GROUP, KEY0, KILL, LASTDISP, LIST, MARK, NQ, O_GREEDY, ORDERED, PROC, QORDER, QUEUE, RESV,
-    SEG, START, SUBMIT, VALS, WIDTH,
+    AUX_H, AUX_P, CACHE_HEAD, CACHE_VERSION, CONSERVATIVE, DIRTY, EASY, EST, EST_H, EST_N, EST_P, ESTEND, EXTRA,
+    FCFS, FIN_H, FIN_N, FIN_P, FINISH, FREE, GROUP, KEY0, KILL, LASTDISP, LIST, MARK, NQ, O_GREEDY, ORDERED,
+    PROC, QORDER, QUEUE, RESV, SEG, SHADOW, START, SUBMIT, VALS, VERSION, WIDTH,
 )
 
 
@@ -43,6 +43,7 @@ def start_job(JF, JI, ctr, SI, SF, j, now):
     ctr[FIN_N] = heap_push(SI, SF, FIN_H, FIN_P, FINISH, ctr[FIN_N], j)
     ctr[EST_N] = heap_push(SI, SF, EST_H, EST_P, ESTEND, ctr[EST_N], j)
     SI[MARK, j] = 1
+    ctr[VERSION] += 1
 
 
 @njit
@@ -55,6 +56,7 @@ def release_finished(J, S, now):
         ctr[FIN_N] = nfin
         ctr[EST_N] = heap_remove(SI, SF, EST_H, EST_P, ESTEND, ctr[EST_N], j)
         ctr[FREE] += J.i[WIDTH, j]
+        ctr[VERSION] += 1
         if SF[FINISH, j] != SF[ESTEND, j]:
             ctr[DIRTY] = 1  # ended before its estimate: reservations change
         count += 1
@@ -212,7 +214,13 @@ def easy_pass(J, S, view, now):
     if i >= nq:
         return i
     started = i
-    shadow, extra = head_reservation(J, S, JI[WIDTH, view[i]], now)
+    head = view[i]
+    if ctr[KILL] == 1 and ctr[CACHE_HEAD] == head and ctr[CACHE_VERSION] == ctr[VERSION]:
+        # only arrivals since the last pass: same running set, same head, same reservation
+        # (and the spare count it left); without killing, estimated ends move with now
+        shadow, extra = S.x[SHADOW], S.x[EXTRA]
+    else:
+        shadow, extra = head_reservation(J, S, JI[WIDTH, head], now)
     for k in range(i + 1, nq):
         if ctr[FREE] == 0:
             break
@@ -226,6 +234,8 @@ def easy_pass(J, S, view, now):
                 start_job(JF, JI, ctr, SI, SF, j, now)
                 extra -= w
                 started += 1
+    S.x[SHADOW], S.x[EXTRA] = shadow, extra
+    ctr[CACHE_HEAD], ctr[CACHE_VERSION] = head, ctr[VERSION]
     return started
 
 

@@ -9,7 +9,8 @@ Three bundles travel through every kernel (STUMPY style, instead of 26 positiona
     ``i`` int64 rows WIDTH m_j and GROUP (user group 0..5).
 
 ``Site`` (mutable, one per machine; a grid loop makes one per site over the same ``Jobs``):
-    ``ctr`` int64 counters (slots below: queue length, free processors, heap sizes, ...);
+    ``ctr`` int64 counters (slots below: queue length, free processors, heap sizes, ...) and
+    ``x`` float64 scalars (the cached EASY reservation);
     ``i`` int64 rows: QUEUE (waiting jobs sorted by the static order ``ctr[QORDER]``), MARK (started
     in this pass), two indexed heaps of running jobs (FIN_H/FIN_P by actual finish, EST_H/EST_P by
     estimated end start + \\bar p_j), ORDERED (the greedy-sorted queue), AUX_H/AUX_P (scratch heap);
@@ -54,7 +55,12 @@ KILL = 7  # 1: jobs are killed at their estimate
 QORDER = 8  # static order the queue array is sorted by
 LASTDISP = 9  # dispatch code of the previous pass (-1 before the first)
 SEG = 10  # index of the current time-of-week segment
-N_CTR = 11
+VERSION = 11  # bumped whenever a job starts or ends (the running set changed)
+CACHE_HEAD = 12  # EASY: head job whose reservation is cached in Site.x[SHADOW], Site.x[EXTRA]
+CACHE_VERSION = 13  # EASY: VERSION at which that reservation was left
+N_CTR = 14
+# slots of Site.x (float scalars)
+SHADOW, EXTRA = 0, 1
 
 # rows of Jobs.f / Jobs.i
 SUBMIT, EST, PROC, KEY0 = 0, 1, 2, 3  # KEY0 + order code: static sort key of that order
@@ -64,7 +70,7 @@ QUEUE, MARK, FIN_H, FIN_P, EST_H, EST_P, ORDERED, AUX_H, AUX_P = range(9)
 START, FINISH, ESTEND, RESV, VALS = range(5)
 
 Jobs = namedtuple("Jobs", "f i")
-Site = namedtuple("Site", "ctr i f prof_t prof_f")
+Site = namedtuple("Site", "ctr x i f prof_t prof_f")
 GreedyParams = namedtuple("GreedyParams", "kind a b w K seg_t seg_c")
 
 
@@ -95,7 +101,8 @@ def new_site(n: int, procs: int, kill: bool, order: int = O_SUBMIT) -> Site:
     si[MARK] = 0
     sf = np.full((5, n), np.nan, dtype=np.float64)
     cap = 2 * n + 2
-    return Site(ctr, si, sf, np.zeros(cap, dtype=np.float64), np.zeros(cap, dtype=np.int64))
+    ctr[CACHE_HEAD] = -1
+    return Site(ctr, np.zeros(2), si, sf, np.zeros(cap, dtype=np.float64), np.zeros(cap, dtype=np.int64))
 
 
 def greedy_params(order, seg_t=None, seg_c=None) -> GreedyParams:

@@ -86,26 +86,31 @@ def _check_capacity(w, start, finish, m) -> None:
                                   f"but {busy_before[bad[0]]} of {m} are busy")
 
 
-def earliest_start(times, free, width, duration):
-    """Earliest profile step s with >= width free during [s, s + duration); profile step index."""
-    bad = free < width
-    # next_bad[k]: first index >= k whose step lacks processors (len if none)
-    idx = np.where(bad, np.arange(len(free)), len(free))
-    next_bad = np.minimum.accumulate(idx[::-1])[::-1]
-    end_ok = np.append(times, np.inf)[next_bad] >= times + duration
-    return int(np.flatnonzero(~bad & end_ok)[0])
+def earliest_start(times: list, free: list, width: int, duration: float) -> int:
+    """Index k of the earliest profile step with >= width processors free during
+    [times[k], times[k] + duration); ``free[k]`` is free during [times[k], times[k+1])."""
+    k = 0
+    while True:
+        while free[k] < width:
+            k += 1
+        end = times[k] + duration
+        last = k + 1
+        while last < len(times) and times[last] < end and free[last] >= width:
+            last += 1
+        if last == len(times) or times[last] >= end:
+            return k
+        k = last  # step `last` lacks processors: start after it
 
 
-def book(times, free, k, width, duration):
-    """The profile with ``width`` processors taken during [times[k], times[k] + duration)."""
-    e = times[k] + duration
-    l = int(np.searchsorted(times, e))
-    if l == len(times) or times[l] != e:
-        times = np.insert(times, l, e)
-        free = np.insert(free, l, free[l - 1])
-    free = free.copy()
-    free[k:l] -= width
-    return times, free
+def book(times: list, free: list, k: int, width: int, duration: float) -> None:
+    """Take ``width`` processors during [times[k], times[k] + duration) (in place)."""
+    end = times[k] + duration
+    last = bisect.bisect_left(times, end)
+    if last == len(times) or times[last] != end:
+        times.insert(last, end)
+        free.insert(last, free[last - 1])
+    for i in range(k, last):
+        free[i] -= width
 
 
 class _Replay:
@@ -225,30 +230,27 @@ class _Replay:
             self.check_conservative(t, ordered, starters, running)
 
     def check_easy(self, t, ordered, k, starters, running) -> None:
-        """The head's reservation (earliest start by estimated ends) is the same with the
-        backfilled jobs as without them."""
+        """The head's reservation (earliest start by the estimated ends of the jobs running
+        before the backfill) leaves the head enough processors with the backfilled jobs added."""
         w = self.w
         head = ordered[k]
-        prefix = ordered[:k]
-        backfilled = [j for j in ordered[k + 1:] if j in starters]
-        before = self._head_start(list(running) + prefix, w.procs[head], t)
-        after = self._head_start(list(running) + prefix + backfilled, w.procs[head], t)
-        if after > before:
+        need = w.procs[head]
+        busy = np.fromiter(running, dtype=np.int64, count=len(running))
+        busy = np.concatenate([busy, np.asarray(ordered[:k], dtype=np.int64)])
+        ends = np.maximum(self.start[busy] + w.estimate[busy], t)  # a job started at t: t + estimate
+        width = w.procs[busy]
+        o = np.argsort(ends, kind="stable")
+        avail = self.m - width.sum() + np.cumsum(width[o])
+        reservation = float(ends[o][np.argmax(avail >= need)]) if self.m - width.sum() < need else t
+        backfilled = np.asarray([j for j in ordered[k + 1:] if j in starters], dtype=np.int64)
+        still_busy = width[ends > reservation].sum() + w.procs[backfilled][
+            t + w.estimate[backfilled] > reservation].sum()
+        if self.m - still_busy < need:
             ids = w.id
             raise ScheduleInvalid(
                 f"EASY: backfilling job(s) {[int(ids[j]) for j in backfilled]} at {t} delays the reservation "
-                f"of head job {ids[head]} from {before} to {after}")
-
-    def _head_start(self, busy_jobs, need, t):
-        jobs = np.asarray(busy_jobs, dtype=np.int64)
-        width = self.w.procs[jobs]
-        free = self.m - width.sum()
-        if free >= need:
-            return t
-        ends = np.maximum(self.start[jobs] + self.w.estimate[jobs], t)  # backfilled: t + estimate
-        o = np.argsort(ends, kind="stable")
-        avail = free + np.cumsum(width[o])
-        return float(ends[o][np.argmax(avail >= need)])
+                f"of head job {ids[head]} at {reservation}: only {self.m - still_busy} of its {need} "
+                "processors are free then")
 
     def check_conservative(self, t, ordered, starters, running) -> None:
         """Walking the queue in order, each job is reserved at its earliest start given the
@@ -261,16 +263,17 @@ class _Replay:
         freed = np.bincount(inv, weights=w.procs[jobs][o]).astype(np.int64)
         free_now = self.m - int(w.procs[jobs].sum())
         if uniq.size and uniq[0] == t:
-            times = uniq
-            free = free_now + np.cumsum(freed)
+            times = uniq.tolist()
+            free = (free_now + np.cumsum(freed)).tolist()
         else:
-            times = np.concatenate([[t], uniq])
-            free = free_now + np.concatenate([[0], np.cumsum(freed)])
+            times = [t] + uniq.tolist()
+            free = [free_now] + (free_now + np.cumsum(freed)).tolist()
         last = max(i for i, j in enumerate(ordered) if j in starters)
         for j in ordered[: last + 1]:
-            k = earliest_start(times, free, w.procs[j], w.estimate[j])
+            width, duration = int(w.procs[j]), float(w.estimate[j])
+            k = earliest_start(times, free, width, duration)
             if j in starters and times[k] != t:
                 raise ScheduleInvalid(
                     f"conservative: job {w.id[j]} starts at {t} but its earliest start that delays no "
                     f"earlier reservation is {times[k]}")
-            times, free = book(times, free, k, w.procs[j], w.estimate[j])
+            book(times, free, k, width, duration)

@@ -1,0 +1,37 @@
+"""Every real trace in ../shared/workloads simulates under all four dispatch rules and the
+shared validator passes (capacity, submit, processing times, and each rule's reservations)."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+from conftest import WORKLOADS, trace_path
+from schedlab.sim import Machine, simulate, validate_schedule
+from schedlab.strategy import Strategy
+from schedlab.workload import job_width, load_trace, read_trace
+
+TRACES = sorted(p.name for p in WORKLOADS.glob("*.swf.gz")) if WORKLOADS.is_dir() else ["<missing>"]
+
+
+@functools.lru_cache(maxsize=1)
+def cleaned(name: str):
+    """The trace read, cleaned and grouped; headerless traces run on their widest job."""
+    raw = read_trace(trace_path(name))
+    procs = raw.machine_procs or int(job_width(raw).max())
+    return load_trace(raw, procs=procs)
+
+
+def test_the_trace_folder_is_complete():
+    assert len(TRACES) >= 17, f"expected the 17 traces of MANIFEST.md in {WORKLOADS}, found {TRACES}"
+
+
+@pytest.mark.parametrize("rule", ["fcfs", "list", "easy", "conservative"])
+@pytest.mark.parametrize("name", TRACES)  # trace by trace, so the cache holds one
+def test_trace_simulates_and_validates(name, rule):
+    w = cleaned(name)
+    s = simulate(w, Machine(w.machine_procs), Strategy(rule))
+    validate_schedule(s)
+    assert np.all(s.start >= w.submit) and len(s.start) == len(w) > 0

@@ -64,10 +64,23 @@ def test_pareto_cli_writes_the_run_folder(capsys, tmp_path):
     out = tmp_path / "run"
     assert main(["grid", "pareto", *SITES, "--out", str(out), "--generations", "2", "--pop", "4", "--seed", "3"]) == 0
     assert "front points after 2 generations (8 evaluations)" in capsys.readouterr().out
-    for name in ("config.json", "checkpoint", "history.csv", "points.csv", "front.csv", "points.md",
+    for name in ("config.json", "checkpoint", "history.csv", "points.csv", "front.csv", "points.md", "comparison.json",
                  "references.json", "front.png", "hypervolume.png"):
         assert (out / name).stat().st_size > 0
     refs = json.loads((out / "references.json").read_text())
     assert set(refs) == {"none", "pool", "rq"}
     front = (out / "front.csv").read_text().splitlines()
     assert front[0] == "AWRT_KTH-SP2,AWRT_SDSC-SP2,jobs_KTH-SP2,jobs_SDSC-SP2,migrated" and len(front) >= 2
+
+
+def test_front_vs_references_gap():
+    import numpy as np
+
+    from schedlab.grid.report import front_vs_references
+
+    refs = {"rq": {"sites": [{"AWRT": 100.0}, {"AWRT": 200.0}]}, "none": {"sites": [{"AWRT": 50.0}, {"AWRT": 50.0}]}}
+    F = np.array([[90.0, 250.0], [110.0, 180.0], [95.0, 190.0]])
+    cmp = front_vs_references(F, refs)
+    assert cmp["rq"]["dominated"] and cmp["rq"]["gap"] == pytest.approx(-0.05)  # (95, 190) beats (100, 200)
+    assert not cmp["none"]["dominated"] and cmp["none"]["dominates"] == 3
+    assert cmp["none"]["gap"] == pytest.approx(min(max(40 / 50, 200 / 50), max(60 / 50, 130 / 50), max(45 / 50, 140 / 50)))

@@ -4,7 +4,8 @@ nsga2-grid-performance-bounds, Sections 4-5. The run folder holds ``config.json`
 ``checkpoint`` (after every generation), ``history.csv`` (hypervolume per generation),
 ``points.csv`` (every evaluated partition), ``references.json`` (EASY/POOL/RQ simulations),
 and at the end ``front.csv``, ``points.md`` (table of the reference and front points),
-``front.png`` and ``hypervolume.png``.
+``comparison.json`` (does the front dominate / reach each heuristic), ``front.png`` and
+``hypervolume.png``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import numpy as np
 from ..optimize.nsga2_grid import GridNSGA2Config, ParetoResult, run_pareto
 from ..optimize.run import RunFolder
 from .partition import PartitionProblem
-from .report import front_csv, plot_front, plot_hypervolume, points_table_md
+from .report import front_csv, front_vs_references, plot_front, plot_hypervolume, points_table_md
 from .sim import GridTrace, simulate_grid
 
 
@@ -72,6 +73,8 @@ def pareto(
         result = run_pareto(run, payload, config, ex, on_generation=on_generation)
     run.write_text("front.csv", front_csv(result.front_F, result.front_X, payload.origin, trace.names))
     run.write_text("points.md", points_table_md(result.front_F, refs, trace.names))
+    comparison = front_vs_references(result.front_F, refs)
+    run.write_text("comparison.json", json.dumps(comparison, indent=2) + "\n")
     if payload.n_sites == 2:
         pts = np.array([[p["AWRT_1"], p["AWRT_2"]] for p in result.points if p["feasible"]]).reshape(-1, 2)
         plot_front(run.file("front.png"), result.front_F, refs, trace.names, points=pts)

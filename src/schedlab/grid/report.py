@@ -121,3 +121,25 @@ def plot_hypervolume(path, history: Sequence[dict], ref: Sequence[float]) -> Non
     fig.tight_layout()
     _save(fig, path)
     plt.close(fig)
+
+
+def front_vs_references(F: np.ndarray, references: dict[str, dict]) -> dict[str, dict]:
+    """Where each heuristic lies relative to the front (Section 5.4: 'RQ lies on the front').
+
+    Per policy: ``dominated`` (some front point is at least as good for every site and better for
+    one), ``dominates`` (front points it dominates), and ``gap`` = min over front points of
+    max_k (F_k - H_k) / H_k: <= 0 means a front point is at least as good on every site; a small
+    positive gap means the heuristic lies just beyond (below) the front by that fraction.
+    """
+    out = {}
+    F = np.asarray(F, dtype=np.float64)
+    for name, ref in references.items():
+        h = np.array([s["AWRT"] for s in ref["sites"]], dtype=np.float64)
+        if F.size == 0:
+            out[name] = {"AWRT": h.tolist(), "dominated": False, "dominates": 0, "gap": None}
+            continue
+        le = np.all(F <= h, axis=1) & np.any(F < h, axis=1)
+        ge = np.all(F >= h, axis=1) & np.any(F > h, axis=1)
+        gap = float(np.min(np.max((F - h) / h, axis=1)))
+        out[name] = {"AWRT": h.tolist(), "dominated": bool(le.any()), "dominates": int(ge.sum()), "gap": gap}
+    return out

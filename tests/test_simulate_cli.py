@@ -21,6 +21,17 @@ from schedlab.workload import load_trace
 KTH = trace_path("KTH-SP2-1996-2.1-cln.swf.gz")
 
 
+@pytest.fixture(scope="module")
+def kth_cut(tmp_path_factory):
+    """The first two months of the real KTH-SP2 trace as an SWF file (keeps the slow checks short)."""
+    from schedlab.workload import read_trace, write_swf
+    from schedlab.workload.cut import cut_months
+
+    path = tmp_path_factory.mktemp("kth") / "KTH-2months.swf"
+    write_swf(cut_months(read_trace(str(KTH)), 2), path)
+    return path
+
+
 def run(capsys, *argv):
     code = main([str(a) for a in argv])
     out, err = capsys.readouterr()
@@ -114,13 +125,13 @@ def test_kill_and_no_kill(capsys, tmp_path):
     assert finishes == {False: 40.0, True: 100.0}
 
 
-def test_strategy_file_overrides_policy(capsys, tmp_path):
+def test_strategy_file_overrides_policy(capsys, tmp_path, kth_cut):
     strategy = Strategy("conservative", order="estimate")
     f = tmp_path / "s.json"
     f.write_text(strategy.to_json())
-    code, out, err = run(capsys, "simulate", KTH, "--policy", "fcfs", "--strategy", f, "--json")
+    code, out, err = run(capsys, "simulate", kth_cut, "--policy", "fcfs", "--strategy", f, "--json")
     assert code == 0, err
-    assert_same_metrics(json.loads(out), compute_metrics(simulate_in_test(KTH, strategy)))
+    assert_same_metrics(json.loads(out), compute_metrics(simulate_in_test(kth_cut, strategy)))
 
 
 def test_table_output_and_policy_help(capsys):
@@ -179,10 +190,10 @@ def test_job_wider_than_the_machine(capsys, tmp_path):
 
 
 # ---------------------------------------------------------------------------- compare
-def test_compare_table_and_csv_agree_with_the_api(capsys, tmp_path):
+def test_compare_table_and_csv_agree_with_the_api(capsys, tmp_path, kth_cut):
     out_csv = tmp_path / "cmp.csv"
-    policies = ["fcfs", "easy/estimate", "greedy"]
-    code, out, err = run(capsys, "compare", "KTH-SP2", "--policies", ",".join(policies), "--csv", out_csv,
+    policies = ["fcfs", "easy/estimate", "greedy", "list/group"]
+    code, out, err = run(capsys, "compare", kth_cut, "--policies", ",".join(policies), "--csv", out_csv,
                          "--objective", "AWRT1 + AWRT")
     assert code == 0, err
     for p in policies:
@@ -195,7 +206,7 @@ def test_compare_table_and_csv_agree_with_the_api(capsys, tmp_path):
 
     objective = Objective("AWRT1 + AWRT")
     for r, p in zip(rows, policies):
-        s = simulate_in_test("KTH-SP2", parse_policy(p))
+        s = simulate_in_test(kth_cut, parse_policy(p))
         m = compute_metrics(s)
         for key in ("AWRT", "AWRT1", "UTIL", "mean_bounded_slowdown", "makespan"):
             assert float(r[key]) == pytest.approx(m[key], rel=1e-12), (p, key)

@@ -181,6 +181,7 @@ def test_bad_files_give_one_line(capsys, tmp_path):
     extra.write_text('{"dispatch": "easy", "speed": 3}')
     one_line_error(*run(capsys, "simulate", KTH, "--strategy", extra)[::2], "e.json", "speed")
     one_line_error(*run(capsys, "simulate", KTH, "--strategy", tmp_path / "nope.json")[::2], "nope.json")
+    one_line_error(*run(capsys, "simulate", KTH, "--schedule-out", tmp_path / "no" / "s.csv")[::2], "s.csv", "folder")
 
 
 def test_job_wider_than_the_machine(capsys, tmp_path):

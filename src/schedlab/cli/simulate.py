@@ -201,6 +201,8 @@ def simulate_command(
     if trace is None:
         raise OptionError("missing TRACE: give an SWF file or a bundled name such as KTH-SP2")
     obj = _check_options(objective, repeat, bound)
+    if schedule_out is not None and not Path(schedule_out).resolve().parent.is_dir():
+        raise OptionError(f"{schedule_out}: cannot write schedule: folder does not exist")
     strategy = load_strategy_file(strategy_file) if strategy_file is not None else Strategy(policy, order)
     workload, m = _load(trace, procs)
     schedule, seconds = run_strategy(workload, m, strategy, kill=not no_kill, repeat=repeat)

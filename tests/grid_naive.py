@@ -33,10 +33,6 @@ def naive_grid(submit, run, est, procs, origin, site_procs, exchange):
         if j in pool:
             pool.remove(j)
 
-    def end_zero_length(k, t):
-        # a job of length 0 holds its processors during the pass that starts it, then ends
-        running[k] = [j for j in running[k] if start[j] + run[j] > t]
-
     def reservation(k, head, t):
         if free(k) >= procs[head]:
             return t, free(k) - procs[head]
@@ -61,19 +57,14 @@ def naive_grid(submit, run, est, procs, origin, site_procs, exchange):
                 elif procs[j] <= extra:
                     begin(j, k, t)
                     extra -= procs[j]
-        end_zero_length(k, t)
 
     nxt = 0
-    t = 0.0
-    while nxt < n or any(running) or any(queues):
+    while nxt < n or any(running):
         cands = [start[j] + run[j] for k in range(K) for j in running[k]]
         if nxt < n:
             cands.append(submit[nxt])
+        t = min(cands)  # a zero-length job's finish is an event at its start time
         changed = set()
-        if cands:
-            t = min(cands)
-        else:  # jobs wait after zero-length jobs ended with their pass: one more round now
-            changed = {k for k in range(K) if queues[k]}
         for k in range(K):
             still = [j for j in running[k] if start[j] + run[j] > t]
             if len(still) < len(running[k]):
@@ -104,7 +95,6 @@ def naive_grid(submit, run, est, procs, origin, site_procs, exchange):
                     elif procs[j] <= extra:
                         begin(j, k, t)
                         extra -= procs[j]
-                end_zero_length(k, t)
         else:
             for k in range(K):
                 easy(k, t)

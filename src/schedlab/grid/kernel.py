@@ -7,7 +7,8 @@ job arrives at its origin site. Jobs are killed at their estimate: p_j = min(run
 
 Event semantics are the single-site engine's: at one timestamp all finishes are processed (every
 site), then all arrivals, then one scheduling round over the sites in index order 0..K-1; a job
-of length 0 holds its processors during the pass that starts it and is released at its end.
+of length 0 holds its processors during the pass that starts it, and its finish is an event at
+the same timestamp (another round follows).
 
 One scheduling round, by exchange policy:
 
@@ -128,7 +129,6 @@ def _pool_round(J, sites, G, origin, pool, plen, first, last, now):
         if blocked:
             shadow, extra = head_reservation(J, S, _width(J, S.i[QUEUE, 0]), now)
         keep = 0
-        took = False
         for idx in range(plen):
             j = pool[idx]
             if _started(sites, j):
@@ -145,13 +145,10 @@ def _pool_round(J, sites, G, origin, pool, plen, first, last, now):
                     start_job(J.f, J.i, S.ctr, S.i, S.f, j, now)
                     S.i[MARK, j] = 0
                     _dequeue(sites[origin[j]], j)
-                    took = True
                     continue
             pool[keep] = j
             keep += 1
         plen = keep
-        if took:
-            release_finished(J, S, now)  # zero-length jobs end with the pass that started them
     return plen
 
 
@@ -194,7 +191,6 @@ def _grid_loop(J, sites, G, origin, policy, limit, weight):
     check_every = max(n // 32, 1)  # events (<= 2n): about 64 checks per run
     events = 0
     next_check = check_every
-    last = 0.0
     i = 0
     while True:
         now = np.inf
@@ -206,18 +202,7 @@ def _grid_loop(J, sites, G, origin, policy, limit, weight):
                 if t < now:
                     now = t
         if now == np.inf:
-            # nothing left to happen, yet jobs wait: only after a pass whose zero-length jobs were
-            # released at its end (the single-site engine leaves such jobs unscheduled) -> one
-            # more round at the same instant
-            stuck = False
-            for k in range(K):
-                if sites[k].ctr[NQ] > 0:
-                    dirty[k] = True
-                    stuck = True
-            if not stuck:
-                return False
-            now = last
-        last = now
+            return False
         for k in range(K):
             if release_finished(J, sites[k], now) > 0:
                 dirty[k] = True
@@ -272,8 +257,6 @@ def _site_alone(J, S, G, origin, k, limit, weight):
         while i < n and origin[i] != k:
             i += 1
         schedule_pass(J, S, G, EASY, O_SUBMIT, now)
-        if S.ctr[FIN_N] == 0 and i >= n and S.ctr[NQ] > 0:
-            schedule_pass(J, S, G, EASY, O_SUBMIT, now)  # see _grid_loop: jobs left waiting
         events += 1
         if limit < np.inf and events >= next_check:
             next_check += check_every

@@ -61,18 +61,12 @@ def points_table_md(F: np.ndarray, references: dict[str, dict], names: Sequence[
 
 
 def _save(fig, path) -> None:
-    """Save a figure atomically (temp file in the same folder, then os.replace)."""
-    import os
-    import tempfile
+    """Save a figure as PNG atomically (rendered in memory, then the run folder's atomic write)."""
+    from ..optimize.run import atomic_write_bytes
 
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".png", dir=path.parent)
-    os.close(fd)
-    try:
-        fig.savefig(tmp, dpi=120)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=120)
+    atomic_write_bytes(path, buf.getvalue())
 
 
 def plot_front(path, F: np.ndarray, references: dict[str, dict], names: Sequence[str], points=None) -> None:

@@ -10,6 +10,7 @@ Read a real trace, simulate a strategy, score the schedule against an owner's ob
 
 from .errors import SchedlabError, SWFError
 from .metrics import Objective, compute_metrics
+from .sim import Machine, Schedule, simulate
 from .strategy import Criterion, Greedy, Strategy
 from .workload.load import load_trace
 from .workload.model import Workload
@@ -17,4 +18,4 @@ from .workload.swf import read_swf, write_swf
 
 __version__ = "0.1.0"
 
-__all__ = ["Criterion", "Greedy", "SWFError", "SchedlabError", "Strategy", "Workload", "Objective", "__version__", "compute_metrics", "load_trace", "read_swf", "write_swf"]
+__all__ = ["Criterion", "Greedy", "SWFError", "SchedlabError", "Strategy", "Workload", "Objective", "__version__", "compute_metrics", "load_trace", "read_swf", "write_swf", "Machine", "Schedule", "simulate"]

@@ -6,7 +6,8 @@ current time ``now``. Contracts (what a multi-site or fuzzy-rule engine may rely
 - :func:`release_finished` (J, S, now): end every running job with finish <= now, free its
   processors; marks the conservative profile dirty when a job ended before its estimated end.
 - :func:`enqueue` (J, S, j): job j joins the waiting queue at its place in the site's static order.
-- :func:`schedule_pass` (J, S, G, dispatch, order, now) -> started: ONE scheduling pass with the
+- :func:`schedule_pass` (J, S, G, dispatch, order, now) -> started: ONE scheduling pass (callers
+  skip it when the queue is empty, as :func:`schedlab.sim.engine._run` does) with the
   given dispatch rule and queue order *codes* (they may differ from pass to pass: the queue is
   re-sorted and the conservative profile rebuilt when they change). Started jobs get
   start/finish in ``S.f``.
@@ -26,7 +27,7 @@ from .._config import njit
 from .heap import heap_pop, heap_push, heap_remove
 from .profile import build_profile, drop_past, reserve
 from .state import (
-    AUX_H, AUX_P, CACHE_HEAD, CACHE_VERSION, CONSERVATIVE, DIRTY, EASY, EST, EST_H, EST_N, EST_P, ESTEND, EXTRA,
+    AUX_H, AUX_P, C_A, C_B, C_K, C_KIND, C_W, CACHE_HEAD, CACHE_VERSION, CONSERVATIVE, DIRTY, EASY, EST, EST_H, EST_N, EST_P, ESTEND, EXTRA,
     FCFS, FIN_H, FIN_N, FIN_P, FINISH, FREE, GROUP, KEY0, KILL, LASTDISP, LIST, MARK, NQ, O_GREEDY, ORDERED,
     PROC, QORDER, QUEUE, RESV, SEG, SHADOW, START, SUBMIT, VALS, VERSION, WIDTH,
 )
@@ -112,11 +113,12 @@ def greedy_value(J, G, c, j, now):
     wait = now - J.f[SUBMIT, j]
     p = J.f[EST, j]
     m = J.i[WIDTH, j]
-    kind = G.kind[c]
-    a = G.a[c]
-    b = G.b[c]
-    K = G.K[c, gi]
-    w = G.w[c, gi]
+    P = G.p
+    kind = P[c, C_KIND]
+    a = P[c, C_A]
+    b = P[c, C_B]
+    K = P[c, C_K + gi]
+    w = P[c, C_W + gi]
     if kind == 1:
         return w * (K + a * wait / p + b * p / m)
     if kind == 2:

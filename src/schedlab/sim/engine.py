@@ -28,7 +28,7 @@ from ..strategy.model import Greedy, Strategy
 from ..workload.model import Workload
 from .dispatch import enqueue, release_finished, schedule_pass
 from .model import Machine, Schedule
-from .state import DISPATCH_CODES, FIN_H, FIN_N, FINISH, O_GREEDY, START, SUBMIT, ORDER_CODES, greedy_params, make_jobs, new_site
+from .state import DISPATCH_CODES, FIN_H, FIN_N, FINISH, NQ, O_GREEDY, START, SUBMIT, ORDER_CODES, greedy_params, make_jobs, new_site
 
 
 @njit
@@ -45,11 +45,13 @@ def _run(J, S, G, dispatch, order):
             t = S.f[FINISH, S.i[FIN_H, 0]]
             if t < now:
                 now = t
-        release_finished(J, S, now)
+        if S.ctr[FIN_N] > 0 and S.f[FINISH, S.i[FIN_H, 0]] <= now:  # calls cost: skip empty ones
+            release_finished(J, S, now)
         while i < n and submit[i] <= now:
             enqueue(J, S, i)
             i += 1
-        schedule_pass(J, S, G, dispatch, order, now)
+        if S.ctr[NQ] > 0:
+            schedule_pass(J, S, G, dispatch, order, now)
 
 
 def check_workload(workload: Workload, machine: Machine) -> None:

@@ -19,7 +19,7 @@ Three bundles travel through every kernel (STUMPY style, instead of 26 positiona
     Matrices rather than one array per field because every array argument of a compiled call
     costs time in the hot loop.
 
-``GreedyParams`` (read-only): criterion kind/a/b/w/K per time-of-week class and the class
+``GreedyParams`` (read-only): ``p`` criterion kind/a/b/w/K per time-of-week class and the class
     segments ``seg_t``/``seg_c`` of :func:`schedlab.workload.time_of_week_segments`.
 
 A multi-site (grid) loop creates one ``Site`` per machine with :func:`new_site`, feeds arrivals to
@@ -71,7 +71,9 @@ START, FINISH, ESTEND, RESV, VALS = range(5)
 
 Jobs = namedtuple("Jobs", "f i")
 Site = namedtuple("Site", "ctr x i f prof_t prof_f")
-GreedyParams = namedtuple("GreedyParams", "kind a b w K seg_t seg_c")
+GreedyParams = namedtuple("GreedyParams", "p seg_t seg_c")
+# columns of GreedyParams.p (one row per time-of-week class)
+C_KIND, C_A, C_B, C_W, C_K = 0, 1, 2, 3, 8  # w_i at C_W + i - 1, K_i at C_K + i - 1
 
 
 def make_jobs(submit, est, proc, width, group) -> Jobs:
@@ -107,19 +109,15 @@ def new_site(n: int, procs: int, kill: bool, order: int = O_SUBMIT) -> Site:
 
 def greedy_params(order, seg_t=None, seg_c=None) -> GreedyParams:
     """Criterion parameters per time-of-week class (3 rows) of a ``Greedy`` order, or dummies."""
-    kind = np.zeros(3, dtype=np.int64)
-    a = np.zeros(3)
-    b = np.zeros(3)
-    w = np.ones((3, 5))
-    K = np.zeros((3, 5))
+    p = np.zeros((3, 13))
+    p[:, C_W:C_W + 5] = 1.0
     if order is not None:
         for c, crit in enumerate(order.per_class()):
-            kind[c] = CRITERION_CODES[crit.kind]
-            a[c], b[c] = crit.a, crit.b
-            w[c] = crit.w
-            K[c] = crit.K
+            p[c, C_KIND] = CRITERION_CODES[crit.kind]
+            p[c, C_A], p[c, C_B] = crit.a, crit.b
+            p[c, C_W:C_W + 5] = crit.w
+            p[c, C_K:C_K + 5] = crit.K
     if seg_t is None:
         seg_t = np.array([-np.inf])
         seg_c = np.zeros(1, dtype=np.int64)
-    return GreedyParams(kind, a, b, w, K, np.ascontiguousarray(seg_t, dtype=np.float64),
-                        np.ascontiguousarray(seg_c, dtype=np.int64))
+    return GreedyParams(p, np.ascontiguousarray(seg_t, dtype=np.float64), np.ascontiguousarray(seg_c, dtype=np.int64))

@@ -35,7 +35,9 @@ def test_serial_and_processes_keep_item_order_and_share_one_payload_per_worker()
     assert [r[0] for r in serial] == [3 * i for i in range(20)]
     with ProcessExecutor(2, payload) as ex:
         assert ex.workers == 2
-        out = ex.map(payload_identity, range(40))
+        ticks: list[int] = []
+        out = ex.map(payload_identity, range(40), progress=ticks.append)
+    assert ticks == list(range(1, 41))  # one call per finished item, counting up
     assert [r[0] for r in out] == [3 * i for i in range(40)]
     pids = {r[2] for r in out}
     assert os.getpid() not in pids and 1 <= len(pids) <= 2
@@ -81,6 +83,10 @@ def test_same_seed_same_run_serial_processes_and_dask(tmp_path):
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         with DaskExecutor(cluster.scheduler_address, payload=target) as ex:
             assert ex.workers == 2
+            ticks: list[int] = []
+            assert ex.map(shifted_rastrigin, [target, target + 1], progress=ticks.append) == [
+                shifted_rastrigin(target, target), shifted_rastrigin(target, target + 1)]
+            assert ticks == [1, 2]
             dask = _small_run(tmp_path, "dask", ex)
     strip = lambda h: [{k: v for k, v in r.items() if k != "elapsed"} for r in h]  # noqa: E731
     assert ref.generations == 6 and ref.evaluations == 120

@@ -113,6 +113,7 @@ def test_ctrl_c_stops_after_a_checkpoint_and_resumes_exactly(tmp_path):
 
 def test_history_rows_and_best_file(tmp_path):
     best_json = lambda x, f: json.dumps({"x": list(x), "f": f})  # noqa: E731
+    ticks: list[tuple[int, int]] = []
     res = optimize(
         RunFolder(tmp_path / "r", {"t": 2}),
         lambda: SelfAdaptiveES([0] * 2, [1] * 2, mu=2, lam=5, seed=1),
@@ -121,7 +122,9 @@ def test_history_rows_and_best_file(tmp_path):
         4,
         param_names=["u", "v"],
         best_json=best_json,
+        on_evaluation=lambda gen, evals: ticks.append((gen, evals)),
     )
+    assert ticks == [(g, 5 * g + k) for g in range(4) for k in range(1, 6)]
     lines = (tmp_path / "r" / "history.csv").read_text().splitlines()
     assert lines[0] == "gen,evaluations,best,median,sigma,elapsed,u,v"
     rows = [line.split(",") for line in lines[1:]]

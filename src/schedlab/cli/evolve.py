@@ -37,14 +37,15 @@ def _executor_spec(workers: Optional[int], dask: Optional[str]) -> tuple[Optiona
 class _Progress:
     """A Rich progress bar per (sub-)run: generation, evaluations, best objective, ETA."""
 
-    def __init__(self) -> None:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    def __init__(self, lam: int) -> None:
+        self.lam = lam
+        from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
         self.progress = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("gen  {task.fields[evals]} evals  best {task.fields[best]}"),
+            TextColumn("gen {task.completed:.1f}/{task.total}"),
+            TextColumn("{task.fields[evals]} evals  best {task.fields[best]}"),
             TimeRemainingColumn(),
             console=_err,
         )
@@ -58,6 +59,11 @@ class _Progress:
         if not self.tasks:  # shown only once the run folder is accepted and evaluation begins
             self.progress.start()
         self.tasks[label] = self.progress.add_task(label, total=total, completed=done, evals="-", best="-")
+
+    def tick(self, label: str, generations: int, evaluations: int) -> None:
+        """One more evaluation finished: advance by a fraction of a generation (smooth ETA)."""
+        in_flight = evaluations - generations * self.lam
+        self.progress.update(self.tasks[label], completed=generations + in_flight / self.lam, evals=evaluations)
 
     def step(self, label: str, row: dict[str, Any]) -> None:
         self.progress.update(
@@ -108,9 +114,10 @@ def greedy(
         gene_scale=gene_scale,
     )
     spec, workers = _executor_spec(workers, dask)
-    bar = _Progress()
+    bar = _Progress(lam)
     try:
-        result = evolve_greedy(config, out, executor_spec=spec, workers=workers, on_start=bar.start, on_generation=bar.step)
+        result = evolve_greedy(config, out, executor_spec=spec, workers=workers, on_start=bar.start, on_generation=bar.step,
+                               on_evaluation=bar.tick)
     finally:
         bar.stop()
     if result.interrupted:

@@ -3,7 +3,7 @@
 Every executor holds one heavy, read-only *payload* (e.g. the training Workloads) that reaches
 each worker exactly ONCE — through the process-pool initializer, or by one Dask ``scatter`` with
 ``broadcast=True`` — never per task. ``map(fn, items)`` then returns ``[fn(payload, item) for item
-in items]`` in item order. ``fn`` must be a picklable top-level function and a pure function of
+in items]`` in item order (``progress(k)``, if given, is called as the k-th result arrives). ``fn`` must be a picklable top-level function and a pure function of
 ``(payload, item)``: randomness lives only in the optimizer on the driver, so a run gives the same
 results on every executor and every worker count.
 """
@@ -31,7 +31,9 @@ class Executor(Protocol):
 
     payload: Any
 
-    def map(self, fn: Callable[[Any, Any], Any], items: Iterable[Any]) -> list[Any]: ...
+    def map(
+        self, fn: Callable[[Any, Any], Any], items: Iterable[Any], *, progress: Callable[[int], None] | None = None
+    ) -> list[Any]: ...
 
     def close(self) -> None: ...
 
@@ -63,8 +65,15 @@ class SerialExecutor(_Base):
     def __init__(self, payload: Any = None) -> None:
         self.payload = payload
 
-    def map(self, fn: Callable[[Any, Any], Any], items: Iterable[Any]) -> list[Any]:
-        return [fn(self.payload, item) for item in items]
+    def map(
+        self, fn: Callable[[Any, Any], Any], items: Iterable[Any], *, progress: Callable[[int], None] | None = None
+    ) -> list[Any]:
+        out = []
+        for item in items:
+            out.append(fn(self.payload, item))
+            if progress is not None:
+                progress(len(out))
+        return out
 
     def describe(self) -> str:
         return "serial"
@@ -97,10 +106,17 @@ class ProcessExecutor(_Base):
             max_workers=self.workers, initializer=_install_payload, initargs=(payload,)
         )
 
-    def map(self, fn: Callable[[Any, Any], Any], items: Iterable[Any]) -> list[Any]:
+    def map(
+        self, fn: Callable[[Any, Any], Any], items: Iterable[Any], *, progress: Callable[[int], None] | None = None
+    ) -> list[Any]:
+        from concurrent.futures import as_completed
+
         items = list(items)
         futures = [self._pool.submit(_call_with_worker_payload, fn, item) for item in items]
         try:
+            if progress is not None:
+                for done, _ in enumerate(as_completed(futures), 1):
+                    progress(done)
             return [f.result() for f in futures]
         except BaseException:
             for f in futures:
@@ -157,13 +173,20 @@ class DaskExecutor(_Base):
         self._payload_future = self._client.scatter(payload, broadcast=True) if payload is not None else None
         self.workers = max(1, len(self._client.scheduler_info().get("workers", {})))
 
-    def map(self, fn: Callable[[Any, Any], Any], items: Iterable[Any]) -> list[Any]:
+    def map(
+        self, fn: Callable[[Any, Any], Any], items: Iterable[Any], *, progress: Callable[[int], None] | None = None
+    ) -> list[Any]:
+        from distributed import as_completed
+
         items = list(items)
         futures = [
             self._client.submit(_call_with_scattered_payload, fn, item, self._payload_future, pure=False)
             for item in items
         ]
         try:
+            if progress is not None:
+                for done, _ in enumerate(as_completed(futures), 1):
+                    progress(done)
             return self._client.gather(futures)
         except BaseException:
             self._client.cancel(futures)

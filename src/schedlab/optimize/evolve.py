@@ -205,6 +205,7 @@ def evolve_greedy(
     workers: int | None = None,
     on_start: ProgressStart | None = None,
     on_generation: ProgressStep | None = None,
+    on_evaluation: Callable[[str, int, int], None] | None = None,
     report: bool = True,
 ) -> EvolveResult:
     """Run or resume a greedy optimization into run folder ``out``; compare the best with EASY; report."""
@@ -237,6 +238,7 @@ def evolve_greedy(
                 best_json=lambda x, f, enc=enc: enc.decode(x).to_json() + "\n",
                 on_start=(lambda total, done, label=label: on_start(label, total, done)) if on_start else None,
                 on_generation=(lambda row, label=label: on_generation(label, row)) if on_generation else None,
+                on_evaluation=(lambda g, e, label=label: on_evaluation(label, g, e)) if on_evaluation else None,
             )
             result.runs[label] = res
             result.evaluations += res.evaluations

@@ -193,12 +193,14 @@ def optimize(
     best_json: Callable[[np.ndarray, float], str] | None = None,
     on_generation: Callable[[dict[str, Any]], None] | None = None,
     on_start: Callable[[int, int], None] | None = None,
+    on_evaluation: Callable[[int, int], None] | None = None,
 ) -> RunResult:
     """Run (or resume) ``generations`` generations of ask -> evaluate on ``executor`` -> tell.
 
     ``evaluate(payload, x)`` is mapped over the offspring by the executor (pure: same x, same
     value). After every generation history.csv and best.json are rewritten and then the
-    checkpoint (the commit point). Ctrl-C stops after the last complete generation, whose
+    checkpoint (the commit point). ``on_evaluation(done_generations, evaluations)`` reports every
+    finished evaluation (for progress bars). Ctrl-C stops after the last complete generation, whose
     checkpoint is on disk, and returns with ``interrupted=True``.
     """
     state = run.load_checkpoint()
@@ -221,7 +223,12 @@ def optimize(
     try:
         while opt.generation < generations:
             x = opt.ask()
-            f = np.asarray(executor.map(evaluate, list(x)), dtype=np.float64)
+            if on_evaluation is not None:
+                gen, base = opt.generation, opt.evaluations
+                tick = lambda k, gen=gen, base=base: on_evaluation(gen, base + k)  # noqa: E731
+                f = np.asarray(executor.map(evaluate, list(x), progress=tick), dtype=np.float64)
+            else:
+                f = np.asarray(executor.map(evaluate, list(x)), dtype=np.float64)
             opt.tell(x, f)
             fin = f[np.isfinite(f)]
             row = {

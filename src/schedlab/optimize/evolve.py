@@ -31,6 +31,26 @@ from .run import RunFolder, RunResult, atomic_write_text, optimize
 COMPARE_METRICS: tuple[str, ...] = ("AWRT", "AWRT1", "AWRT2", "AWRT3", "AWRT4", "AWRT5", "UTIL")
 
 
+#: fixed settings of each optimizer, recorded in config.json so a run can be repeated elsewhere
+OPTIMIZER_SETTINGS: dict[str, dict[str, Any]] = {
+    "es": {
+        "algorithm": "self-adaptive (mu+lambda)-ES, Beyer & Schwefel 2002",
+        "initial": "lambda points uniform in the box, step sizes 0.2 (hi - lo)",
+        "recombination": "discrete over all mu parents (x), intermediate of 2 random parents (step sizes)",
+        "mutation": "log-normal, tau' = 1/sqrt(2n), tau = 1/sqrt(2 sqrt(n))",
+        "bounds": "reflection into [lo, hi]",
+        "selection": "plus, stable sort (parents first on ties)",
+    },
+    "cmaes": {
+        "algorithm": "CMA-ES (cma package) in the unit box, BoundTransform",
+        "x0": "box centre",
+        "sigma0": 0.3,
+        "mu": "lambda // 2 unless --mu",
+        "termination": "generation budget only",
+    },
+}
+
+
 @dataclass(frozen=True)
 class EvolveConfig:
     """Everything that determines a greedy optimization's result (stored in config.json)."""
@@ -67,6 +87,9 @@ class EvolveConfig:
         d["kind"] = "greedy"
         d["lambda"] = d.pop("lam")
         d["procedure_reading"] = _procedure_doc(self.procedure)
+        d["dispatch"] = "fcfs"  # the paper's Greedy: no backfilling (Section IV-D, restriction 1)
+        d["scale_seed"] = 0
+        d["optimizer_settings"] = OPTIMIZER_SETTINGS[self.optimizer]
         return d
 
 

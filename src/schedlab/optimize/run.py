@@ -73,6 +73,15 @@ def library_versions() -> dict[str, str]:
             out[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             out[name] = "absent"
+    try:  # the source commit, when running from a git checkout
+        import subprocess
+
+        here = Path(__file__).resolve().parent
+        rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=5)
+        if rev.returncode == 0:
+            out["schedlab_git"] = rev.stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        pass
     return out
 
 

@@ -28,7 +28,7 @@ from .heap import heap_pop, heap_push, heap_remove
 from .profile import build_profile, drop_past, reserve
 from .state import (
     AUX_H, AUX_P, C_A, C_B, C_K, C_KIND, C_W, CACHE_HEAD, CACHE_VERSION, CONSERVATIVE, DIRTY, EASY, EST, EST_H, EST_N, EST_P, ESTEND, EXTRA,
-    FCFS, FIN_H, FIN_N, FIN_P, FINISH, FREE, GROUP, KEY0, KILL, LASTDISP, LIST, MARK, NQ, O_GREEDY, ORDERED,
+    FCFS, FIN_H, FIN_N, FIN_P, FINISH, FREE, GROUP, INORD, KEY0, KILL, LASTDISP, LIST, MARK, NORD, NQ, O_GREEDY, ORDERED,
     PROC, QORDER, QUEUE, RESV, SEG, SHADOW, START, SUBMIT, VALS, VERSION, WIDTH,
 )
 
@@ -130,22 +130,58 @@ def greedy_value(J, G, c, j, now):
 
 @njit
 def greedy_view(J, S, G, now):
-    """The waiting queue sorted by decreasing criterion value at ``now`` (ties: submit order)."""
-    nq = S.ctr[NQ]
-    seg = S.ctr[SEG]
+    """The waiting queue sorted by decreasing criterion value at ``now`` (ties: submit order).
+
+    Starts from the last pass's order (waiting jobs only, new arrivals appended) and insertion-
+    sorts it: between passes few pairs change places (none for f2), so this is ~linear.
+    """
+    ctr, SI, SF = S.ctr, S.i, S.f
+    nq = ctr[NQ]
+    seg = ctr[SEG]
     while seg + 1 < G.seg_t.shape[0] and G.seg_t[seg + 1] <= now:
         seg += 1
-    S.ctr[SEG] = seg
+    ctr[SEG] = seg
     c = G.seg_c[seg]
-    q = S.i[QUEUE]
-    vals = S.f[VALS, :nq]
+    view = SI[ORDERED]
+    k = 0
+    for i in range(ctr[NORD]):  # still waiting from the last order (started jobs left INORD)
+        j = view[i]
+        if SI[INORD, j] == 1:
+            view[k] = j
+            k += 1
+    q = SI[QUEUE]
+    for i in range(nq):  # new arrivals, in submit order
+        j = q[i]
+        if SI[INORD, j] == 0:
+            SI[INORD, j] = 1
+            view[k] = j
+            k += 1
+    ctr[NORD] = nq
+    key = SF[VALS]
     for i in range(nq):
-        vals[i] = -greedy_value(J, G, c, q[i], now)
-    perm = np.argsort(vals, kind="mergesort")  # the queue is in submit order: stable = ties by it
-    view = S.i[ORDERED, :nq]
-    for i in range(nq):
-        view[i] = q[perm[i]]
-    return view
+        j = view[i]
+        key[j] = -greedy_value(J, G, c, j, now)
+    shifts = 0
+    for i in range(1, nq):  # insertion sort by (key, job)
+        j = view[i]
+        kj = key[j]
+        h = i - 1
+        while h >= 0 and (key[view[h]] > kj or (key[view[h]] == kj and view[h] > j)):
+            view[h + 1] = view[h]
+            h -= 1
+        view[h + 1] = j
+        shifts += i - 1 - h
+        if shifts > 16 * nq + 256:  # far from sorted (e.g. a new time-of-week class): sort outright
+            part = view[:nq].copy()
+            part = part[np.argsort(part, kind="mergesort")]
+            vals = np.empty(nq)
+            for h in range(nq):
+                vals[h] = key[part[h]]
+            perm = np.argsort(vals, kind="mergesort")
+            for h in range(nq):
+                view[h] = part[perm[h]]
+            break
+    return view[:nq]
 
 
 # ---------------------------------------------------------------------------- dispatch rules
@@ -313,6 +349,7 @@ def schedule_pass(J, S, G, dispatch, order, now):
             j = q[i]
             if mark[j] != 0:
                 mark[j] = 0
+                S.i[INORD, j] = 0
             else:
                 q[k] = j
                 k += 1

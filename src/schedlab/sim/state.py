@@ -13,7 +13,8 @@ Three bundles travel through every kernel (STUMPY style, instead of 26 positiona
     ``x`` float64 scalars (the cached EASY reservation);
     ``i`` int64 rows: QUEUE (waiting jobs sorted by the static order ``ctr[QORDER]``), MARK (started
     in this pass), two indexed heaps of running jobs (FIN_H/FIN_P by actual finish, EST_H/EST_P by
-    estimated end start + \\bar p_j), ORDERED (the greedy-sorted queue), AUX_H/AUX_P (scratch heap);
+    estimated end start + \\bar p_j), ORDERED (the greedy-sorted queue of the last pass) with INORD
+    (1: the job is in it), AUX_H/AUX_P (scratch heap);
     ``f`` float64 rows START, FINISH, ESTEND, RESV (conservative reservation, NaN = none yet), VALS;
     ``prof_t``/``prof_f``: the conservative availability profile (:mod:`.profile`).
     Matrices rather than one array per field because every array argument of a compiled call
@@ -58,7 +59,8 @@ SEG = 10  # index of the current time-of-week segment
 VERSION = 11  # bumped whenever a job starts or ends (the running set changed)
 CACHE_HEAD = 12  # EASY: head job whose reservation is cached in Site.x[SHADOW], Site.x[EXTRA]
 CACHE_VERSION = 13  # EASY: VERSION at which that reservation was left
-N_CTR = 14
+NORD = 14  # length of the last greedy order in Site.i[ORDERED]
+N_CTR = 15
 # slots of Site.x (float scalars)
 SHADOW, EXTRA = 0, 1
 
@@ -66,7 +68,7 @@ SHADOW, EXTRA = 0, 1
 SUBMIT, EST, PROC, KEY0 = 0, 1, 2, 3  # KEY0 + order code: static sort key of that order
 WIDTH, GROUP = 0, 1
 # rows of Site.i / Site.f
-QUEUE, MARK, FIN_H, FIN_P, EST_H, EST_P, ORDERED, AUX_H, AUX_P = range(9)
+QUEUE, MARK, FIN_H, FIN_P, EST_H, EST_P, ORDERED, AUX_H, AUX_P, INORD = range(10)
 START, FINISH, ESTEND, RESV, VALS = range(5)
 
 Jobs = namedtuple("Jobs", "f i")
@@ -99,8 +101,9 @@ def new_site(n: int, procs: int, kill: bool, order: int = O_SUBMIT) -> Site:
     ctr[QORDER] = order if order != O_GREEDY else O_SUBMIT
     ctr[LASTDISP] = -1
     ctr[DIRTY] = 1
-    si = np.full((9, n), -1, dtype=np.int64)
+    si = np.full((10, n), -1, dtype=np.int64)
     si[MARK] = 0
+    si[INORD] = 0
     sf = np.full((5, n), np.nan, dtype=np.float64)
     cap = 2 * n + 2
     ctr[CACHE_HEAD] = -1

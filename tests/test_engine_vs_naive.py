@@ -4,6 +4,7 @@ for every dispatch rule x every queue order (4 static + greedy), killing on and 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -60,24 +61,10 @@ def _check(w, m, strategy, kill):
     np.testing.assert_array_equal(schedule.finish, finish)
 
 
-@given(workloads(), orders, st.booleans())
-def test_fcfs_matches_naive(case, order, kill):
-    _check(*case, Strategy("fcfs", order), kill)
-
-
-@given(workloads(), orders, st.booleans())
-def test_list_matches_naive(case, order, kill):
-    _check(*case, Strategy("list", order), kill)
-
-
-@given(workloads(), orders, st.booleans())
-def test_easy_matches_naive(case, order, kill):
-    _check(*case, Strategy("easy", order), kill)
-
-
-@given(workloads(), orders, st.booleans())
-def test_conservative_matches_naive(case, order, kill):
-    _check(*case, Strategy("conservative", order), kill)
+@pytest.mark.parametrize("rule", RULES)
+@given(case=workloads(), order=orders, kill=st.booleans())
+def test_engine_matches_naive(rule, case, order, kill):
+    _check(*case, Strategy(rule, order), kill)
 
 
 def test_every_rule_and_order_on_one_busy_workload():

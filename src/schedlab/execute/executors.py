@@ -118,10 +118,21 @@ class ProcessExecutor(_Base):
                 for done, _ in enumerate(as_completed(futures), 1):
                     progress(done)
             return [f.result() for f in futures]
+        except KeyboardInterrupt:
+            self._abort()  # Ctrl-C: do not wait for evaluations in flight, their results are discarded
+            raise
         except BaseException:
             for f in futures:
                 f.cancel()
             raise
+
+    def _abort(self) -> None:
+        processes = list((getattr(self._pool, "_processes", None) or {}).values())
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        for proc in processes:
+            proc.terminate()
+        for proc in processes:
+            proc.join(5)
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)

@@ -5,7 +5,9 @@ nsga2-grid-performance-bounds, Section 4 and 5.2:
 - genotype: one integer gene per job of the merged trace (submit order), gene = site index
   (Section 4.1); jobs wider than the chosen site are vetoed back to their origin (a Repair);
 - random mutation: each gene changed with probability P_rand = 0.1 to a uniformly chosen *other*
-  site (eq. (1) read as "move to another site": for K = 2 a flip, as the task states);
+  site (eq. (1) read as "move to another site": for K = 2 a flip, as the task states; eq. (1)
+  taken literally, a + floor((K+1) U) mod K, leaves the gene unchanged for 2 of the 3 values when
+  K = 2, i.e. flips with P_rand / 3: use ``p_rand = 0.1 / 3`` (``--p-rand``) for that reading);
 - shift mutation, Algorithm 1: n_s = floor(|N(0, sigma)| + 0.5) genes, chosen uniformly among
   those not yet on the target site k_s = floor(K U(0,1)) (the paper's (K+1) would index a
   site K that does not exist), are moved to k_s; sigma = 2000;

@@ -6,6 +6,8 @@ import pickle
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from schedlab.optimize.cmaes import CMAES, make_optimizer
 from schedlab.optimize.es import SelfAdaptiveES
@@ -100,3 +102,20 @@ def test_tell_rejects_foreign_candidates_and_make_optimizer_names():
     assert isinstance(make_optimizer("cmaes", [0, 0], [1, 1], mu=2, lam=4, seed=0), CMAES)
     with pytest.raises(ValueError, match="unknown optimizer"):
         make_optimizer("pso", [0, 0], [1, 1], mu=2, lam=4, seed=0)
+
+
+@given(
+    lo=st.floats(-1e3, 1e3),
+    width=st.floats(1e-3, 1e3),
+    xs=st.lists(st.floats(-1e7, 1e7), min_size=1, max_size=20),
+)
+def test_reflection_lands_in_the_box_and_fixes_points_inside(lo, width, xs):
+    es = SelfAdaptiveES([lo], [lo + width], mu=1, lam=1, seed=0)
+    x = np.array(xs)[:, None]
+    y = es._reflect(x)
+    assert np.all(y >= lo - 1e-9 * max(1.0, abs(lo))) and np.all(y <= lo + width + 1e-9 * max(1.0, abs(lo) + width))
+    inside = (x >= lo) & (x <= lo + width)
+    assert np.allclose(y[inside], x[inside])
+    # a reflection is an isometry near the bound: a point just outside maps just inside
+    assert es._reflect(np.array([[lo - 0.25 * width]]))[0, 0] == pytest.approx(lo + 0.25 * width)
+    assert es._reflect(np.array([[lo + 1.25 * width]]))[0, 0] == pytest.approx(lo + 0.75 * width)

@@ -283,10 +283,9 @@ def conservative_pass(J, S, view, now):
     earliest start that delays no earlier one; jobs reserved at ``now`` start.
 
     The profile is kept from pass to pass and only extended by jobs that joined at the end of
-    the queue. It is rebuilt (every reservation recomputed in queue order, so reservations can
-    only move earlier for jobs already ahead) when a job ended before its estimated end, a job
-    joined ahead of waiting jobs (non-submit static orders: the newcomer is earlier in queue
-    order), the order is dynamic (greedy), the dispatch rule changed, or, without killing, a job
+    the queue. It is rebuilt (every reservation recomputed in queue order) when a job ended
+    before its estimated end, a job joined ahead of waiting jobs (non-submit static orders: the
+    newcomer comes first in queue order, so later reservations may move back), the order is dynamic (greedy), the dispatch rule changed, or, without killing, a job
     overran its estimate (its estimated end is taken as ``now``).
     """
     JF, JI, ctr, SI, SF = J.f, J.i, S.ctr, S.i, S.f

@@ -13,6 +13,8 @@ from typing import Sequence
 
 import numpy as np
 
+from .._atomic import save_figure_atomic
+
 
 def _csv(header: Sequence[str], rows: Sequence[Sequence]) -> str:
     buf = io.StringIO()
@@ -61,12 +63,8 @@ def points_table_md(F: np.ndarray, references: dict[str, dict], names: Sequence[
 
 
 def _save(fig, path) -> None:
-    """Save a figure as PNG atomically (rendered in memory, then the run folder's atomic write)."""
-    from ..optimize.run import atomic_write_bytes
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=120)
-    atomic_write_bytes(path, buf.getvalue())
+    """Save a figure as PNG atomically."""
+    save_figure_atomic(fig, path, dpi=120)
 
 
 def plot_front(path, F: np.ndarray, references: dict[str, dict], names: Sequence[str], points=None) -> None:

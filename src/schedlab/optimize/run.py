@@ -23,7 +23,6 @@ import json
 import math
 import os
 import pickle
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -37,29 +36,9 @@ from ..errors import RunError
 CHECKPOINT_FORMAT = 1
 #: config keys that do not change results (how it is executed), ignored when comparing configs
 EXECUTION_KEYS = ("versions", "executor", "workers", "dask", "created")
+from .._atomic import atomic_write_bytes, atomic_write_text  # noqa: E402  (re-exported)
+
 RUN_FILES = ("config.json", "checkpoint", "history.csv", "best.json", "report.html")
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically: temp file in the same folder, fsync, os.replace."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def library_versions() -> dict[str, str]:

@@ -10,24 +10,17 @@ from __future__ import annotations
 
 import html
 import json
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from .._atomic import atomic_write_text, save_figure_atomic
 
 GROUP_METRICS = ("AWRT1", "AWRT2", "AWRT3", "AWRT4", "AWRT5")
 
 
 def _save_figure(fig: Any, path: Path) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".png", dir=path.parent)
-    os.close(fd)
-    try:
-        fig.savefig(tmp, dpi=110, bbox_inches="tight")
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    save_figure_atomic(fig, path, dpi=110, bbox_inches="tight")
 
 
 def convergence_figure(histories: Mapping[str, Sequence[Mapping[str, Any]]], path: Path) -> None:
@@ -133,8 +126,5 @@ seed={config.get('seed')}.</p>
 </body></html>
 """
     path = run_dir / "report.html"
-    fd, tmp = tempfile.mkstemp(prefix=".report.html.", dir=run_dir)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(page)
-    os.replace(tmp, path)
+    atomic_write_text(path, page)
     return path

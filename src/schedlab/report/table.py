@@ -11,12 +11,12 @@ import csv
 import io
 import math
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from rich.table import Table
 
+from .._atomic import atomic_write_text
 from ..metrics import METRIC_NAMES
 
 Row = tuple[str, Mapping[str, float | None]]
@@ -109,19 +109,8 @@ def metrics_csv(rows: Sequence[Row], *, columns: Sequence[str] = DEFAULT_COLUMNS
 
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
-    """Write ``text`` to ``path`` via a temporary file in the same folder and ``os.replace``."""
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return path
+    """Write ``text`` to ``path`` atomically (see :mod:`schedlab._atomic`)."""
+    return atomic_write_text(path, text)
 
 
 def write_metrics_csv(path: str | os.PathLike, rows: Sequence[Row], *, columns: Sequence[str] = DEFAULT_COLUMNS,

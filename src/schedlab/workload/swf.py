@@ -16,12 +16,12 @@ import io
 import math
 import os
 import re
-import tempfile
 import zlib
 from pathlib import Path
 
 import numpy as np
 
+from .._atomic import atomic_write_bytes
 from ..errors import SWFError
 from .model import FLOAT_FIELDS, SWF_FIELDS, Workload
 
@@ -330,19 +330,8 @@ def write_swf(workload: Workload, path: str | os.PathLike) -> Path:
     payload = text.encode("utf-8")
     if path.name.lower().endswith(".gz"):
         payload = gzip.compress(payload, compresslevel=6, mtime=0)
-    folder = path.parent if str(path.parent) else Path(".")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+        atomic_write_bytes(path, payload, fsync=False)
     except OSError as exc:
         raise SWFError(path, None, f"cannot write: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(payload)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
     return path

@@ -299,10 +299,22 @@ def conservative_pass(J, S, view, now):
                 break
     if ctr[DIRTY] != 0:
         build_profile(J, S, now)
+        narrowest = SI[AUX_P]  # scratch: narrowest width from queue position i on
+        narrowest[nq - 1] = JI[WIDTH, view[nq - 1]]
+        for i in range(nq - 2, -1, -1):
+            narrowest[i] = min(narrowest[i + 1], JI[WIDTH, view[i]])
+        ctr[DIRTY] = 0
         for i in range(nq):
+            if S.prof_f[0] < narrowest[i]:
+                # no later job fits at `now` beside the earlier reservations, so none starts in
+                # this pass: leave them unreserved and rebuild at the next pass (exact and saves
+                # the O(queue x profile) walk on long queues)
+                for h in range(i, nq):
+                    SF[RESV, view[h]] = np.nan
+                ctr[DIRTY] = 1
+                break
             j = view[i]
             SF[RESV, j] = reserve(ctr, S.prof_t, S.prof_f, JI[WIDTH, j], JF[EST, j])
-        ctr[DIRTY] = 0
     else:
         drop_past(S, now)
         for i in range(nq):

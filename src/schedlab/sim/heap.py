@@ -18,7 +18,7 @@ def _less(SF, k, a, b):
     return SF[k, a] < SF[k, b] or (SF[k, a] == SF[k, b] and a < b)
 
 
-@njit
+@njit(inline="always")
 def _sift_up(SI, SF, h, p, k, i):
     j = SI[h, i]
     while i > 0:
@@ -34,7 +34,7 @@ def _sift_up(SI, SF, h, p, k, i):
     SI[p, j] = i
 
 
-@njit
+@njit(inline="always")
 def _sift_down(SI, SF, h, p, k, n, i):
     j = SI[h, i]
     while True:
@@ -53,7 +53,7 @@ def _sift_down(SI, SF, h, p, k, n, i):
     SI[p, j] = i
 
 
-@njit
+@njit(inline="always")
 def heap_push(SI, SF, h, p, k, n, j):
     """Insert job ``j``; returns the new size."""
     SI[h, n] = j
@@ -62,7 +62,7 @@ def heap_push(SI, SF, h, p, k, n, j):
     return n + 1
 
 
-@njit
+@njit(inline="always")
 def heap_pop(SI, SF, h, p, k, n):
     """Remove the job with the smallest key; returns (job, new size)."""
     top = SI[h, 0]
@@ -75,7 +75,7 @@ def heap_pop(SI, SF, h, p, k, n):
     return top, n
 
 
-@njit
+@njit(inline="always")
 def heap_remove(SI, SF, h, p, k, n, j):
     """Remove job ``j`` (which must be in the heap); returns the new size."""
     i = SI[p, j]

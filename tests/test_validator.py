@@ -84,7 +84,7 @@ def test_fcfs_with_greedy_order_starts_a_prefix_of_the_resorted_queue():
 def test_easy_must_not_delay_the_head():
     # t=2: C (2 processors until 22) would leave B (3) only 2 free at A's end 10: delays B to 22
     with pytest.raises(ScheduleInvalid, match=r"EASY: backfilling job\(s\) \[3\] at 2.0 delays the reservation "
-                                              r"of head job 2 from 10.0 to 22.0"):
+                                              r"of head job 2 at 10.0: only 2 of its 3 processors are free"):
         validate_schedule(schedule(W3, 4, Strategy("easy"), [0, 22, 2]))
 
 

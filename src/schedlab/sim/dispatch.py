@@ -24,10 +24,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._config import njit
-from .heap import heap_pop, heap_push, heap_remove
+from .heap import heap_pop, heap_push, sorted_insert, sorted_remove
 from .profile import build_profile, drop_past, reserve
 from .state import (
-    AUX_H, AUX_P, C_A, C_B, C_K, C_KIND, C_W, CACHE_HEAD, CACHE_VERSION, CONSERVATIVE, DIRTY, EASY, EST, EST_H, EST_N, EST_P, ESTEND, EXTRA,
+    AUX_P, C_A, C_B, C_K, C_KIND, C_W, CACHE_HEAD, CACHE_VERSION, CONSERVATIVE, DIRTY, EASY, EST, EST_H, EST_N, ESTEND, EXTRA,
     FCFS, FIN_H, FIN_N, FIN_P, FINISH, FREE, GROUP, INORD, KEY0, KILL, LASTDISP, LIST, MARK, NORD, NQ, O_GREEDY, ORDERED,
     PROC, QORDER, QUEUE, RESV, SEG, SHADOW, START, SUBMIT, VALS, VERSION, WIDTH,
 )
@@ -42,7 +42,7 @@ def start_job(JF, JI, ctr, SI, SF, j, now):
     SF[ESTEND, j] = now + JF[EST, j]
     ctr[FREE] -= JI[WIDTH, j]
     ctr[FIN_N] = heap_push(SI, SF, FIN_H, FIN_P, FINISH, ctr[FIN_N], j)
-    ctr[EST_N] = heap_push(SI, SF, EST_H, EST_P, ESTEND, ctr[EST_N], j)
+    ctr[EST_N] = sorted_insert(SI, SF, EST_H, ESTEND, ctr[EST_N], j)
     SI[MARK, j] = 1
     ctr[VERSION] += 1
 
@@ -55,7 +55,7 @@ def release_finished(J, S, now):
     while ctr[FIN_N] > 0 and SF[FINISH, SI[FIN_H, 0]] <= now:
         j, nfin = heap_pop(SI, SF, FIN_H, FIN_P, FINISH, ctr[FIN_N])
         ctr[FIN_N] = nfin
-        ctr[EST_N] = heap_remove(SI, SF, EST_H, EST_P, ESTEND, ctr[EST_N], j)
+        ctr[EST_N] = sorted_remove(SI, SF, EST_H, ESTEND, ctr[EST_N], j)
         ctr[FREE] += J.i[WIDTH, j]
         ctr[VERSION] += 1
         if SF[FINISH, j] != SF[ESTEND, j]:
@@ -217,12 +217,10 @@ def head_reservation(J, S, need, now):
     avail = ctr[FREE]
     if avail >= need:
         return now, avail - need
-    an = heap_push(SI, SF, AUX_H, AUX_P, ESTEND, 0, SI[EST_H, 0])
     shadow = np.inf
     found = False
-    ne = ctr[EST_N]
-    while an > 0:  # best-first walk of the estimated-end heap: visits O(jobs needed)
-        j, an = heap_pop(SI, SF, AUX_H, AUX_P, ESTEND, an)
+    for k in range(ctr[EST_N]):  # running jobs in order of estimated end
+        j = SI[EST_H, k]
         e = max(SF[ESTEND, j], now)
         if found and e > shadow:
             break
@@ -230,12 +228,6 @@ def head_reservation(J, S, need, now):
         if not found and avail >= need:
             found = True
             shadow = e
-        p = SI[EST_P, j]
-        c = 2 * p + 1
-        if c < ne:
-            an = heap_push(SI, SF, AUX_H, AUX_P, ESTEND, an, SI[EST_H, c])
-        if c + 1 < ne:
-            an = heap_push(SI, SF, AUX_H, AUX_P, ESTEND, an, SI[EST_H, c + 1])
     return shadow, avail - need
 
 
@@ -253,13 +245,18 @@ def easy_pass(J, S, view, now):
         return i
     started = i
     head = view[i]
+    first = i + 1  # the first later job that fits now: none means no backfill, no reservation needed
+    while first < nq and JI[WIDTH, view[first]] > ctr[FREE]:
+        first += 1
+    if first >= nq:
+        return started
     if ctr[KILL] == 1 and ctr[CACHE_HEAD] == head and ctr[CACHE_VERSION] == ctr[VERSION]:
         # only arrivals since the last pass: same running set, same head, same reservation
         # (and the spare count it left); without killing, estimated ends move with now
         shadow, extra = S.x[SHADOW], S.x[EXTRA]
     else:
         shadow, extra = head_reservation(J, S, JI[WIDTH, head], now)
-    for k in range(i + 1, nq):
+    for k in range(first, nq):
         if ctr[FREE] == 0:
             break
         j = view[k]

@@ -88,3 +88,42 @@ def heap_remove(SI, SF, h, p, k, n, j):
         _sift_up(SI, SF, h, p, k, SI[p, last])
     SI[p, j] = -1
     return n
+
+
+# ---------------------------------------------------------------------------- sorted list
+@njit(inline="always")
+def _find(SI, SF, row, k, n, j):
+    """First slot of row ``row`` (sorted by (SF[k, job], job), n entries) not before job j."""
+    key = SF[k, j]
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        other = SI[row, mid]
+        if SF[k, other] < key or (SF[k, other] == key and other < j):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(inline="always")
+def sorted_insert(SI, SF, row, k, n, j):
+    """Insert job j into row ``row`` kept sorted by (SF[k, job], job); returns the new size.
+
+    A sorted list rather than a heap where walks in key order matter more than updates (the
+    running jobs by estimated end: EASY's reservation and the conservative profile walk them).
+    """
+    lo = _find(SI, SF, row, k, n, j)
+    for i in range(n, lo, -1):
+        SI[row, i] = SI[row, i - 1]
+    SI[row, lo] = j
+    return n + 1
+
+
+@njit(inline="always")
+def sorted_remove(SI, SF, row, k, n, j):
+    """Remove job j from the sorted row ``row``; returns the new size."""
+    lo = _find(SI, SF, row, k, n, j)
+    for i in range(lo, n - 1):
+        SI[row, i] = SI[row, i + 1]
+    return n - 1

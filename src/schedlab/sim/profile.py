@@ -20,16 +20,12 @@ from .state import EST_H, EST_N, ESTEND, FREE, PROF_N, WIDTH
 def build_profile(J, S, now):
     """Profile of the running jobs only: free now, then + m_j at each max(start + \\bar p_j, now)."""
     ne = S.ctr[EST_N]
-    running = S.i[EST_H, :ne]
-    ends = np.empty(ne, dtype=np.float64)
-    for k in range(ne):
-        ends[k] = S.f[ESTEND, running[k]]
-    order = np.argsort(ends)
+    running = S.i[EST_H, :ne]  # sorted by estimated end
     S.prof_t[0] = now
     S.prof_f[0] = S.ctr[FREE]
     p = 1
     for k in range(ne):
-        j = running[order[k]]
+        j = running[k]
         t = max(S.f[ESTEND, j], now)
         if t == S.prof_t[p - 1]:
             S.prof_f[p - 1] += J.i[WIDTH, j]

@@ -12,9 +12,9 @@ Three bundles travel through every kernel (STUMPY style, instead of 26 positiona
     ``ctr`` int64 counters (slots below: queue length, free processors, heap sizes, ...) and
     ``x`` float64 scalars (the cached EASY reservation);
     ``i`` int64 rows: QUEUE (waiting jobs sorted by the static order ``ctr[QORDER]``), MARK (started
-    in this pass), two indexed heaps of running jobs (FIN_H/FIN_P by actual finish, EST_H/EST_P by
-    estimated end start + \\bar p_j), ORDERED (the greedy-sorted queue of the last pass) with INORD
-    (1: the job is in it), AUX_H/AUX_P (scratch heap);
+    in this pass), the running jobs as an indexed heap by actual finish (FIN_H/FIN_P) and as a
+    list sorted by estimated end start + \\bar p_j (EST_H; EST_P unused), ORDERED (the greedy-sorted queue of the last pass) with INORD
+    (1: the job is in it), AUX_H/AUX_P (scratch);
     ``f`` float64 rows START, FINISH, ESTEND, RESV (conservative reservation, NaN = none yet), VALS;
     ``prof_t``/``prof_f``: the conservative availability profile (:mod:`.profile`).
     Matrices rather than one array per field because every array argument of a compiled call

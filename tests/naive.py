@@ -53,20 +53,24 @@ def _ordered(w, order, waiting, t, rank):
     if isinstance(order, Greedy):
         crit = order.per_class()[int(time_of_week_class(w, t))]
 
-        def value(j):
+        def key(j):
+            # f_k(j, t) = alpha t + beta (greedy-es-sorting-criteria III-A, rearranged as in
+            # schedlab.sim.greedy); sorted by decreasing value, then decreasing beta, then submit order
             g = int(w.group[j]) if 1 <= int(w.group[j]) <= 5 else 5
             K, wt = crit.K[g - 1], crit.w[g - 1]
-            wait, p, m = t - float(w.submit[j]), float(w.estimate[j]), float(w.procs[j])
+            r, p, m = float(w.submit[j]), float(w.estimate[j]), float(w.procs[j])
             a, b = crit.a, crit.b
             if crit.kind == "f1":
-                return wt * (K + a * wait / p + b * p / m)
-            if crit.kind == "f2":
-                return K + a * wait + b * p * m
-            if crit.kind == "f3":
-                return wt * (K + a * wait / (p * m))
-            return wt * (K + a * wait + b * p / m)
+                alpha, beta = wt * a / p, wt * (K - a * r / p + b * p / m)
+            elif crit.kind == "f2":
+                alpha, beta = a, K - a * r + b * p * m
+            elif crit.kind == "f3":
+                alpha, beta = wt * a / (p * m), wt * (K - a * r / (p * m))
+            else:
+                alpha, beta = wt * a, wt * (K - a * r + b * p / m)
+            return (-(alpha * t + beta), -beta, rank[j])
 
-        return sorted(waiting, key=lambda j: (-value(j), rank[j]))
+        return sorted(waiting, key=key)
     keys = {
         "submit": lambda j: 0,
         "procs": lambda j: int(w.procs[j]),

@@ -39,7 +39,7 @@ import numpy as np
 from .._config import njit
 from ..sim.dispatch import enqueue, head_reservation, release_finished, schedule_pass, start_job
 from ..sim.state import (
-    EASY, EST, FIN_H, FIN_N, FINISH, FREE, MARK, NQ, O_SUBMIT, PROC, QUEUE, RESV, START, SUBMIT, WIDTH,
+    EASY, EST, FIN_H, FIN_N, FINISH, FREE, GSYNC, MARK, NQ, O_SUBMIT, PROC, QUEUE, RESV, START, SUBMIT, WIDTH,
     greedy_params, make_jobs, new_site,
 )
 
@@ -66,6 +66,7 @@ def _start_of(S, j):
 @njit
 def _dequeue(S, j):
     """Remove waiting job j from site S's queue (keeping the order of the others)."""
+    S.ctr[GSYNC] = -1  # the greedy heaps (single-site fast path) no longer match the queue
     nq = S.ctr[NQ]
     k = 0
     for i in range(nq):

@@ -24,44 +24,13 @@ from __future__ import annotations
 import numpy as np
 
 from .._config import njit
-from .heap import heap_pop, heap_push, sorted_insert, sorted_remove
+from .greedy import greedy_fcfs_pass, greedy_view
 from .profile import build_profile, drop_past, reserve
+from .running import release_finished, start_job  # noqa: F401  (part of this module's contract)
 from .state import (
-    AUX_P, C_A, C_B, C_K, C_KIND, C_W, CACHE_HEAD, CACHE_VERSION, CONSERVATIVE, DIRTY, EASY, EST, EST_H, EST_N, ESTEND, EXTRA,
-    FCFS, FIN_H, FIN_N, FIN_P, FINISH, FREE, GROUP, INORD, KEY0, KILL, LASTDISP, LIST, MARK, NORD, NQ, O_GREEDY, ORDERED,
-    PROC, QORDER, QUEUE, RESV, SEG, SHADOW, START, SUBMIT, VALS, VERSION, WIDTH,
+    AUX_P, CACHE_HEAD, CACHE_VERSION, DIRTY, EASY, EST, EST_H, EST_N, ESTEND, EXTRA,
+    FCFS, GSYNC, FREE, INORD, KEY0, KILL, LASTDISP, LIST, MARK, NQ, O_GREEDY, QORDER, QUEUE, RESV, SHADOW, VERSION, WIDTH,
 )
-
-
-# ---------------------------------------------------------------------------- running set
-@njit
-def start_job(JF, JI, ctr, SI, SF, j, now):
-    """Start job j now: processors, finish time, the two heaps, and the pass mark."""
-    SF[START, j] = now
-    SF[FINISH, j] = now + JF[PROC, j]
-    SF[ESTEND, j] = now + JF[EST, j]
-    ctr[FREE] -= JI[WIDTH, j]
-    ctr[FIN_N] = heap_push(SI, SF, FIN_H, FIN_P, FINISH, ctr[FIN_N], j)
-    ctr[EST_N] = sorted_insert(SI, SF, EST_H, ESTEND, ctr[EST_N], j)
-    SI[MARK, j] = 1
-    ctr[VERSION] += 1
-
-
-@njit
-def release_finished(J, S, now):
-    """End every running job whose finish is <= now; returns how many ended."""
-    ctr, SI, SF = S.ctr, S.i, S.f
-    count = 0
-    while ctr[FIN_N] > 0 and SF[FINISH, SI[FIN_H, 0]] <= now:
-        j, nfin = heap_pop(SI, SF, FIN_H, FIN_P, FINISH, ctr[FIN_N])
-        ctr[FIN_N] = nfin
-        ctr[EST_N] = sorted_remove(SI, SF, EST_H, ESTEND, ctr[EST_N], j)
-        ctr[FREE] += J.i[WIDTH, j]
-        ctr[VERSION] += 1
-        if SF[FINISH, j] != SF[ESTEND, j]:
-            ctr[DIRTY] = 1  # ended before its estimate: reservations change
-        count += 1
-    return count
 
 
 # ---------------------------------------------------------------------------- queue
@@ -87,6 +56,7 @@ def enqueue(J, S, j):
     S.f[RESV, j] = np.nan
     if lo < nq:
         ctr[DIRTY] = 1  # placed before waiting jobs: their reservations may move
+        ctr[GSYNC] = -1  # and the greedy heaps no longer know which queue entries are new
 
 
 @njit
@@ -103,85 +73,6 @@ def resort_queue(J, S, order):
         S.i[QUEUE, i] = q[perm[i]]
     S.ctr[QORDER] = order
     S.ctr[DIRTY] = 1
-
-
-@njit
-def greedy_value(J, G, c, j, now):
-    """Criterion f1..f4 of class c for job j at time now (greedy-es-sorting-criteria, III-A)."""
-    g = J.i[GROUP, j]
-    gi = g - 1 if 1 <= g <= 5 else 4  # group 0 (unassigned) uses group 5's parameters
-    wait = now - J.f[SUBMIT, j]
-    p = J.f[EST, j]
-    m = J.i[WIDTH, j]
-    P = G.p
-    kind = P[c, C_KIND]
-    a = P[c, C_A]
-    b = P[c, C_B]
-    K = P[c, C_K + gi]
-    w = P[c, C_W + gi]
-    if kind == 1:
-        return w * (K + a * wait / p + b * p / m)
-    if kind == 2:
-        return K + a * wait + b * p * m
-    if kind == 3:
-        return w * (K + a * wait / (p * m))
-    return w * (K + a * wait + b * p / m)
-
-
-@njit
-def greedy_view(J, S, G, now):
-    """The waiting queue sorted by decreasing criterion value at ``now`` (ties: submit order).
-
-    Starts from the last pass's order (waiting jobs only, new arrivals appended) and insertion-
-    sorts it: between passes few pairs change places (none for f2), so this is ~linear.
-    """
-    ctr, SI, SF = S.ctr, S.i, S.f
-    nq = ctr[NQ]
-    seg = ctr[SEG]
-    while seg + 1 < G.seg_t.shape[0] and G.seg_t[seg + 1] <= now:
-        seg += 1
-    ctr[SEG] = seg
-    c = G.seg_c[seg]
-    view = SI[ORDERED]
-    k = 0
-    for i in range(ctr[NORD]):  # still waiting from the last order (started jobs left INORD)
-        j = view[i]
-        if SI[INORD, j] == 1:
-            view[k] = j
-            k += 1
-    q = SI[QUEUE]
-    for i in range(nq):  # new arrivals, in submit order
-        j = q[i]
-        if SI[INORD, j] == 0:
-            SI[INORD, j] = 1
-            view[k] = j
-            k += 1
-    ctr[NORD] = nq
-    key = SF[VALS]
-    for i in range(nq):
-        j = view[i]
-        key[j] = -greedy_value(J, G, c, j, now)
-    shifts = 0
-    for i in range(1, nq):  # insertion sort by (key, job)
-        j = view[i]
-        kj = key[j]
-        h = i - 1
-        while h >= 0 and (key[view[h]] > kj or (key[view[h]] == kj and view[h] > j)):
-            view[h + 1] = view[h]
-            h -= 1
-        view[h + 1] = j
-        shifts += i - 1 - h
-        if shifts > 16 * nq + 256:  # far from sorted (e.g. a new time-of-week class): sort outright
-            part = view[:nq].copy()
-            part = part[np.argsort(part, kind="mergesort")]
-            vals = np.empty(nq)
-            for h in range(nq):
-                vals[h] = key[part[h]]
-            perm = np.argsort(vals, kind="mergesort")
-            for h in range(nq):
-                view[h] = part[perm[h]]
-            break
-    return view[:nq]
 
 
 # ---------------------------------------------------------------------------- dispatch rules
@@ -341,6 +232,13 @@ def schedule_pass(J, S, G, dispatch, order, now):
         ctr[LASTDISP] = dispatch
     if nq == 0:
         return 0
+    if order == O_GREEDY and dispatch == FCFS:  # Greedy: the best job only, no sort (.greedy)
+        if ctr[QORDER] != 0:
+            resort_queue(J, S, 0)
+        started = greedy_fcfs_pass(J, S, G, now)
+        _compact(S, started)
+        return started
+    ctr[GSYNC] = -1  # the greedy heaps miss what this pass changes
     if order == O_GREEDY:
         if ctr[QORDER] != 0:
             resort_queue(J, S, 0)
@@ -358,16 +256,24 @@ def schedule_pass(J, S, G, dispatch, order, now):
         started = easy_pass(J, S, view, now)
     else:
         started = conservative_pass(J, S, view, now)
-    if started > 0:
-        q, mark = S.i[QUEUE], S.i[MARK]
-        k = 0
-        for i in range(nq):
-            j = q[i]
-            if mark[j] != 0:
-                mark[j] = 0
-                S.i[INORD, j] = 0
-            else:
-                q[k] = j
-                k += 1
-        ctr[NQ] = k
+    _compact(S, started)
     return started
+
+
+@njit
+def _compact(S, started):
+    """Drop the jobs started in this pass from the waiting queue (keeping the others' order)."""
+    if started == 0:
+        return
+    nq = S.ctr[NQ]
+    q, mark = S.i[QUEUE], S.i[MARK]
+    k = 0
+    for i in range(nq):
+        j = q[i]
+        if mark[j] != 0:
+            mark[j] = 0
+            S.i[INORD, j] = 0
+        else:
+            q[k] = j
+            k += 1
+    S.ctr[NQ] = k

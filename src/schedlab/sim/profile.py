@@ -10,7 +10,6 @@ delays no earlier reservation).
 
 from __future__ import annotations
 
-import numpy as np
 
 from .._config import njit
 from .state import EST_H, EST_N, ESTEND, FREE, PROF_N, WIDTH

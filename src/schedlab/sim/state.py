@@ -60,7 +60,10 @@ VERSION = 11  # bumped whenever a job starts or ends (the running set changed)
 CACHE_HEAD = 12  # EASY: head job whose reservation is cached in Site.x[SHADOW], Site.x[EXTRA]
 CACHE_VERSION = 13  # EASY: VERSION at which that reservation was left
 NORD = 14  # length of the last greedy order in Site.i[ORDERED]
-N_CTR = 15
+GSYNC = 15  # greedy FCFS: queue[:GSYNC] are in the group heaps GH0..GH4 (-1: heaps must be rebuilt)
+GCLASS = 16  # greedy FCFS: time-of-week class the heap keys were computed for
+GN0 = 17  # greedy FCFS: sizes of the five group heaps in slots GN0..GN0+4
+N_CTR = 22
 # slots of Site.x (float scalars)
 SHADOW, EXTRA = 0, 1
 
@@ -69,7 +72,10 @@ SUBMIT, EST, PROC, KEY0 = 0, 1, 2, 3  # KEY0 + order code: static sort key of th
 WIDTH, GROUP = 0, 1
 # rows of Site.i / Site.f
 QUEUE, MARK, FIN_H, FIN_P, EST_H, EST_P, ORDERED, AUX_H, AUX_P, INORD = range(10)
-START, FINISH, ESTEND, RESV, VALS = range(5)
+GH0 = 10  # rows GH0..GH0+4: one heap of waiting jobs per user group (greedy FCFS, :mod:`.greedy`)
+GPOS = 15  # each waiting job's slot in its group heap
+N_SI = 16
+START, FINISH, ESTEND, RESV, VALS, NBETA = range(6)
 
 Jobs = namedtuple("Jobs", "f i")
 Site = namedtuple("Site", "ctr x i f prof_t prof_f")
@@ -101,12 +107,13 @@ def new_site(n: int, procs: int, kill: bool, order: int = O_SUBMIT) -> Site:
     ctr[QORDER] = order if order != O_GREEDY else O_SUBMIT
     ctr[LASTDISP] = -1
     ctr[DIRTY] = 1
-    si = np.full((10, n), -1, dtype=np.int64)
+    si = np.full((N_SI, n), -1, dtype=np.int64)
     si[MARK] = 0
     si[INORD] = 0
-    sf = np.full((5, n), np.nan, dtype=np.float64)
+    sf = np.full((6, n), np.nan, dtype=np.float64)
     cap = 2 * n + 2
     ctr[CACHE_HEAD] = -1
+    ctr[GSYNC] = -1
     return Site(ctr, np.zeros(2), si, sf, np.zeros(cap, dtype=np.float64), np.zeros(cap, dtype=np.int64))
 
 

@@ -161,17 +161,19 @@ class _Replay:
         g = w.group[waiting]
         gi = np.where((g >= 1) & (g <= 5), g, 5) - 1
         K, wt = np.asarray(cr.K)[gi], np.asarray(cr.w)[gi]
-        wait = t - w.submit[waiting]
+        r = w.submit[waiting]
         p = w.estimate[waiting]
         m = w.procs[waiting].astype(float)
         a, b = cr.a, cr.b
-        value = {
-            "f1": lambda: wt * (K + a * wait / p + b * p / m),
-            "f2": lambda: K + a * wait + b * p * m,
-            "f3": lambda: wt * (K + a * wait / (p * m)),
-            "f4": lambda: wt * (K + a * wait + b * p / m),
+        # f_k = alpha t + beta, term for term as in schedlab.sim.greedy (so all round alike)
+        alpha, beta = {
+            "f1": lambda: (wt * a / p, wt * (K - a * r / p + b * p / m)),
+            "f2": lambda: (np.full(len(waiting), a), K - a * r + b * p * m),
+            "f3": lambda: (wt * a / (p * m), wt * (K - a * r / (p * m))),
+            "f4": lambda: (wt * a, wt * (K - a * r + b * p / m)),
         }[cr.kind]()
-        return waiting[np.lexsort((self.rank[waiting], -value))]
+        value = alpha * t + beta
+        return waiting[np.lexsort((self.rank[waiting], -beta, -value))]
 
     def run(self, until: float) -> None:
         w, start, finish = self.w, self.start, self.finish

@@ -61,7 +61,9 @@ class Criterion:
         f4 = w_i (K_i + a wait       + b p / m)
 
     Jobs are sorted by *decreasing* value (highest priority first): w_i and K_i raise a group's
-    priority and a > 0 lets waiting jobs rise. Jobs of group 0 (unassigned) use group 5's
+    priority and a > 0 lets waiting jobs rise. Each f is linear in t, f = alpha_j t + beta_j
+    (:mod:`schedlab.sim.greedy` gives both); ties in value go to the larger beta, then to the
+    earlier submitted job. Jobs of group 0 (unassigned) use group 5's
     parameters. ``w`` is ignored for f2, ``b`` for f3.
     """
 

@@ -147,6 +147,20 @@ def test_paper_procedure_small_run(tmp_path, kth_month):
     assert "assemblies" in json.loads((run / "config.json").read_text())["procedure_reading"]
 
 
+def test_single_criterion_procedure_searches_that_criterion_only(tmp_path, kth_month):
+    path = tmp_path / "kth1.swf"
+    write_swf(kth_month, path)
+    config = EvolveConfig(traces=(str(path),), objective=OBJ, generations=2, mu=2, lam=4, seed=3, procedure="f2")
+    result = evolve_greedy(config, tmp_path / "run", workers=1, report=False)
+    assert set(result.runs) == {"f2"} and result.evaluations == 2 * 4
+    assert (tmp_path / "run" / "checkpoint").exists()  # one run, in the run folder itself
+    best = Strategy.from_json((tmp_path / "run" / "best.json").read_text())
+    assert [c.kind for c in best.order.per_class()] == ["f2", "f2", "f2"]
+    schedule = simulate(kth_month, Machine(kth_month.machine_procs), best)
+    validate_schedule(schedule)
+    assert Objective(OBJ)(compute_metrics(schedule)) == pytest.approx(result.best_f, rel=1e-12)
+
+
 def test_compare_with_easy_reports_percent_improvements(kth_month):
     m = Machine(kth_month.machine_procs)
     same = compare_with_easy(Strategy("easy"), [kth_month], [m], OBJ)[0]

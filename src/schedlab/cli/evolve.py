@@ -100,7 +100,7 @@ def greedy(
     procs: Optional[int] = typer.Option(None, "--procs", help="machine size override when reading the traces"),
     scale_to: Optional[int] = typer.Option(None, "--scale-to", help="scale every trace to this many processors"),
     months: Optional[int] = typer.Option(None, "--months", help="train on the first N months of each trace only"),
-    procedure: str = typer.Option("free", "--procedure", help="free (criterion per class searched) or paper (4 runs + best of 64)"),
+    procedure: str = typer.Option("free", "--procedure", help="free (criterion per class searched), paper (4 runs + best of 64), or f1..f4 (that criterion in every class)"),
     gene_scale: str = typer.Option("linear", "--gene-scale", help="linear (paper) or log: genes of a, b spread over decades"),
     workers: Optional[int] = typer.Option(None, "--workers", help="local worker processes (default: all cores; 1 = serial)"),
     dask: Optional[str] = typer.Option(None, "--dask", help="Dask scheduler address, scheduler file, or 'local'"),

@@ -50,4 +50,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    # `python -m schedlab.cli.main`: the commands register on the imported module's app
+    from schedlab.cli.main import main as _main
+
+    sys.exit(_main())

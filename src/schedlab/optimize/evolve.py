@@ -243,12 +243,15 @@ def evolve_greedy(
     run = RunFolder(out, cfg)
     result = EvolveResult(run_dir=run.path, best=None, best_f=math.inf, interrupted=False)
     with make_executor(executor_spec, workers=workers, payload=training) as executor:
+        single = config.procedure != "paper"  # one ES run in the run folder itself
         if config.procedure == "free":
             encodings = {"free": GreedyEncoding(gene_scale=config.gene_scale)}
+        elif single:
+            encodings = {config.procedure: GreedyEncoding.uniform(config.procedure, gene_scale=config.gene_scale)}
         else:
             encodings = {k: GreedyEncoding.uniform(k, gene_scale=config.gene_scale) for k in CRITERIA}
         for label, enc in encodings.items():
-            sub = run if config.procedure == "free" else RunFolder(run.path / label, dict(cfg, system=label))
+            sub = run if single else RunFolder(run.path / label, dict(cfg, system=label))
             res = optimize(
                 sub,
                 lambda enc=enc: make_optimizer(
@@ -270,9 +273,9 @@ def evolve_greedy(
                 break
         if result.interrupted:
             return result
-        if config.procedure == "free":
-            res = result.runs["free"]
-            result.best, result.best_f = encodings["free"].decode(res.best_x), res.best_f
+        if single:
+            res = result.runs[config.procedure]
+            result.best, result.best_f = encodings[config.procedure].decode(res.best_x), res.best_f
         else:
             result.best, result.best_f = _assemble(run, encodings, result.runs, executor)
             result.evaluations += len(CRITERIA) ** 3

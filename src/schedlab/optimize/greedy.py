@@ -32,6 +32,11 @@ with times in seconds the useful a lies around 1e-6..1e-3 per second of wait and
 g' = (g - lo) / (hi - lo), so 0 -> 0, 1 -> hi, monotone, D = 8 decades for a and 10 for b
 (K and w stay linear).
 
+``f1`` .. ``f4`` — one ES run of one of the paper's four systems: that criterion in all three
+    situations, separate parameters per situation (step 1 of ``paper`` for one criterion; the
+    paper reports f2 as the criterion that "performs best in all of our different optimization
+    approaches", Section V-A).
+
 ``free`` — one ES run in which the criterion of each situation is itself a search variable: a
     categorical gene in [0, 4) decoded as criterion f(1 + floor(gene)) (4 maps to f4), followed
     by all 12 parameters a, b, w1..5, K1..5 (unused ones are inert): 3 x 13 = 39 genes.
@@ -64,7 +69,7 @@ GENE_SCALES: tuple[str, ...] = ("linear", "log")
 
 #: short labels of the time-of-week classes used in gene names
 CLASS_LABELS: tuple[str, ...] = ("weekend", "day", "night")
-PROCEDURES: tuple[str, ...] = ("free", "paper")
+PROCEDURES: tuple[str, ...] = ("free", "paper", *CRITERIA)
 
 
 def _genes_of(kind: str | None) -> list[str]:

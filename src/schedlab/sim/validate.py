@@ -23,6 +23,7 @@ import heapq
 
 import numpy as np
 
+from .._config import njit
 from ..strategy.model import Greedy
 
 
@@ -90,35 +91,99 @@ def _check_capacity(w, start, finish, m) -> None:
                                   f"but {busy_before[bad[0]]} of {m} are busy")
 
 
-def earliest_start(times: list, free: list, width: int, duration: float) -> int:
-    """Index k of the earliest profile step with >= width processors free during
-    [times[k], times[k] + duration); ``free[k]`` is free during [times[k], times[k+1])."""
+@njit
+def running_profile(running, start, estimate, procs, m, t):
+    """Free processors as a step function of time from the running jobs alone: ``free[k]``
+    during [times[k], times[k+1]), each job freeing its processors at max(start + estimate, t)."""
+    ends = np.maximum(start[running] + estimate[running], t)
+    o = np.argsort(ends)
+    times = np.empty(running.size + 1)
+    free = np.empty(running.size + 1, dtype=np.int64)
+    times[0] = t
+    free[0] = m - procs[running].sum()
+    p = 1
+    for i in o:
+        if ends[i] == times[p - 1]:
+            free[p - 1] += procs[running[i]]
+        else:
+            times[p] = ends[i]
+            free[p] = free[p - 1] + procs[running[i]]
+            p += 1
+    return times[:p], free[:p]
+
+
+@njit
+def easy_check(running, ahead, head, backfilled, start, estimate, procs, m, t):
+    """EASY's head reservation, from the estimated ends of the jobs running before the backfill
+    (``running`` and the queue jobs ``ahead`` of the head, started at t), and the processors the
+    head finds free then once the ``backfilled`` jobs (started at t) are added.
+
+    Returns (reservation, free at it); the backfill is legal iff free >= procs[head]
+    (Mu'alem & Feitelson 2001, EASY: backfill only if the first job's reservation is not delayed).
+    """
+    busy = np.concatenate((running, ahead))
+    times, free = running_profile(busy, start, estimate, procs, m, t)
     k = 0
-    while True:
-        while free[k] < width:
-            k += 1
-        end = times[k] + duration
-        last = k + 1
-        while last < len(times) and times[last] < end and free[last] >= width:
-            last += 1
-        if last == len(times) or times[last] >= end:
-            return k
-        k = last  # step `last` lacks processors: start after it
+    while free[k] < procs[head]:  # the last step is the empty machine
+        k += 1
+    reservation = times[k]
+    still_busy = m - free[k]
+    for j in backfilled:
+        if t + estimate[j] > reservation:
+            still_busy += procs[j]
+    return reservation, m - still_busy
 
 
-def book(times: list, free: list, k: int, width: int, duration: float) -> None:
-    """Take ``width`` processors during [times[k], times[k] + duration) (in place)."""
-    end = times[k] + duration
-    last = bisect.bisect_left(times, end)
-    if last == len(times) or times[last] != end:
-        times.insert(last, end)
-        free.insert(last, free[last - 1])
-    for i in range(k, last):
-        free[i] -= width
+@njit
+def conservative_check(running, walk, starts_now, start, estimate, procs, m, t):
+    """Reserve each job of ``walk`` (the queue in order) at its earliest start that delays no
+    earlier reservation, in the profile of the ``running`` jobs' estimated ends.
+
+    Returns (i, s): the first job i flagged in ``starts_now`` whose earliest start s is not t,
+    or (-1, t). Mu'alem & Feitelson 2001; the textbook profile walk, on arrays.
+    """
+    times, free = running_profile(running, start, estimate, procs, m, t)
+    P = times.size
+    T = np.empty(P + walk.size + 1)
+    F = np.empty(P + walk.size + 1, dtype=np.int64)
+    T[:P] = times
+    F[:P] = free
+    for i in range(walk.size):
+        w, d = procs[walk[i]], estimate[walk[i]]
+        k = 0
+        while True:  # earliest step k with >= w free during [T[k], T[k] + d)
+            while k < P and F[k] < w:
+                k += 1
+            if k == P:
+                return i, np.inf  # wider than the machine
+            end = T[k] + d
+            last = k + 1
+            while last < P and T[last] < end and F[last] >= w:
+                last += 1
+            if last == P or T[last] >= end:
+                break
+            k = last  # step `last` lacks processors: start after it
+        if starts_now[i] and T[k] != t:
+            return i, T[k]
+        end = T[k] + d  # book w processors during [T[k], end)
+        last = np.searchsorted(T[:P], end)
+        if last == P or T[last] != end:
+            T[last + 1:P + 1] = T[last:P].copy()
+            F[last + 1:P + 1] = F[last:P].copy()
+            T[last] = end
+            F[last] = F[last - 1]
+            P += 1
+        F[k:last] -= w
+    return -1, t
 
 
 class _Replay:
-    """Replays a schedule start time by start time with the waiting queue in strategy order."""
+    """Replays a schedule start time by start time with the waiting queue in strategy order.
+
+    Static orders keep the queue as a sorted list of ((key, arrival rank), job): a job's queue
+    position is a bisection, so a start time whose starters are the queue's first jobs costs
+    O(starters log queue); the queue is only read out where someone jumps ahead (a backfill).
+    """
 
     def __init__(self, schedule, start, finish):
         self.s = schedule
@@ -128,6 +193,8 @@ class _Replay:
         self.dispatch = schedule.strategy.dispatch
         self.order = schedule.strategy.order
         self.killed = schedule.killed
+        self.est = np.ascontiguousarray(w.estimate, dtype=np.float64)
+        self.procs = np.ascontiguousarray(w.procs, dtype=np.int64)
         n = len(w)
         rank = np.empty(n, dtype=np.int64)
         rank[np.argsort(w.submit, kind="stable")] = np.arange(n)  # ties: submit, then trace order
@@ -177,111 +244,108 @@ class _Replay:
 
     def run(self, until: float) -> None:
         w, start, finish = self.w, self.start, self.finish
+        n = len(w)
         arrivals = np.argsort(w.submit, kind="stable")
+        arrive = w.submit[arrivals].tolist()
+        arrivals = arrivals.tolist()
         times = np.unique(start)
         by_start = np.argsort(start, kind="stable")
-        bounds = np.searchsorted(start[by_start], times, side="right")
-        queue: list = []  # static orders: sorted (key, job); greedy: job list
+        bounds = np.searchsorted(start[by_start], times, side="right").tolist()
+        by_start = by_start.tolist()
+        finish_l = finish.tolist()
+        key = self.key
+        waiting = np.zeros(n, dtype=bool)
+        starting = np.zeros(n, dtype=bool)  # greedy: marks this time's starters
+        queue: list = []  # static orders: sorted ((key, rank), job); greedy: job list
         running: list = []  # heap of (finish, job)
         running_set: set = set()
-        a = 0
-        lo = 0
-        for ti, t in enumerate(times):
+        a = lo = 0
+        for ti, t in enumerate(times.tolist()):
             if t > until:
                 break
-            while a < len(arrivals) and w.submit[arrivals[a]] <= t:
-                j = int(arrivals[a])
-                if self.key is None:
+            while a < n and arrive[a] <= t:
+                j = arrivals[a]
+                waiting[j] = True
+                if key is None:
                     queue.append(j)
                 else:
-                    bisect.insort(queue, (self.key[j], j))
+                    bisect.insort(queue, (key[j], j))
                 a += 1
             while running and running[0][0] <= t:
                 running_set.discard(heapq.heappop(running)[1])
             starters = by_start[lo:bounds[ti]]
             lo = bounds[ti]
-            if self.key is None:
-                ordered = self.greedy_order(np.asarray(queue, dtype=np.int64), t).tolist()
+            if not waiting[starters].all():
+                j = next(j for j in starters if not waiting[j])
+                raise ScheduleInvalid(f"job {w.id[j]} starts at {t} but is not waiting then")
+            if key is None:
+                ordered = self.greedy_order(np.asarray(queue, dtype=np.int64), t)
+                starting[starters] = True
+                pos = np.flatnonzero(starting[ordered]).tolist()
+                starting[starters] = False
+                ordered = ordered.tolist()
             else:
-                ordered = [j for _, j in queue]
-            self.check(t, ordered, set(starters.tolist()), running_set)
-            started = set(starters.tolist())
-            if self.key is None:
+                pos = sorted(bisect.bisect_left(queue, (key[j], j)) for j in starters)
+                ordered = None
+            if pos[-1] != len(pos) - 1:  # not a prefix of the queue: check the rule
+                if ordered is None:
+                    ordered = [item[1] for item in queue[: pos[-1] + 1]]
+                self.check(t, ordered, pos, starters, running_set)
+            waiting[starters] = False
+            if key is None:
+                started = set(starters)
                 queue = [j for j in queue if j not in started]
             else:
-                queue = [item for item in queue if item[1] not in started]
+                for p in reversed(pos):
+                    del queue[p]
             for j in starters:
-                if finish[j] > t:
-                    heapq.heappush(running, (finish[j], int(j)))
-                    running_set.add(int(j))
+                if finish_l[j] > t:
+                    heapq.heappush(running, (finish_l[j], j))
+                    running_set.add(j)
 
-    def check(self, t, ordered, starters, running) -> None:
-        missing = starters.difference(ordered)
-        if missing:
-            j = missing.pop()
-            raise ScheduleInvalid(f"job {self.w.id[j]} starts at {t} but is not waiting then")
+    def check(self, t, ordered, pos, starters, running) -> None:
+        """``ordered`` is the queue at t up to the last starter, ``pos`` the starters' sorted
+        positions in it; they are not its first ``len(pos)`` jobs."""
         k = 0
-        while k < len(ordered) and ordered[k] in starters:
-            k += 1
-        if k == len(starters):
-            return  # only a prefix of the queue starts: fine for every rule
+        while pos[k] == k:
+            k += 1  # ordered[k] is the first waiting job that does not start now
         if self.dispatch != "fcfs" and any(self.finish[j] == t for j in starters):
             return  # several passes at t (a zero-length job started): see the module docstring
         ids = self.w.id
         if self.dispatch == "fcfs":
-            j = next(j for j in ordered[k:] if j in starters)
+            j = ordered[pos[k]]
             raise ScheduleInvalid(f"FCFS: job {ids[j]} starts at {t} before job {ids[ordered[k]]}, "
                                   "which is ahead of it in the queue")
         if self.dispatch == "easy":
-            self.check_easy(t, ordered, k, starters, running)
+            self.check_easy(t, ordered, k, [ordered[p] for p in pos[k:]], running)
         elif self.dispatch == "conservative":
-            self.check_conservative(t, ordered, starters, running)
+            self.check_conservative(t, ordered, pos, running)
 
-    def check_easy(self, t, ordered, k, starters, running) -> None:
+    def check_easy(self, t, ordered, k, backfilled, running) -> None:
         """The head's reservation (earliest start by the estimated ends of the jobs running
         before the backfill) leaves the head enough processors with the backfilled jobs added."""
         w = self.w
         head = ordered[k]
-        need = w.procs[head]
-        busy = np.fromiter(running, dtype=np.int64, count=len(running))
-        busy = np.concatenate([busy, np.asarray(ordered[:k], dtype=np.int64)])
-        ends = np.maximum(self.start[busy] + w.estimate[busy], t)  # a job started at t: t + estimate
-        width = w.procs[busy]
-        o = np.argsort(ends, kind="stable")
-        avail = self.m - width.sum() + np.cumsum(width[o])
-        reservation = float(ends[o][np.argmax(avail >= need)]) if self.m - width.sum() < need else t
-        backfilled = np.asarray([j for j in ordered[k + 1:] if j in starters], dtype=np.int64)
-        still_busy = width[ends > reservation].sum() + w.procs[backfilled][
-            t + w.estimate[backfilled] > reservation].sum()
-        if self.m - still_busy < need:
+        backfilled = np.asarray(backfilled, dtype=np.int64)
+        reservation, free = easy_check(np.fromiter(running, dtype=np.int64, count=len(running)),
+                                       np.asarray(ordered[:k], dtype=np.int64), head, backfilled,
+                                       self.start, self.est, self.procs, self.m, t)
+        if free < w.procs[head]:
             ids = w.id
             raise ScheduleInvalid(
                 f"EASY: backfilling job(s) {[int(ids[j]) for j in backfilled]} at {t} delays the reservation "
-                f"of head job {ids[head]} at {reservation}: only {self.m - still_busy} of its {need} "
+                f"of head job {ids[head]} at {reservation}: only {free} of its {w.procs[head]} "
                 "processors are free then")
 
-    def check_conservative(self, t, ordered, starters, running) -> None:
+    def check_conservative(self, t, ordered, pos, running) -> None:
         """Walking the queue in order, each job is reserved at its earliest start given the
         earlier reservations; a job starting at t must have t as that earliest start."""
-        w = self.w
-        jobs = np.fromiter(running, dtype=np.int64, count=len(running))
-        ends = np.maximum(self.start[jobs] + w.estimate[jobs], t)
-        o = np.argsort(ends, kind="stable")
-        uniq, inv = np.unique(ends[o], return_inverse=True)
-        freed = np.bincount(inv, weights=w.procs[jobs][o]).astype(np.int64)
-        free_now = self.m - int(w.procs[jobs].sum())
-        if uniq.size and uniq[0] == t:
-            times = uniq.tolist()
-            free = (free_now + np.cumsum(freed)).tolist()
-        else:
-            times = [t] + uniq.tolist()
-            free = [free_now] + (free_now + np.cumsum(freed)).tolist()
-        last = max(i for i, j in enumerate(ordered) if j in starters)
-        for j in ordered[: last + 1]:
-            width, duration = int(w.procs[j]), float(w.estimate[j])
-            k = earliest_start(times, free, width, duration)
-            if j in starters and times[k] != t:
-                raise ScheduleInvalid(
-                    f"conservative: job {w.id[j]} starts at {t} but its earliest start that delays no "
-                    f"earlier reservation is {times[k]}")
-            book(times, free, k, width, duration)
+        walk = np.asarray(ordered, dtype=np.int64)
+        starts_now = np.zeros(walk.size, dtype=np.bool_)
+        starts_now[pos] = True
+        i, s = conservative_check(np.fromiter(running, dtype=np.int64, count=len(running)), walk, starts_now,
+                                  self.start, self.est, self.procs, self.m, float(t))
+        if i >= 0:
+            raise ScheduleInvalid(
+                f"conservative: job {self.w.id[walk[i]]} starts at {t} but its earliest start that delays no "
+                f"earlier reservation is {s}")

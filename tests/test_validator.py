@@ -95,3 +95,37 @@ def test_conservative_must_not_delay_any_earlier_reservation():
     with pytest.raises(ScheduleInvalid, match="conservative: job 4 starts at 2.0 but its earliest start .* is 20.0"):
         validate_schedule(schedule(w, 4, Strategy("conservative"), [0, 10, 22, 2]))
     validate_schedule(schedule(w, 4, Strategy("conservative"), [0, 10, 15, 20]))
+
+
+def test_conservative_reservations_follow_the_queue_order():
+    # m = 4, A (4 procs) runs [0, 10); C (3 procs, est 5) arrives at 1 before B (2 procs, est 10).
+    # In submit order C is reserved at 10 and B at 15; ordered by width B comes first (10), C at 20
+    w = jobs((0, 4, 10, 10), (1, 3, 5, 5), (2, 2, 10, 10))
+    validate_schedule(schedule(w, 4, Strategy("conservative"), [0, 10, 15]))
+    validate_schedule(schedule(w, 4, Strategy("conservative", "procs"), [0, 20, 10]))
+    with pytest.raises(ScheduleInvalid, match="conservative: job 2 starts at 10.0 but its earliest start .* is 20.0"):
+        validate_schedule(schedule(w, 4, Strategy("conservative", "procs"), [0, 10, 15]))
+
+
+def test_easy_head_follows_the_queue_order():
+    # the same jobs under EASY: by width B is the head at 10, and C may only backfill if it ends
+    # by B's reservation; starting C (ends 15) at 10 leaves B 1 of 2 processors at 10
+    w = jobs((0, 4, 10, 10), (1, 3, 5, 5), (2, 2, 10, 10))
+    validate_schedule(schedule(w, 4, Strategy("easy"), [0, 10, 15]))
+    with pytest.raises(ScheduleInvalid, match=r"EASY: backfilling job\(s\) \[2\] at 10.0 delays the reservation "
+                                              r"of head job 3 at 10.0: only 1 of its 2"):
+        validate_schedule(schedule(w, 4, Strategy("easy", "procs"), [0, 10, 15]))
+
+
+def test_the_whole_schedule_is_replayed():
+    # 3,000 one-processor jobs queue on m = 1; swapping the last two breaks FCFS only at the end
+    n = 3000
+    w = jobs(*[(i * 1e-3, 1, 10, 10) for i in range(n)])
+    s = simulate(w, Machine(1), Strategy("fcfs"))
+    validate_schedule(s)
+    start = s.start.copy()
+    start[[-2, -1]] = start[[-1, -2]]
+    broken = schedule(w, 1, Strategy("fcfs"), start)
+    with pytest.raises(ScheduleInvalid, match=f"FCFS: job {n} starts at {start[-1]} before job {n - 1}"):
+        validate_schedule(broken)
+    validate_schedule(broken, replay_until=start[-1] - 1)  # the option that stops the replay early

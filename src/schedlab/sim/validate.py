@@ -1,6 +1,12 @@
 """The one shared schedule validator: every test that simulates calls :func:`validate_schedule`.
 
-Plain Python/numpy on purpose (it is the test oracle, written independently of the kernels).
+It is the test oracle, written independently of the engine (no engine code is imported): plain
+Python/numpy, except the reservation arithmetic (EASY's head reservation, conservative's walk of
+the queue through the availability profile), which are literal array versions of the textbook
+rules compiled with numba so that every test can replay whole real traces. It is only run where
+a job starts ahead of a waiting one (a backfill); a start time whose starters are the queue's
+first jobs is legal under every rule.
+
 Rules (DESIGN.md "Semantics that every engine shares"; genetic-fuzzy-rule-based-scheduling 2.1):
 
 1. every job is scheduled exactly once (one finite start and finish per job);
@@ -34,8 +40,8 @@ class ScheduleInvalid(AssertionError):
 def validate_schedule(schedule, *, replay_until: float | None = None) -> None:
     """Raise :class:`ScheduleInvalid` unless ``schedule`` obeys every rule above.
 
-    Rules 1-4 are always checked on the whole schedule; ``replay_until`` limits the replay of
-    rule 5 to the start times up to that time (to keep tests on huge traces short).
+    Every rule is checked on the whole schedule; ``replay_until`` (an option for quick looks at
+    huge schedules, not used by the tests) stops the replay of rule 5 after that start time.
     """
     w = schedule.workload
     n = len(w)

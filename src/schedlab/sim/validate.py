@@ -346,7 +346,7 @@ class _Replay:
     def check_conservative(self, t, ordered, pos, running) -> None:
         """Walking the queue in order, each job is reserved at its earliest start given the
         earlier reservations; a job starting at t must have t as that earliest start."""
-        walk = np.asarray(ordered, dtype=np.int64)
+        walk = np.asarray(ordered[: pos[-1] + 1], dtype=np.int64)  # jobs behind the last starter: moot
         starts_now = np.zeros(walk.size, dtype=np.bool_)
         starts_now[pos] = True
         i, s = conservative_check(np.fromiter(running, dtype=np.int64, count=len(running)), walk, starts_now,

@@ -28,8 +28,8 @@ from .greedy import greedy_fcfs_pass, greedy_view
 from .profile import build_profile, drop_past, reserve
 from .running import release_finished, start_job  # noqa: F401  (part of this module's contract)
 from .state import (
-    AUX_P, CACHE_HEAD, CACHE_VERSION, DIRTY, EASY, EST, EST_H, EST_N, ESTEND, EXTRA,
-    FCFS, GSYNC, FREE, INORD, KEY0, KILL, LASTDISP, LIST, MARK, NQ, O_GREEDY, QORDER, QUEUE, RESV, SHADOW, VERSION, WIDTH,
+    CACHE_HEAD, CACHE_VERSION, DIRTY, EASY, EST, EST_H, EST_N, ESTEND, EXTRA,
+    FCFS, GSYNC, FREE, INORD, KEY0, KILL, LASTDISP, LIST, MARK, NQ, O_GREEDY, PROF_N, QORDER, QUEUE, RESV, SHADOW, VERSION, WIDTH,
 )
 
 
@@ -166,49 +166,128 @@ def easy_pass(J, S, view, now):
 
 
 @njit
+def _fits_now(t, f, p, now, width, duration):
+    """True when ``width`` processors are free during [now, now + duration) in the profile."""
+    e = now + duration
+    l = 0
+    while l < p and t[l] < e:
+        if f[l] < width:
+            return False
+        l += 1
+    return True
+
+
+@njit
+def _staircase(t, f, p, base):
+    """The profile's running minimum (g(w) = first time fewer than w are free) as the steps where
+    it drops, copied to ``t/f[base:]``; returns how many.
+
+    The upper half of the profile arrays is free: the profile never holds more than n + 1 steps
+    (now, one per running job, one per reservation) and the arrays hold 2n + 2; there are fewer
+    levels than steps (the last step, the empty machine, never is one unless it is alone).
+    """
+    nl = 0
+    for l in range(p):
+        if nl == 0 or f[l] < f[base + nl - 1]:
+            t[base + nl] = t[l]
+            f[base + nl] = f[l]
+            nl += 1
+    return nl
+
+
+@njit
+def _may_start(JF, JI, t, f, base, nl, p, j, now, booked):
+    """Whether job j fits at ``now``: by the staircase (``nl`` levels from ``t/f[base]``) of the
+    profile before this pass's bookings (a necessary condition, O(log)), then, when blocks were
+    ``booked`` since, exactly."""
+    w = JI[WIDTH, j]
+    if w > f[0]:  # free now (the profile's first step)
+        return False
+    lo, hi = base, base + nl  # first level with fewer than w free (levels strictly decrease)
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if f[mid] >= w:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < base + nl and now + JF[EST, j] > t[lo]:
+        return False
+    return not booked or _fits_now(t, f, p, now, w, JF[EST, j])
+
+
+@njit
+def _reserve_from(J, S, view, first, now):
+    """Reserve ``view[first:]`` in queue order on the profile, stopping as soon as no job left
+    can start at ``now``; returns the position reached (jobs from there on stay unreserved).
+
+    Reservations only take processors away, so a job that does not fit at ``now`` in the
+    profile before ``view[first]`` is reserved never starts in this pass; the later ones after
+    the last job that may still start need no reservation now (the next pass places them on
+    the same profile, or rebuilds it). Saves the O(queue x profile) walk on long queues.
+    """
+    JF, JI, ctr, SI, SF = J.f, J.i, S.ctr, S.i, S.f
+    t, f = S.prof_t, S.prof_f
+    nq = view.shape[0]
+    p = ctr[PROF_N]
+    base = t.shape[0] // 2
+    nl = -1  # the staircase is built on first need
+    last = nq - 1  # the last job that may start now, found from the back
+    while last >= first:
+        k = view[last]
+        if JI[WIDTH, k] <= f[0]:
+            if nl < 0:
+                nl = _staircase(t, f, p, base)
+            if _may_start(JF, JI, t, f, base, nl, p, k, now, False):
+                break
+        last -= 1
+    i = first
+    while i <= last:
+        j = view[i]
+        s = reserve(ctr, t, f, JI[WIDTH, j], JF[EST, j])
+        SF[RESV, j] = s
+        i += 1
+        if last >= i and s < now + JF[EST, view[last]]:  # this block overlaps its window
+            while last >= i and not _may_start(JF, JI, t, f, base, nl, ctr[PROF_N], view[last], now, True):
+                last -= 1
+    for h in range(i, nq):
+        SF[RESV, view[h]] = np.nan
+    return i
+
+
+@njit
 def conservative_pass(J, S, view, now):
     """Conservative backfilling: every waiting job, in queue order, holds a reservation at its
     earliest start that delays no earlier one; jobs reserved at ``now`` start.
 
-    The profile is kept from pass to pass and only extended by jobs that joined at the end of
-    the queue. It is rebuilt (every reservation recomputed in queue order) when a job ended
-    before its estimated end, a job joined ahead of waiting jobs (non-submit static orders: the
-    newcomer comes first in queue order, so later reservations may move back), the order is dynamic (greedy), the dispatch rule changed, or, without killing, a job
+    The profile is kept from pass to pass; reservations are made in queue order only as far as
+    some later job may still start now (:func:`_reserve_from`), and the next pass continues from
+    there on the same profile. It is rebuilt (every reservation recomputed in queue order) when a
+    job ended before its estimated end, a job joined ahead of waiting jobs (non-submit static
+    orders: the newcomer comes first in queue order, so later reservations may move back), the
+    order is dynamic (greedy), the dispatch rule changed, or, without killing, a job
     overran its estimate (its estimated end is taken as ``now``).
     """
     JF, JI, ctr, SI, SF = J.f, J.i, S.ctr, S.i, S.f
     nq = view.shape[0]
     if ctr[KILL] == 0 and ctr[EST_N] > 0 and SF[ESTEND, SI[EST_H, 0]] < now:
         ctr[DIRTY] = 1  # a job overran its estimate: its estimated end moves with now
+    first = nq  # first unreserved queue position (unreserved jobs form a suffix of the queue)
     if ctr[DIRTY] == 0:
         for i in range(nq):
-            if SF[RESV, view[i]] < now:
+            r = SF[RESV, view[i]]
+            if r < now:
                 ctr[DIRTY] = 1
                 break
+            if np.isnan(r) and first == nq:
+                first = i
     if ctr[DIRTY] != 0:
         build_profile(J, S, now)
-        narrowest = SI[AUX_P]  # scratch: narrowest width from queue position i on
-        narrowest[nq - 1] = JI[WIDTH, view[nq - 1]]
-        for i in range(nq - 2, -1, -1):
-            narrowest[i] = min(narrowest[i + 1], JI[WIDTH, view[i]])
         ctr[DIRTY] = 0
-        for i in range(nq):
-            if S.prof_f[0] < narrowest[i]:
-                # no later job fits at `now` beside the earlier reservations, so none starts in
-                # this pass: leave them unreserved and rebuild at the next pass (exact and saves
-                # the O(queue x profile) walk on long queues)
-                for h in range(i, nq):
-                    SF[RESV, view[h]] = np.nan
-                ctr[DIRTY] = 1
-                break
-            j = view[i]
-            SF[RESV, j] = reserve(ctr, S.prof_t, S.prof_f, JI[WIDTH, j], JF[EST, j])
+        first = 0
     else:
         drop_past(S, now)
-        for i in range(nq):
-            j = view[i]
-            if np.isnan(SF[RESV, j]):
-                SF[RESV, j] = reserve(ctr, S.prof_t, S.prof_f, JI[WIDTH, j], JF[EST, j])
+    if first < nq:
+        _reserve_from(J, S, view, first, now)
     started = 0
     for i in range(nq):
         j = view[i]

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from schedlab.sim import Machine, Schedule, ScheduleInvalid, simulate, validate_schedule
+from schedlab.sim.validate import conservative_check
 from schedlab.strategy import Criterion, Strategy
 from schedlab.workload import Workload
 
@@ -129,3 +132,48 @@ def test_the_whole_schedule_is_replayed():
     with pytest.raises(ScheduleInvalid, match=f"FCFS: job {n} starts at {start[-1]} before job {n - 1}"):
         validate_schedule(broken)
     validate_schedule(broken, replay_until=start[-1] - 1)  # the option that stops the replay early
+
+
+def brute_force_reservations(running, queue, m, t):
+    """Each queued (width, duration) in order at the first of t and the booked ends where it
+    fits beside every earlier booking at every booking start in its window (no profile)."""
+    booked = [(t, end, w) for end, w in running]
+    out = []
+    for w, d in queue:
+        for s in sorted({t} | {b for _, b, _ in booked}):
+            points = [s] + [a for a, _, _ in booked if s < a < s + d]
+            if all(sum(v for a, b, v in booked if a <= x < b) + w <= m for x in points):
+                break
+        else:
+            raise AssertionError("the empty machine after the last booking must fit every job")
+        booked.append((s, s + d, w))
+        out.append(s)
+    return out
+
+
+@given(
+    m=st.integers(1, 6),
+    running=st.lists(st.tuples(st.integers(1, 20), st.integers(1, 6)), max_size=5),
+    queue=st.lists(st.tuples(st.integers(1, 6), st.integers(0, 15)), min_size=1, max_size=8),
+    data=st.data(),
+)
+def test_conservative_walk_agrees_with_a_brute_force_reservation(m, running, queue, data):
+    running = [(end, min(w, m)) for end, w in running]
+    while sum(w for _, w in running) > m:
+        running.pop()
+    queue = [(min(w, m), d) for w, d in queue]
+    t = 0.0
+    expected = brute_force_reservations(running, queue, m, t)
+    # jobs: the running ones (start 0, estimate = end), then the queue (estimate = duration)
+    est = np.array([e for e, _ in running] + [d for _, d in queue], dtype=float)
+    procs = np.array([w for _, w in running] + [w for w, _ in queue], dtype=np.int64)
+    start = np.zeros(len(est))
+    walk = np.arange(len(running), len(est))
+    flagged = data.draw(st.integers(0, len(queue) - 1))
+    starts_now = np.zeros(len(queue), dtype=np.bool_)
+    starts_now[flagged] = True
+    i, s = conservative_check(np.arange(len(running)), walk, starts_now, start, est, procs, m, t)
+    if expected[flagged] == t:
+        assert i == -1
+    else:
+        assert (i, s) == (flagged, expected[flagged])

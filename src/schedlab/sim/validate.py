@@ -98,22 +98,38 @@ def _check_capacity(w, start, finish, m) -> None:
 
 
 @njit
-def running_profile(running, start, estimate, procs, m, t):
-    """Free processors as a step function of time from the running jobs alone: ``free[k]``
-    during [times[k], times[k+1]), each job freeing its processors at max(start + estimate, t)."""
+def running_profile(running, extra, start, estimate, procs, m, t):
+    """Free processors as a step function of time from the busy jobs alone: ``free[k]`` during
+    [times[k], times[k+1]), each job freeing its processors at max(start + estimate, t).
+
+    ``running`` comes sorted by start + estimate (the replay keeps it so; checked here), the
+    few ``extra`` jobs in any order; the two are merged by estimated end.
+    """
     ends = np.maximum(start[running] + estimate[running], t)
-    o = np.argsort(ends)
-    times = np.empty(running.size + 1)
-    free = np.empty(running.size + 1, dtype=np.int64)
+    for i in range(1, ends.size):
+        if ends[i] < ends[i - 1]:
+            raise AssertionError("validator: running jobs out of estimated-end order")
+    extra = extra[np.argsort(start[extra] + estimate[extra])]
+    extra_ends = np.maximum(start[extra] + estimate[extra], t)
+    n = running.size + extra.size
+    times = np.empty(n + 1)
+    free = np.empty(n + 1, dtype=np.int64)
     times[0] = t
-    free[0] = m - procs[running].sum()
+    free[0] = m - procs[running].sum() - procs[extra].sum()
     p = 1
-    for i in o:
-        if ends[i] == times[p - 1]:
-            free[p - 1] += procs[running[i]]
+    a = b = 0
+    for _ in range(n):
+        if b == extra.size or (a < running.size and ends[a] <= extra_ends[b]):
+            end, width = ends[a], procs[running[a]]
+            a += 1
         else:
-            times[p] = ends[i]
-            free[p] = free[p - 1] + procs[running[i]]
+            end, width = extra_ends[b], procs[extra[b]]
+            b += 1
+        if end == times[p - 1]:
+            free[p - 1] += width
+        else:
+            times[p] = end
+            free[p] = free[p - 1] + width
             p += 1
     return times[:p], free[:p]
 
@@ -127,8 +143,7 @@ def easy_check(running, ahead, head, backfilled, start, estimate, procs, m, t):
     Returns (reservation, free at it); the backfill is legal iff free >= procs[head]
     (Mu'alem & Feitelson 2001, EASY: backfill only if the first job's reservation is not delayed).
     """
-    busy = np.concatenate((running, ahead))
-    times, free = running_profile(busy, start, estimate, procs, m, t)
+    times, free = running_profile(running, ahead, start, estimate, procs, m, t)
     k = 0
     while free[k] < procs[head]:  # the last step is the empty machine
         k += 1
@@ -148,7 +163,7 @@ def conservative_check(running, walk, starts_now, start, estimate, procs, m, t):
     Returns (i, s): the first job i flagged in ``starts_now`` whose earliest start s is not t,
     or (-1, t). Mu'alem & Feitelson 2001; the textbook profile walk, on arrays.
     """
-    times, free = running_profile(running, start, estimate, procs, m, t)
+    times, free = running_profile(running, running[:0], start, estimate, procs, m, t)
     P = times.size
     T = np.empty(P + walk.size + 1)
     F = np.empty(P + walk.size + 1, dtype=np.int64)
@@ -181,6 +196,18 @@ def conservative_check(running, walk, starts_now, start, estimate, procs, m, t):
             P += 1
         F[k:last] -= w
     return -1, t
+
+
+class _Jobs:
+    """The jobs of a sorted ((key, rank), job) queue, read by position or slice on demand."""
+
+    def __init__(self, queue):
+        self.queue = queue
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [item[1] for item in self.queue[i]]
+        return self.queue[i][1]
 
 
 class _Replay:
@@ -264,7 +291,11 @@ class _Replay:
         starting = np.zeros(n, dtype=bool)  # greedy: marks this time's starters
         queue: list = []  # static orders: sorted ((key, rank), job); greedy: job list
         running: list = []  # heap of (finish, job)
-        running_set: set = set()
+        # busy[:nb]: the running jobs sorted by start + estimate (their keys in ends[:nb])
+        busy = np.empty(n, dtype=np.int64)
+        ends = np.empty(n)
+        est_end = (start + self.est).tolist()
+        nb = 0
         a = lo = 0
         for ti, t in enumerate(times.tolist()):
             if t > until:
@@ -278,7 +309,13 @@ class _Replay:
                     bisect.insort(queue, (key[j], j))
                 a += 1
             while running and running[0][0] <= t:
-                running_set.discard(heapq.heappop(running)[1])
+                j = heapq.heappop(running)[1]
+                i = int(np.searchsorted(ends[:nb], est_end[j]))
+                while busy[i] != j:
+                    i += 1
+                busy[i:nb - 1] = busy[i + 1:nb]
+                ends[i:nb - 1] = ends[i + 1:nb]
+                nb -= 1
             starters = by_start[lo:bounds[ti]]
             lo = bounds[ti]
             if not waiting[starters].all():
@@ -292,11 +329,9 @@ class _Replay:
                 ordered = ordered.tolist()
             else:
                 pos = sorted(bisect.bisect_left(queue, (key[j], j)) for j in starters)
-                ordered = None
+                ordered = _Jobs(queue)
             if pos[-1] != len(pos) - 1:  # not a prefix of the queue: check the rule
-                if ordered is None:
-                    ordered = [item[1] for item in queue[: pos[-1] + 1]]
-                self.check(t, ordered, pos, starters, running_set)
+                self.check(t, ordered, pos, starters, busy[:nb])
             waiting[starters] = False
             if key is None:
                 started = set(starters)
@@ -307,7 +342,11 @@ class _Replay:
             for j in starters:
                 if finish_l[j] > t:
                     heapq.heappush(running, (finish_l[j], j))
-                    running_set.add(j)
+                    i = int(np.searchsorted(ends[:nb], est_end[j], side="right"))
+                    busy[i + 1:nb + 1] = busy[i:nb]
+                    ends[i + 1:nb + 1] = ends[i:nb]
+                    busy[i], ends[i] = j, est_end[j]
+                    nb += 1
 
     def check(self, t, ordered, pos, starters, running) -> None:
         """``ordered`` is the queue at t up to the last starter, ``pos`` the starters' sorted
@@ -333,7 +372,7 @@ class _Replay:
         w = self.w
         head = ordered[k]
         backfilled = np.asarray(backfilled, dtype=np.int64)
-        reservation, free = easy_check(np.fromiter(running, dtype=np.int64, count=len(running)),
+        reservation, free = easy_check(running,
                                        np.asarray(ordered[:k], dtype=np.int64), head, backfilled,
                                        self.start, self.est, self.procs, self.m, t)
         if free < w.procs[head]:
@@ -349,7 +388,7 @@ class _Replay:
         walk = np.asarray(ordered[: pos[-1] + 1], dtype=np.int64)  # jobs behind the last starter: moot
         starts_now = np.zeros(walk.size, dtype=np.bool_)
         starts_now[pos] = True
-        i, s = conservative_check(np.fromiter(running, dtype=np.int64, count=len(running)), walk, starts_now,
+        i, s = conservative_check(running, walk, starts_now,
                                   self.start, self.est, self.procs, self.m, float(t))
         if i >= 0:
             raise ScheduleInvalid(

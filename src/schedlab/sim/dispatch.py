@@ -34,7 +34,7 @@ from .state import (
 
 
 # ---------------------------------------------------------------------------- queue
-@njit
+@njit(inline="always")
 def enqueue(J, S, j):
     """Job j joins the queue at its place in the static order ``S.ctr[QORDER]`` (binary search)."""
     ctr, q = S.ctr, S.i[QUEUE]
@@ -76,7 +76,7 @@ def resort_queue(J, S, order):
 
 
 # ---------------------------------------------------------------------------- dispatch rules
-@njit
+@njit(inline="always")
 def fcfs_pass(J, S, view, now):
     """FCFS: start the head while it fits; nothing else."""
     JF, JI, ctr, SI, SF = J.f, J.i, S.ctr, S.i, S.f
@@ -87,7 +87,7 @@ def fcfs_pass(J, S, view, now):
     return i
 
 
-@njit
+@njit(inline="always")
 def list_pass(J, S, view, now):
     """List scheduling: start every job, in queue order, that fits now."""
     JF, JI, ctr, SI, SF = J.f, J.i, S.ctr, S.i, S.f
@@ -100,7 +100,7 @@ def list_pass(J, S, view, now):
     return started
 
 
-@njit
+@njit(inline="always")
 def head_reservation(J, S, need, now):
     """(shadow, extra): earliest time ``need`` processors are free by the running jobs' estimated
     ends (max(start + \\bar p, now)), and the processors left spare then."""
@@ -122,7 +122,7 @@ def head_reservation(J, S, need, now):
     return shadow, avail - need
 
 
-@njit
+@njit(inline="always")
 def easy_pass(J, S, view, now):
     """EASY: start the head while it fits; then backfill later jobs that fit now and end (by
     their estimate) by the head's reservation or use only the processors it leaves spare."""
@@ -174,6 +174,23 @@ def _fits_now(t, f, p, now, width, duration):
         if f[l] < width:
             return False
         l += 1
+    return True
+
+
+@njit
+def _still_fits(t, f, p, s, e, width):
+    """True when ``width`` processors are free during [s, e), s a step of the profile."""
+    lo, hi = 0, p
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if t[mid] < s:
+            lo = mid + 1
+        else:
+            hi = mid
+    while lo < p and t[lo] < e:
+        if f[lo] < width:
+            return False
+        lo += 1
     return True
 
 
@@ -246,9 +263,12 @@ def _reserve_from(J, S, view, first, now):
         s = reserve(ctr, t, f, JI[WIDTH, j], JF[EST, j])
         SF[RESV, j] = s
         i += 1
-        if last >= i and s < now + JF[EST, view[last]]:  # this block overlaps its window
-            while last >= i and not _may_start(JF, JI, t, f, base, nl, ctr[PROF_N], view[last], now, True):
+        if last >= i and s < now + JF[EST, view[last]]:  # this block overlaps its window:
+            if not _still_fits(t, f, ctr[PROF_N], s, min(s + JF[EST, j], now + JF[EST, view[last]]),
+                               JI[WIDTH, view[last]]):  # only its steps changed
                 last -= 1
+                while last >= i and not _may_start(JF, JI, t, f, base, nl, ctr[PROF_N], view[last], now, True):
+                    last -= 1
     for h in range(i, nq):
         SF[RESV, view[h]] = np.nan
     return i
@@ -301,7 +321,7 @@ def conservative_pass(J, S, view, now):
 
 
 # ---------------------------------------------------------------------------- one pass
-@njit
+@njit(inline="always")
 def schedule_pass(J, S, G, dispatch, order, now):
     """One scheduling pass at ``now`` with dispatch rule and queue order codes; returns #started."""
     ctr = S.ctr
@@ -339,7 +359,7 @@ def schedule_pass(J, S, G, dispatch, order, now):
     return started
 
 
-@njit
+@njit(inline="always")
 def _compact(S, started):
     """Drop the jobs started in this pass from the waiting queue (keeping the others' order)."""
     if started == 0:

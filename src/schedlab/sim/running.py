@@ -11,7 +11,7 @@ from .heap import heap_pop, heap_push, sorted_insert, sorted_remove
 from .state import DIRTY, EST, EST_H, EST_N, ESTEND, FIN_H, FIN_N, FIN_P, FINISH, FREE, MARK, PROC, START, VERSION, WIDTH
 
 
-@njit
+@njit(inline="always")
 def start_job(JF, JI, ctr, SI, SF, j, now):
     """Start job j now: processors, finish time, the two heaps, and the pass mark."""
     SF[START, j] = now
@@ -24,7 +24,7 @@ def start_job(JF, JI, ctr, SI, SF, j, now):
     ctr[VERSION] += 1
 
 
-@njit
+@njit(inline="always")
 def release_finished(J, S, now):
     """End every running job whose finish is <= now; returns how many ended."""
     ctr, SI, SF = S.ctr, S.i, S.f

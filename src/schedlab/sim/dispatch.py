@@ -135,6 +135,8 @@ def easy_pass(J, S, view, now):
     if i >= nq:
         return i
     started = i
+    if ctr[FREE] == 0:  # nothing can backfill (the scan below would find no job that fits)
+        return started
     head = view[i]
     first = i + 1  # the first later job that fits now: none means no backfill, no reservation needed
     while first < nq and JI[WIDTH, view[first]] > ctr[FREE]:

@@ -29,7 +29,7 @@ from .profile import build_profile, drop_past, reserve
 from .running import release_finished, start_job  # noqa: F401  (part of this module's contract)
 from .state import (
     CACHE_HEAD, CACHE_VERSION, DIRTY, EASY, EST, EST_H, EST_N, ESTEND, EXTRA,
-    FCFS, GSYNC, FREE, INORD, KEY0, KILL, LASTDISP, LIST, MARK, NQ, O_GREEDY, PROF_N, QORDER, QUEUE, RESV, SHADOW, VERSION, WIDTH,
+    FCFS, DEAD, GSYNC, FREE, INORD, KEY0, KILL, LASTDISP, LIST, MARK, NQ, O_GREEDY, PROF_N, QORDER, QUEUE, RESV, SHADOW, VERSION, WIDTH,
 )
 
 
@@ -335,10 +335,15 @@ def schedule_pass(J, S, G, dispatch, order, now):
         return 0
     if order == O_GREEDY and dispatch == FCFS:  # Greedy: the best job only, no sort (.greedy)
         if ctr[QORDER] != 0:
+            _compact(S, ctr[DEAD])
             resort_queue(J, S, 0)
         started = greedy_fcfs_pass(J, S, G, now)
-        _compact(S, started)
+        ctr[DEAD] += started  # started jobs stay in the queue, marked, until half of it is dead:
+        if 2 * ctr[DEAD] > ctr[NQ]:  # dropping them costs O(queue), amortised O(1) per job
+            _compact(S, ctr[DEAD])
         return started
+    _compact(S, ctr[DEAD])  # what a greedy pass left behind
+    nq = ctr[NQ]
     ctr[GSYNC] = -1  # the greedy heaps miss what this pass changes
     if order == O_GREEDY:
         if ctr[QORDER] != 0:
@@ -363,9 +368,17 @@ def schedule_pass(J, S, G, dispatch, order, now):
 
 @njit(inline="always")
 def _compact(S, started):
-    """Drop the jobs started in this pass from the waiting queue (keeping the others' order)."""
+    """Drop the ``started`` (marked) jobs from the waiting queue, keeping the others' order.
+
+    Greedy passes leave their started jobs marked in the queue (``DEAD``); every synced greedy
+    heap entry lies before them, so the heaps' sync point moves back by as many.
+    """
     if started == 0:
         return
+    if S.ctr[DEAD] > 0:
+        if S.ctr[GSYNC] >= 0:
+            S.ctr[GSYNC] -= S.ctr[DEAD]
+        S.ctr[DEAD] = 0
     nq = S.ctr[NQ]
     q, mark = S.i[QUEUE], S.i[MARK]
     k = 0

@@ -144,6 +144,8 @@ def _sync_heaps(J, S, G, c):
         ctr[GCLASS] = c
     for i in range(first, nq):
         j = q[i]
+        if SI[MARK, j] != 0:  # started earlier, not yet dropped from the queue
+            continue
         g = J.i[GROUP, j]
         gi = g - 1 if 1 <= g <= 5 else 4
         SF[NBETA, j] = -greedy_coeffs(J, G, c, j)[1]
@@ -204,7 +206,6 @@ def greedy_fcfs_pass(J, S, G, now):
             ctr[GN0 + g] = heap_pop(SI, SF, GH0 + g, GPOS, NBETA, ctr[GN0 + g])[1]
             start_job(J.f, J.i, ctr, SI, SF, j, now)
             started += 1
-        ctr[GSYNC] -= started  # the started jobs leave the queue (compacted by the caller)
     else:
         ctr[GSYNC] = -1
         while True:

@@ -63,7 +63,8 @@ NORD = 14  # length of the last greedy order in Site.i[ORDERED]
 GSYNC = 15  # greedy FCFS: queue[:GSYNC] are in the group heaps GH0..GH4 (-1: heaps must be rebuilt)
 GCLASS = 16  # greedy FCFS: time-of-week class the heap keys were computed for
 GN0 = 17  # greedy FCFS: sizes of the five group heaps in slots GN0..GN0+4
-N_CTR = 22
+DEAD = 22  # greedy FCFS: started jobs still in queue[:NQ] (MARK = 1), dropped in bulk later
+N_CTR = 23
 # slots of Site.x (float scalars)
 SHADOW, EXTRA = 0, 1
 

@@ -4,6 +4,8 @@ Each trace is measured in a fresh subprocess so that peak memory is that of read
 ``peak RSS`` is the process's maximum resident set (ru_maxrss, includes Python, numpy and pandas),
 ``baseline RSS`` the same just before the first read (after importing schedlab and pandas), and ``tracemalloc peak``
 the Python/numpy allocations of one read. Target (issue 2): CTC-SP2 in < 1 s and < 300 MB.
+Baseline measured in the same process: plain ``pandas.read_csv`` of the same file (whitespace
+separated, ``;`` comments, no validation, no header parsing); ``ratio`` = read_swf / baseline.
 
     python benchmarks/bench_read.py                 # CTC-SP2
     python benchmarks/bench_read.py --all           # every trace in ../shared/workloads
@@ -24,7 +26,7 @@ WORKLOADS = Path(os.environ.get("SCHEDLAB_SHARED", ROOT.parent / "shared")) / "w
 
 _CHILD = r"""
 import json, resource, statistics, sys, time, tracemalloc
-import pandas  # noqa: F401  (read_swf imports it lazily; count it in the baseline, not the read)
+import pandas  # read_swf imports it lazily; count it in the baseline RSS, not the read
 from schedlab.workload import read_swf
 path, repeat = sys.argv[1], int(sys.argv[2])
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -40,9 +42,15 @@ for _ in range(repeat):
     times.append(time.perf_counter() - t0)
     del w
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+plain = []
+for _ in range(repeat):
+    t0 = time.perf_counter()
+    df = pandas.read_csv(path, sep=r"\s+", comment=";", header=None, engine="c")
+    plain.append(time.perf_counter() - t0)
+    del df
 w = read_swf(path)
 print(json.dumps({"jobs": len(w), "median_s": statistics.median(times), "min_s": min(times),
-                  "base_kb": base, "peak_kb": peak, "traced_b": traced}))
+                  "base_kb": base, "peak_kb": peak, "traced_b": traced, "plain_s": statistics.median(plain)}))
 """
 
 
@@ -59,14 +67,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=5, help="timed reads per trace (median reported)")
     args = parser.parse_args(argv)
     traces = args.traces or ([*sorted(WORKLOADS.glob("*.swf.gz"))] if args.all else [WORKLOADS / "CTC-SP2-1996-3.1-cln.swf.gz"])
-    header = f"{'trace':<34} {'jobs':>8} {'median s':>9} {'min s':>7} {'baseline RSS MB':>16} {'peak RSS MB':>12} {'tracemalloc MB':>15}"
+    header = f"{'trace':<34} {'jobs':>8} {'median s':>9} {'min s':>7} {'baseline RSS MB':>16} {'peak RSS MB':>12} {'tracemalloc MB':>15} {'pandas s':>9} {'ratio':>6}"
     print(header)
     print("-" * len(header))
     for path in traces:
         r = measure(path, args.repeat)
         print(
             f"{path.name:<34} {r['jobs']:>8,} {r['median_s']:>9.3f} {r['min_s']:>7.3f} "
-            f"{r['base_kb'] / 1024:>16.0f} {r['peak_kb'] / 1024:>12.0f} {r['traced_b'] / 2**20:>15.1f}"
+            f"{r['base_kb'] / 1024:>16.0f} {r['peak_kb'] / 1024:>12.0f} {r['traced_b'] / 2**20:>15.1f} {r['plain_s']:>9.3f} {r['median_s'] / r['plain_s']:>6.2f}"
         )
     return 0
 

@@ -31,7 +31,10 @@ ACCASIM_RUNNER = SHARED / "peers" / "accasim_run.py"
 KTH = "KTH-SP2-1996-2.1-cln.swf.gz"
 
 #: machine sizes that differ from the trace header, as in the papers
-PROCS = {"CTC-SP2": 430}
+#: machine sizes the papers/archive state where the header is silent or differs (CTC: the papers'
+#: 430; RICC: MANIFEST.md, 1024 nodes x 8 cores; METACENTRUM: the archive's 806 processors) —
+#: the same sizes as tests/test_engine_real_traces.py
+PROCS = {"CTC-SP2": 430, "RICC": 8192, "METACENTRUM": 806}
 RULES = ("fcfs", "list", "easy", "conservative", "greedy")
 #: (trace prefix, rule) -> seconds, from issue 3 "Must show"
 TARGETS = {("CTC-SP2", "easy"): 0.1, ("HPC2N", "easy"): 0.3, ("CTC-SP2", "greedy"): 0.3, ("CTC-SP2", "conservative"): 2.0}

@@ -10,14 +10,9 @@ from rich.console import Console
 from rich.table import Table
 
 from ..metrics import DEFAULT_OBJECTIVE
-from .main import app
+from .main import sub_app
 
-evolve_app = typer.Typer(
-    name="evolve",
-    help="Evolve scheduling strategies for an owner's objective (greedy-es-sorting-criteria).",
-    no_args_is_help=True,
-)
-app.add_typer(evolve_app, name="evolve")
+evolve_app = sub_app("evolve", "Evolve scheduling strategies for an owner's objective (greedy-es-sorting-criteria).")
 
 _err = Console(stderr=True)
 

@@ -10,16 +10,9 @@ from typing import List, Optional
 import typer
 
 from ..errors import SchedlabError
-from .main import app
+from .main import sub_app
 
-grid_app = typer.Typer(
-    name="grid",
-    help="Grids of independent EASY sites: job exchange (none, POOL, RQ) and NSGA-II Pareto fronts of partitions.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
-app.add_typer(grid_app, name="grid")
+grid_app = sub_app("grid", "Grids of independent EASY sites: job exchange (none, POOL, RQ) and NSGA-II Pareto fronts of partitions.")
 
 SETUP = typer.Option(None, "--setup", help="A setup of the paper's Table 1: I, II, III or IV (11-month traces).")
 SITE = typer.Option(None, "--site", help="A site TRACE:PROCS (repeat, at least twice), e.g. --site KTH-SP2:100.")

@@ -8,13 +8,20 @@ import typer
 
 from ..errors import SchedlabError
 
+_FLAGS = {"no_args_is_help": True, "add_completion": False, "pretty_exceptions_enable": False}
+
 app = typer.Typer(
     name="schedlab",
     help="Develop online scheduling strategies for parallel machines and grids on real workload traces.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
+    **_FLAGS,
 )
+
+
+def sub_app(name: str, help: str) -> typer.Typer:
+    """A verb's sub-command group (``schedlab NAME ...``), registered on :data:`app`."""
+    sub = typer.Typer(name=name, help=help, **_FLAGS)
+    app.add_typer(sub, name=name)
+    return sub
 
 
 def _register() -> None:

@@ -10,16 +10,9 @@ from typing import Optional
 import typer
 
 from ..errors import WorkloadError
-from .main import app
+from .main import sub_app
 
-workload_app = typer.Typer(
-    name="workload",
-    help="Inspect and prepare SWF workload traces: info, clean, cut, group, scale.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
-app.add_typer(workload_app, name="workload")
+workload_app = sub_app("workload", "Inspect and prepare SWF workload traces: info, clean, cut, group, scale.")
 
 TRACE = typer.Argument(..., help="SWF trace (.swf or .swf.gz) or a bundled name such as KTH-SP2.")
 OUT = typer.Option(..., "--output", "-o", help="Output SWF file (.gz to compress); written atomically.")

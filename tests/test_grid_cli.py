@@ -53,6 +53,7 @@ def test_setups_are_table_1():
         (["grid", "pareto", *SITES, "--out", "/proc/no/such", "--generations", "0"], "--generations must be"),
         (["grid", "pareto", *SITES, "--out", "/proc/x", "--generations", "1", "--pop", "4"], "/proc/x"),
         (["grid", "pareto", *SITES, "--out", "/tmp/never", "--p-rand", "1.5"], "--p-rand must lie in [0, 1]"),
+        (["grid", "pareto", *SITES, "--out", "/tmp/never", "--seed-with", "easy"], "--seed-with: cannot seed"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(capsys, args, message):

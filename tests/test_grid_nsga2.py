@@ -81,6 +81,22 @@ def test_initial_population_is_easy_plus_5000_flips(grid):
     assert len({row.tobytes() for row in X}) == 5
 
 
+def test_seed_with_puts_the_realised_heuristic_partitions_in_the_initial_population(grid):
+    """--seed-with rq,pool: rows 1 and 2 are where RQ / POOL ran each job; the other rows are unchanged."""
+    from schedlab.grid.sim import simulate_grid
+
+    problem = PartitionProblem.from_trace(grid)
+    plain = initial_population(problem, 5, 1000, np.random.default_rng(0))
+    seeded = initial_population(problem, 5, 1000, np.random.default_rng(0), seed_with="rq,pool")
+    rq, pool = simulate_grid(grid, "rq").site, simulate_grid(grid, "pool").site
+    assert (rq != grid.origin).sum() > 0 and (pool != grid.origin).sum() > 0  # both policies move jobs
+    np.testing.assert_array_equal(seeded[1], rq)  # a job RQ moved fits its new site: no veto
+    np.testing.assert_array_equal(seeded[2], pool)
+    np.testing.assert_array_equal(seeded[[0, 3, 4]], plain[[0, 3, 4]])
+    with pytest.raises(ValueError, match="'steal'"):
+        initial_population(problem, 5, 10, np.random.default_rng(0), seed_with="rq,steal")
+
+
 def test_objectives_and_constraints():
     F, G = objectives([(np.array([50_000.0, 70_000.0]), False), (np.array([120_000.0, 10.0]), False),
                        (np.array([100_001.0, 3.0]), True)], 100_000.0)

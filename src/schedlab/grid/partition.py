@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import WorkloadError
-from .kernel import NONE, grid_kernel
+from .kernel import EXCHANGES, NONE, grid_kernel
 from .sim import GridSchedule, GridTrace
 
 #: AWRT_k above this bound (seconds) make a partition infeasible (eq. (4))
@@ -86,6 +86,13 @@ class PartitionProblem:
         if aborted or np.any(awrt > self.limit):
             return np.full(self.n_sites, np.inf)
         return awrt
+
+    def realised(self, exchange: str) -> np.ndarray:
+        """The partition a dynamic exchange policy realises: every job on the site where it ran."""
+        _start, site, _awrt, _ab = grid_kernel(
+            self.submit, self.run, self.est, self.procs, self.origin, self.site_procs, EXCHANGES[exchange], np.inf
+        )
+        return site.astype(np.int8)
 
     def schedule(self, genes: np.ndarray, trace: GridTrace) -> GridSchedule:
         """The full schedule of a partition (for validation and reports), without the limit."""

@@ -16,7 +16,9 @@ nsga2-grid-performance-bounds, Section 4 and 5.2:
   TournamentSelection draws random permutations, compared by NSGA-II's rank/crowding rule);
 - objectives AWRT_k (eq. (2)), constraints AWRT_k - 100,000 s <= 0 (eq. (4));
 - initial population: the no-exchange partition plus mu - 1 copies with 5,000 random genes
-  moved to another site (Section 4.6).
+  moved to another site (Section 4.6). Beyond the paper, ``seed_with = "rq,pool"`` replaces the
+  first of those copies by the partitions the RQ / POOL simulations realised (every job on the
+  site where it ran): the front then starts from the heuristics instead of having to find them.
 
 Hypervolume per generation: pymoo's HV of the feasible non-dominated set against the reference
 point (limit, ..., limit) = (100000, 100000), i.e. the corner of the feasible search space.
@@ -51,9 +53,15 @@ class GridNSGA2Config:
     initial_flips: int = 5000
     limit: float = AWRT_LIMIT
     seed: int = 1
+    #: comma-separated exchange policies (pool, rq) whose realised partitions join the initial
+    #: population (not in the paper; "" = the paper's initial population)
+    seed_with: str = ""
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        if not d["seed_with"]:
+            del d["seed_with"]  # run folders made before the option keep resuming
+        return d
 
 
 class PartitionNSGA2Problem(Problem):
@@ -141,8 +149,23 @@ class GridMutation(Mutation):
         return out
 
 
-def initial_population(payload: PartitionProblem, pop: int, flips: int, rng: np.random.Generator) -> np.ndarray:
-    """The no-exchange partition plus pop - 1 copies with ``flips`` random genes moved (Section 4.6)."""
+def seed_policies(seed_with: str) -> tuple[str, ...]:
+    """The exchange policies named in ``seed_with`` ("rq,pool"); ValueError on anything else."""
+    names = tuple(s.strip().lower() for s in seed_with.split(",") if s.strip())
+    bad = [n for n in names if n not in ("pool", "rq")]
+    if bad:
+        raise ValueError(f"cannot seed the population with {', '.join(map(repr, bad))}: choose among pool, rq")
+    return names
+
+
+def initial_population(
+    payload: PartitionProblem, pop: int, flips: int, rng: np.random.Generator, seed_with: str = ""
+) -> np.ndarray:
+    """The no-exchange partition plus pop - 1 copies with ``flips`` random genes moved (Section 4.6).
+
+    With ``seed_with`` (e.g. "rq,pool"), rows 1, 2, ... are then replaced by the partitions those
+    exchange policies realise (:meth:`PartitionProblem.realised`); the random draws do not change.
+    """
     base = payload.origin.astype(np.int8)
     K = payload.n_sites
     X = np.repeat(base[None, :], pop, axis=0)
@@ -150,6 +173,8 @@ def initial_population(payload: PartitionProblem, pop: int, flips: int, rng: np.
     for i in range(1, pop):
         idx = rng.choice(base.size, flips, replace=False)
         X[i, idx] = (X[i, idx] + rng.integers(1, K, size=flips)) % K
+    for i, policy in enumerate(seed_policies(seed_with)[: pop - 1], start=1):
+        X[i] = payload.realised(policy)
     return veto(payload, X)
 
 
@@ -157,7 +182,7 @@ def make_algorithm(payload: PartitionProblem, config: GridNSGA2Config) -> tuple[
     """pymoo NSGA-II with the paper's operators, set up for ask/tell (seeded by ``config.seed``)."""
     problem = PartitionNSGA2Problem(payload)
     rng = np.random.default_rng([config.seed, 0x67726964])
-    X0 = initial_population(payload, config.pop, config.initial_flips, rng)
+    X0 = initial_population(payload, config.pop, config.initial_flips, rng, config.seed_with)
     algorithm = NSGA2(
         pop_size=config.pop,
         sampling=X0,

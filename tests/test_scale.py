@@ -95,3 +95,50 @@ def test_bad_input():
             scale(w, 1024, **kwargs)
     with pytest.raises(WorkloadError):
         scale(w, 0)
+
+
+# ----------------------------------------------------------------------- load calibration (step 5)
+
+
+def _easy_schedule(w: Workload):
+    from schedlab.metrics import compute_metrics
+    from schedlab.sim import Machine, simulate, validate_schedule
+    from schedlab.strategy import Strategy
+
+    s = simulate(w, Machine(w.machine_procs), Strategy("easy"))
+    validate_schedule(s)
+    return compute_metrics(s)
+
+
+def test_load_calibration_reaches_the_target_utilisation():
+    """f_adj rises above f = m'/m until EASY's UTIL on the scaled trace is within tol of the target."""
+    from schedlab.sim.calibrate import load_target, scale_to_util
+
+    w = load_trace("KTH-SP2", months=2)
+    target = load_target(w, 256)  # not CTC -> EASY's UTIL on the original trace and machine
+    assert target == pytest.approx(_easy_schedule(w)["UTIL"])
+    util_plain = _easy_schedule(scale(w, 256))["UTIL"]
+    goal = util_plain + 3.0  # a load the exact ratio f = 2.56 does not reach
+    scaled, cal = scale_to_util(w, 256, goal, tol=0.05)
+    assert cal.f == 2.56 and cal.steps[0]["f_adj"] == 2.56 and cal.f_adj > cal.f
+    assert abs(_easy_schedule(scaled)["UTIL"] - goal) <= 0.05
+    assert cal.util == pytest.approx(_easy_schedule(scaled)["UTIL"])
+    assert scaled.machine_procs == 256 and f"f_adj={cal.f_adj:.6g}" in scaled.header[-1]
+
+
+def test_load_calibration_never_goes_below_the_exact_ratio():
+    from schedlab.sim.calibrate import scale_to_util
+
+    w = small(800, 100)
+    scaled, cal = scale_to_util(w, 200, 1.0)  # a target below anything reachable at f
+    assert [s["f_adj"] for s in cal.steps] == [2.0]
+    assert _easy_schedule(scaled)["UTIL"] > 1.0
+    with pytest.raises(WorkloadError, match="target utilisation"):
+        scale_to_util(w, 200, 0.0)
+
+
+def test_ctc_on_1024_targets_the_published_utilisation():
+    from schedlab.sim.calibrate import CTC_1024_EASY_UTIL, load_target
+
+    w = small(50, 430).replace(name="CTC-SP2-1996-3.1-cln", machine_procs=430)
+    assert load_target(w, 1024) == CTC_1024_EASY_UTIL == 66.99

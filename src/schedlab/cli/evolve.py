@@ -95,6 +95,7 @@ def greedy(
     procs: Optional[int] = typer.Option(None, "--procs", help="machine size override when reading the traces"),
     scale_to: Optional[int] = typer.Option(None, "--scale-to", help="scale every trace to this many processors"),
     months: Optional[int] = typer.Option(None, "--months", help="train on the first N months of each trace only"),
+    calibrate_load: bool = typer.Option(False, "--calibrate-load", help="with --scale-to: raise the scaling factor until EASY's UTIL hits the published / original one"),
     procedure: str = typer.Option("free", "--procedure", help="free (criterion per class searched), paper (4 runs + best of 64), or f1..f4 (that criterion in every class)"),
     gene_scale: str = typer.Option("linear", "--gene-scale", help="linear (paper) or log: genes of a, b spread over decades"),
     workers: Optional[int] = typer.Option(None, "--workers", help="local worker processes (default: all cores; 1 = serial)"),
@@ -106,7 +107,7 @@ def greedy(
     config = EvolveConfig(
         traces=tuple(traces), objective=objective, generations=generations, mu=mu, lam=lam, optimizer=optimizer,
         seed=seed, procs=procs, scale_to=scale_to, months=months, procedure=procedure,
-        gene_scale=gene_scale,
+        gene_scale=gene_scale, calibrate_load=calibrate_load,
     )
     spec, workers = _executor_spec(workers, dask)
     bar = _Progress(lam)
@@ -130,6 +131,7 @@ def compare(
     procs: Optional[int] = typer.Option(None, "--procs"),
     scale_to: Optional[int] = typer.Option(None, "--scale-to"),
     months: Optional[int] = typer.Option(None, "--months"),
+    calibrate_load: bool = typer.Option(False, "--calibrate-load", help="with --scale-to: calibrate each scaled trace's load (see evolve greedy)"),
     json_out: Optional[Path] = typer.Option(None, "--json", help="also write the rows to this JSON file"),
 ) -> None:
     """Apply a trained strategy to other workloads: % improvement over EASY per workload and metric (Figs. 2-3)."""
@@ -143,7 +145,8 @@ def compare(
     from ..metrics import Objective
 
     Objective(objective)
-    config = EvolveConfig(traces=tuple(traces), objective=objective, procs=procs, scale_to=scale_to, months=months)
+    config = EvolveConfig(traces=tuple(traces), objective=objective, procs=procs, scale_to=scale_to, months=months,
+                          calibrate_load=calibrate_load)
     workloads, machines = load_training(config)
     rows = compare_with_easy(chosen, workloads, machines, objective)
     _out().print(_comparison_table(rows, f"{chosen.label} vs EASY — {objective}"))

@@ -67,6 +67,9 @@ class EvolveConfig:
     months: int | None = None
     procedure: str = "free"
     gene_scale: str = "linear"
+    #: with scale_to: raise f_adj until EASY's UTIL on the scaled trace hits the target
+    #: (method-notes topic 1 step 5; :func:`schedlab.sim.calibrate.load_target`)
+    calibrate_load: bool = False
 
     def __post_init__(self) -> None:
         if self.procedure not in PROCEDURES:
@@ -80,12 +83,16 @@ class EvolveConfig:
                 raise RunError(f"--{'lambda' if name == 'lam' else name} must be a positive whole number")
         if not self.traces:
             raise RunError("give at least one training trace")
+        if self.calibrate_load and self.scale_to is None:
+            raise RunError("--calibrate-load calibrates a scaled trace: give --scale-to too")
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["traces"] = list(self.traces)
         d["kind"] = "greedy"
         d["lambda"] = d.pop("lam")
+        if not d["calibrate_load"]:
+            del d["calibrate_load"]  # run folders made before the option keep resuming
         d["procedure_reading"] = _procedure_doc(self.procedure)
         d["dispatch"] = "fcfs"  # the paper's Greedy: no backfilling (Section IV-D, restriction 1)
         d["scale_seed"] = 0
@@ -113,7 +120,11 @@ def load_training(config: EvolveConfig) -> tuple[list[Workload], list[Machine]]:
     workloads, machines = [], []
     for spec in config.traces:
         w = load_trace(spec, procs=config.procs, months=config.months)
-        if config.scale_to is not None:
+        if config.scale_to is not None and config.calibrate_load:
+            from ..sim.calibrate import load_target, scale_to_util
+
+            w, _cal = scale_to_util(w, config.scale_to, load_target(w, config.scale_to))
+        elif config.scale_to is not None:
             from ..workload import scale
 
             w = scale(w, config.scale_to)

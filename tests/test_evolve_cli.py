@@ -143,6 +143,8 @@ def test_bad_input_is_one_line_exit_2_and_touches_no_run_data(tmp_path, kth_file
     assert "cannot write" in _one_error_line(capsys)
     assert main(_args(kth_file, out, "--optimizer", "pso")) == 2
     assert "optimizer" in _one_error_line(capsys)
+    assert main(_args(kth_file, out, "--calibrate-load")) == 2
+    assert "give --scale-to too" in _one_error_line(capsys)
     assert _snapshot(out) == before
     assert blocker.read_text() == "not a folder"
 

@@ -10,8 +10,9 @@ Defaults [method-notes DEF]: f_adj = f. q: when the target is 1024 processors an
 of :data:`SCALED_JOB_COUNTS` (the published scaled traces), q is calibrated so that E[n'] equals
 the published count n': q = (n'/n - 1) / (f_adj - 1), clipped to [0, 1]; otherwise q = 0.5.
 The published scaling also raised f_adj above f until EASY on the scaled trace matched a target
-utilisation (CTC: 66.99 %); that needs the simulator, so it is left to the caller: pass the
-calibrated ``f_adj`` (e.g. f_adj <- f_adj * UTIL_target / UTIL_measured, then re-check).
+utilisation (CTC: 66.99 %); that needs the simulator, so it lives in
+:func:`schedlab.sim.calibrate.scale_to_util` (``--calibrate-load``), which calls this function with
+ever better ``f_adj``.
 """
 
 from __future__ import annotations

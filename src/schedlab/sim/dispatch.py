@@ -168,20 +168,12 @@ def easy_pass(J, S, view, now):
 
 
 @njit
-def _fits_now(t, f, p, now, width, duration):
-    """True when ``width`` processors are free during [now, now + duration) in the profile."""
-    e = now + duration
-    l = 0
-    while l < p and t[l] < e:
-        if f[l] < width:
-            return False
-        l += 1
-    return True
-
-
-@njit
 def _still_fits(t, f, p, s, e, width):
-    """True when ``width`` processors are free during [s, e), s a step of the profile."""
+    """True when ``width`` processors are free during [s, e), s a step of the profile.
+
+    With s = now it asks whether a job fits now: the profile's first step always starts at ``now``
+    (:func:`build_profile` / :func:`drop_past` set it, and :func:`reserve` only splits later steps).
+    """
     lo, hi = 0, p
     while lo < hi:
         mid = (lo + hi) >> 1
@@ -231,7 +223,7 @@ def _may_start(JF, JI, t, f, base, nl, p, j, now, booked):
             hi = mid
     if lo < base + nl and now + JF[EST, j] > t[lo]:
         return False
-    return not booked or _fits_now(t, f, p, now, w, JF[EST, j])
+    return not booked or _still_fits(t, f, p, now, now + JF[EST, j], w)
 
 
 @njit

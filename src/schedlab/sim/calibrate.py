@@ -26,19 +26,21 @@ CTC_1024_EASY_UTIL = 66.99
 
 @dataclass
 class Calibration:
-    """What :func:`scale_to_util` did: one (f_adj, q-derived job count, EASY UTIL) row per try."""
+    """What :func:`scale_to_util` did: one (f_adj, job count, EASY UTIL) row per try; ``chosen``
+    indexes the try whose trace was returned (the closest to the target)."""
 
     target_util: float
     f: float
     steps: list[dict] = field(default_factory=list)
+    chosen: int = 0
 
     @property
     def f_adj(self) -> float:
-        return self.steps[-1]["f_adj"]
+        return self.steps[self.chosen]["f_adj"]
 
     @property
     def util(self) -> float:
-        return self.steps[-1]["UTIL"]
+        return self.steps[self.chosen]["UTIL"]
 
 
 def easy_util(workload: Workload) -> float:
@@ -64,7 +66,7 @@ def scale_to_util(
 ) -> tuple[Workload, Calibration]:
     """The trace scaled to ``procs`` processors with f_adj calibrated so EASY's UTIL ~ ``target_util``.
 
-    Returns the scaled workload of the last step and the record of every step. Stops when UTIL is
+    Returns the scaled workload of the closest try and the record of every try. Stops when UTIL is
     within ``tol`` points, when f_adj would have to drop below f (the trace is already too loaded
     at the exact ratio; f_adj = f is kept), or after ``max_steps`` tries (the closest try wins).
     """
@@ -80,15 +82,12 @@ def scale_to_util(
         scaled = scale(workload, procs, f_adj=f_adj, seed=seed)
         util = easy_util(scaled)
         cal.steps.append({"f_adj": f_adj, "jobs": len(scaled), "UTIL": util})
-        if best is None or abs(util - target_util) < abs(best[1]["UTIL"] - target_util):
-            best = (scaled, cal.steps[-1])
+        if best is None or abs(util - target_util) < abs(cal.util - target_util):
+            best, cal.chosen = scaled, len(cal.steps) - 1
         if abs(util - target_util) <= tol:
             break
         nxt = max(f, f_adj * target_util / util)
         if nxt == f_adj:
             break
         f_adj = nxt
-    scaled, step = best
-    if cal.steps[-1] is not step:
-        cal.steps.append(dict(step))  # the closest try is the result
-    return scaled, cal
+    return best, cal

@@ -84,18 +84,12 @@ def pareto_command(
         raise GridOptionError("--generations must be >= 1, --pop >= 2 and --workers >= 1")
     if not 0.0 <= p_rand <= 1.0:
         raise GridOptionError(f"--p-rand must lie in [0, 1], got {p_rand}")
-    from ..optimize.nsga2_grid import seed_policies
-
-    try:
-        seed_policies(seed_with)
-    except ValueError as exc:
-        raise GridOptionError(f"--seed-with: {exc}") from None
     if dask and workers != 1:
         raise GridOptionError("give either --dask or --workers, not both")
     executor = f"dask:{dask}" if dask else ("serial" if workers == 1 else f"processes:{workers}")
     label = setup.upper() if setup else " ".join(site or ())
-    trace = _trace(setup, site, months)
     config = GridNSGA2Config(pop=pop, generations=generations, seed=seed, p_rand=p_rand, seed_with=seed_with)
+    trace = _trace(setup, site, months)
 
     def show(row: dict) -> None:
         best = ", ".join(f"{row[k]:,.0f}" for k in row if k.startswith("best_AWRT"))

@@ -37,6 +37,7 @@ from pymoo.core.repair import Repair
 from pymoo.operators.crossover.pntx import TwoPointCrossover
 from pymoo.operators.selection.tournament import TournamentSelection
 
+from ..errors import RunError
 from ..grid.partition import AWRT_LIMIT, PartitionProblem
 
 
@@ -56,6 +57,12 @@ class GridNSGA2Config:
     #: comma-separated exchange policies (pool, rq) whose realised partitions join the initial
     #: population (not in the paper; "" = the paper's initial population)
     seed_with: str = ""
+
+    def __post_init__(self) -> None:
+        try:
+            seed_policies(self.seed_with)
+        except ValueError as exc:
+            raise RunError(f"--seed-with: {exc}") from None
 
     def to_dict(self) -> dict:
         d = asdict(self)

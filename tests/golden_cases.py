@@ -1,0 +1,183 @@
+"""The golden matrix of the engine (issue 10): what a schedule looked like before a refactoring.
+
+One entry per case: every trace of ../shared/workloads x every dispatch rule x every queue order
+(static orders and the greedy order with criteria f1..f4 at fixed parameters, :data:`GREEDY`),
+plus the Greedy scheduler (greedy order + FCFS) without killing, plus the grid setups I-IV of
+nsga2-grid-performance-bounds under exchange none/POOL/RQ. Each entry stores a SHA-256 of the
+start times (float64 bytes, trace order; grids also the executing site) and AWRT/UTIL.
+
+Cases whose run on the whole trace takes too long for the suite carry a job cap (the first
+``jobs`` jobs by submit) fixed in :func:`job_cap`; the cap is part of the entry, so the file
+says exactly what was recorded. Regenerate with ``python tests/golden_cases.py`` only in a commit
+that says why the schedules changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from conftest import WORKLOADS, trace_path  # noqa: E402
+
+GOLDEN = HERE / "golden" / "engine.json"
+#: machine sizes that the archive states for traces whose copy here lost its header
+#: (same as tests/test_engine_real_traces.py)
+STATED_PROCS = {"METACENTRUM-2009-2.swf.gz": 806, "RICC-2010-2.swf.gz": 8192}
+RULES = ("fcfs", "list", "easy", "conservative")
+STATIC = ("submit", "procs", "estimate", "group")
+#: the greedy criteria of the matrix: fixed, truly dynamic parameters (a, b > 0: the order changes
+#: with time; group weights and priorities all different)
+GREEDY_PARAMS = dict(a=1e-4, b=1e-3, w=(1.0, 0.9, 0.7, 0.5, 0.3), K=(5.0, 4.0, 3.0, 2.0, 1.0))
+GREEDY = ("f1", "f2", "f3", "f4")
+GRID_SETUPS = ("I", "II", "III", "IV")
+GRID_EXCHANGES = ("none", "pool", "rq")
+
+
+def traces() -> list[str]:
+    return sorted(p.name for p in WORKLOADS.glob("*.swf.gz")) if WORKLOADS.is_dir() else []
+
+
+_LOADED: dict[str, object] = {}
+
+
+def load(name: str):
+    """The trace read, cleaned and grouped, on its header's (or archive's stated) machine."""
+    from schedlab.workload import job_width, load_trace, read_trace
+
+    if name not in _LOADED:
+        _LOADED.clear()
+        raw = read_trace(trace_path(name))
+        procs = raw.machine_procs or STATED_PROCS.get(name)
+        if procs is None:
+            w = load_trace(raw, procs=int(job_width(raw).max()))
+            procs = max(w.machine_procs, int(np.ceil(np.sum(w.runtime * w.procs) / max(w.span, 1.0))))
+        _LOADED[name] = load_trace(raw, procs=procs)
+    return _LOADED[name]
+
+
+def strategy(rule: str, order: str):
+    from schedlab.strategy import Criterion, Greedy, Strategy
+
+    if order in GREEDY:
+        return Strategy(rule, Greedy((Criterion(order, **GREEDY_PARAMS),)))
+    return Strategy(rule, order)
+
+
+#: job caps of the combinations too slow on the whole trace (measured when the file was made):
+#: Greedy with f1/f3 scans the queue for its best job at every start (O(queue) per job; FCFS lets
+#: the queue grow long), conservative with a non-submit order rebuilds its profile whenever a job
+#: joins ahead of waiting ones
+SLOW_ORDERS_CAP = 80_000
+CONSERVATIVE_REORDER_CAP = {"RICC": 50_000, "CEA-Curie": 50_000}
+
+
+def job_cap(name: str, rule: str, order: str) -> int | None:
+    """First jobs only for the combinations too slow on the whole trace (None: whole trace)."""
+    if rule == "fcfs" and order in ("f1", "f3"):
+        return SLOW_ORDERS_CAP
+    if rule == "conservative" and order != "submit":
+        for prefix, cap in CONSERVATIVE_REORDER_CAP.items():
+            if name.startswith(prefix):
+                return cap
+    return None
+
+
+def cases() -> list[dict]:
+    """Every case of the matrix (without results), in a fixed order."""
+    out = []
+    for name in traces():
+        for rule in RULES:
+            for order in STATIC + GREEDY:
+                out.append({"kind": "single", "trace": name, "rule": rule, "order": order, "kill": True,
+                            "jobs": job_cap(name, rule, order)})
+        for rule, order in (("easy", "submit"), ("conservative", "submit"), ("fcfs", "f2")):
+            out.append({"kind": "single", "trace": name, "rule": rule, "order": order, "kill": False,
+                        "jobs": job_cap(name, rule, order)})
+    for setup in GRID_SETUPS:
+        for ex in GRID_EXCHANGES:
+            out.append({"kind": "grid", "setup": setup, "exchange": ex})
+    return out
+
+
+def key(case: dict) -> str:
+    if case["kind"] == "grid":
+        return f"grid/{case['setup']}/{case['exchange']}"
+    kill = "" if case["kill"] else "/nokill"
+    return f"{case['trace']}/{case['rule']}/{case['order']}{kill}"
+
+
+def _digest(*arrays) -> str:
+    h = hashlib.sha256()
+    for a in arrays:
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
+
+
+def run(case: dict) -> dict:
+    """The recorded result of one case: hash of the start times and AWRT/UTIL."""
+    from schedlab.metrics import compute_metrics
+    from schedlab.sim import Machine, simulate, validate_schedule
+
+    if case["kind"] == "grid":
+        from schedlab.grid.setups import load_grid
+        from schedlab.grid.sim import check_site_schedules, simulate_grid
+
+        trace = _grid_trace(case["setup"])
+        g = simulate_grid(trace, case["exchange"])
+        check_site_schedules(g)
+        sites = g.site_metrics()
+        return {"hash": _digest(g.start.astype(np.float64), g.site.astype(np.int64)),
+                "AWRT": g.overall_awrt(), "site_AWRT": [s["AWRT"] for s in sites], "site_UTIL": [s["UTIL"] for s in sites]}
+    w = load(case["trace"])
+    if case["jobs"] is not None and case["jobs"] < len(w):
+        w = w.take(np.sort(np.argsort(w.submit, kind="stable")[: case["jobs"]]))
+    s = simulate(w, Machine(w.machine_procs), strategy(case["rule"], case["order"]), kill=case["kill"])
+    if case.get("validate"):
+        validate_schedule(s)
+    m = compute_metrics(s)
+    return {"hash": _digest(s.start.astype(np.float64)), "AWRT": m["AWRT"], "UTIL": m["UTIL"]}
+
+
+_GRIDS: dict[str, object] = {}
+
+
+def _grid_trace(setup: str):
+    from schedlab.grid.setups import load_grid
+
+    if setup not in _GRIDS:
+        _GRIDS.clear()
+        _GRIDS[setup] = load_grid(setup)
+    return _GRIDS[setup]
+
+
+def main(argv: list[str]) -> int:
+    """``python tests/golden_cases.py [--only SUBSTRING ...]``: (re)record entries into the golden file."""
+    import time
+
+    only = argv[argv.index("--only") + 1:] if "--only" in argv else []
+    data = json.loads(GOLDEN.read_text()) if GOLDEN.exists() else {}
+    todo = [c for c in cases() if not only or any(o in key(c) for o in only)]
+    for i, case in enumerate(todo):
+        t0 = time.perf_counter()
+        result = run(case)
+        dt = time.perf_counter() - t0
+        entry = {**{k: v for k, v in case.items() if k != "kind"}, **result, "seconds": round(dt, 3)}
+        data[key(case)] = entry
+        print(f"[{i + 1}/{len(todo)}] {key(case)}: {dt:.2f} s", flush=True)
+        if (i + 1) % 10 == 0 or i + 1 == len(todo):  # write as we go (atomic), so a long run can be resumed
+            GOLDEN.parent.mkdir(exist_ok=True)
+            tmp = GOLDEN.with_suffix(".tmp")
+            tmp.write_text(json.dumps(dict(sorted(data.items())), indent=1) + "\n")
+            tmp.replace(GOLDEN)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -158,12 +158,24 @@ def _grid_trace(setup: str):
 
 
 def main(argv: list[str]) -> int:
-    """``python tests/golden_cases.py [--only SUBSTRING ...]``: (re)record entries into the golden file."""
+    """``python tests/golden_cases.py [--check] [--only SUBSTRING ...]``: (re)record entries into the
+    golden file, or with ``--check`` compare them (exit 1 on any difference)."""
     import time
 
     only = argv[argv.index("--only") + 1:] if "--only" in argv else []
     data = json.loads(GOLDEN.read_text()) if GOLDEN.exists() else {}
     todo = [c for c in cases() if not only or any(o in key(c) for o in only)]
+    if "--check" in argv:
+        bad = 0
+        for i, case in enumerate(todo):
+            t0 = time.perf_counter()
+            got = run({**case, "validate": True})
+            want = data[key(case)]
+            diff = {k: (want[k], got[k]) for k in got if want[k] != got[k]}
+            bad += bool(diff)
+            print(f"[{i + 1}/{len(todo)}] {key(case)}: {'DIFFERS ' + str(diff) if diff else 'same'} "
+                  f"({time.perf_counter() - t0:.1f} s, recorded {want['seconds']:.1f} s)", flush=True)
+        return 1 if bad else 0
     for i, case in enumerate(todo):
         t0 = time.perf_counter()
         result = run(case)

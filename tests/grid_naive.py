@@ -10,8 +10,15 @@ from __future__ import annotations
 import math
 
 
-def naive_grid(submit, run, est, procs, origin, site_procs, exchange):
-    """Return (start, site) lists for jobs sorted by submit (ties: site, trace order)."""
+def naive_grid(submit, run, est, procs, origin, site_procs, exchange, rules=None):
+    """Return (start, site) lists for jobs sorted by submit (ties: site, trace order).
+
+    ``rules[k]``: the dispatch rule of site k (a registry name; default EASY everywhere), run on
+    the site's queue in its list order (submit order, requested jobs appended at the end) by the
+    single-site reference (tests/naive.py)."""
+    from naive import NAIVE_RULES
+
+    rules = rules or ["easy"] * len(site_procs)
     n = len(submit)
     K = len(site_procs)
     start = [None] * n
@@ -44,6 +51,11 @@ def naive_grid(submit, run, est, procs, origin, site_procs, exchange):
         return math.inf, 0
 
     def easy(k, t):
+        if rules[k] != "easy":
+            free_k = free(k)
+            for j in NAIVE_RULES[rules[k]](list(queues[k]), list(running[k]), t, site_procs[k], free_k, procs, est, start):
+                begin(j, k, t)
+            return
         q = queues[k]
         while q and procs[q[0]] <= free(k):
             begin(q[0], k, t)

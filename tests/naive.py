@@ -13,12 +13,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from schedlab.strategy import registry
 from schedlab.strategy.model import Greedy
 from schedlab.workload import time_of_week_class
 
 
-def naive_simulate(workload, procs: int, strategy, kill: bool = True):
-    """(start, finish) arrays in trace order."""
+def naive_simulate(workload, procs: int, strategy, kill: bool = True, switch=None):
+    """(start, finish) arrays in trace order.
+
+    ``switch``: a list of strategies; the k-th pass (counting only passes with a waiting job)
+    uses ``switch[k % len(switch)]`` instead of ``strategy`` (per-pass switching of rule and
+    order, as a rule-based scheduler does).
+    """
     w = workload
     n = len(w)
     submit = [float(x) for x in w.submit]
@@ -31,6 +37,7 @@ def naive_simulate(workload, procs: int, strategy, kill: bool = True):
     arrived = [False] * n
     waiting: list[int] = []
     running: list[int] = []
+    passes = 0
     while any(s is None for s in start):
         times = [submit[j] for j in range(n) if not arrived[j]] + [finish[j] for j in running]
         t = min(times)
@@ -39,8 +46,12 @@ def naive_simulate(workload, procs: int, strategy, kill: bool = True):
             if not arrived[j] and submit[j] <= t:
                 arrived[j] = True
                 waiting.append(j)
-        queue = _ordered(w, strategy.order, waiting, t, rank)
-        started = _dispatch(strategy.dispatch, queue, running, t, procs, width, est, start)
+        now_strategy = strategy
+        if switch is not None and waiting:
+            now_strategy = switch[passes % len(switch)]
+            passes += 1
+        queue = _ordered(w, now_strategy.order, waiting, t, rank)
+        started = _dispatch(now_strategy.dispatch, queue, running, t, procs, width, est, start)
         for j in started:
             start[j] = t
             finish[j] = t + proc[j]
@@ -71,58 +82,69 @@ def _ordered(w, order, waiting, t, rank):
             return (-(alpha * t + beta), -beta, rank[j])
 
         return sorted(waiting, key=key)
-    keys = {
-        "submit": lambda j: 0,
-        "procs": lambda j: int(w.procs[j]),
-        "estimate": lambda j: float(w.estimate[j]),
-        "group": lambda j: int(w.group[j]) if 1 <= int(w.group[j]) <= 5 else 6,
-    }[order]
-    return sorted(waiting, key=lambda j: (keys(j), rank[j]))
+    key = NAIVE_ORDERS[order]
+    return sorted(waiting, key=lambda j: (key(w, j), rank[j]))
 
 
 def _dispatch(rule, queue, running, t, m, width, est, start):
-    busy = sum(width[j] for j in running)
-    free = m - busy
+    """The jobs that rule ``rule`` (a registry row's ``naive`` name) starts at t."""
+    free = m - sum(width[j] for j in running)
+    return NAIVE_RULES[registry.rule(rule).naive](queue, running, t, m, free, width, est, start)
+
+
+def _fcfs(queue, running, t, m, free, width, est, start):
     started = []
-    if rule in ("fcfs", "easy"):
-        for j in queue:
-            if width[j] > free:
-                break
+    for j in queue:
+        if width[j] > free:
+            break
+        started.append(j)
+        free -= width[j]
+    return started
+
+
+def _list(queue, running, t, m, free, width, est, start):
+    started = []
+    for j in queue:
+        if width[j] <= free:
             started.append(j)
             free -= width[j]
-        if rule == "fcfs" or len(started) == len(queue):
-            return started
-        head = queue[len(started)]
-        # the head's reservation from the estimated ends of everything running now
-        ends = sorted(
-            [(max(start[j] + est[j], t), width[j]) for j in running] + [(t + est[j], width[j]) for j in started]
-        )
-        avail = free
-        shadow = None
-        for e, wj in ends:
-            if shadow is not None and e > shadow:
-                break
-            avail += wj
-            if shadow is None and avail >= width[head]:
-                shadow = e
-        extra = avail - width[head]
-        for j in queue[len(started) + 1:]:
-            if width[j] <= free:
-                if t + est[j] <= shadow:
-                    started.append(j)
-                    free -= width[j]
-                elif width[j] <= extra:
-                    started.append(j)
-                    free -= width[j]
-                    extra -= width[j]
+    return started
+
+
+def _easy(queue, running, t, m, free, width, est, start):
+    started = _fcfs(queue, running, t, m, free, width, est, start)
+    free -= sum(width[j] for j in started)
+    if len(started) == len(queue):
         return started
-    if rule == "list":
-        for j in queue:
-            if width[j] <= free:
+    head = queue[len(started)]
+    # the head's reservation from the estimated ends of everything running now
+    ends = sorted(
+        [(max(start[j] + est[j], t), width[j]) for j in running] + [(t + est[j], width[j]) for j in started]
+    )
+    avail = free
+    shadow = None
+    for e, wj in ends:
+        if shadow is not None and e > shadow:
+            break
+        avail += wj
+        if shadow is None and avail >= width[head]:
+            shadow = e
+    extra = avail - width[head]
+    for j in queue[len(started) + 1:]:
+        if width[j] <= free:
+            if t + est[j] <= shadow:
                 started.append(j)
                 free -= width[j]
-        return started
-    # conservative: blocks (begin, end, width) of running jobs and of reservations in queue order
+            elif width[j] <= extra:
+                started.append(j)
+                free -= width[j]
+                extra -= width[j]
+    return started
+
+
+def _conservative(queue, running, t, m, free, width, est, start):
+    # blocks (begin, end, width) of running jobs and of reservations in queue order
+    started = []
     blocks = [(t, max(start[j] + est[j], t), width[j]) for j in running]
     for j in queue:
         s = _earliest(blocks, t, est[j], width[j], m)
@@ -131,6 +153,17 @@ def _dispatch(rule, queue, running, t, m, width, est, start):
             started.append(j)
             free -= width[j]
     return started
+
+
+#: the reference of each dispatch rule, by its registry row's ``naive`` name
+NAIVE_RULES = {"fcfs": _fcfs, "list": _list, "easy": _easy, "conservative": _conservative}
+#: the static sort key of each queue order, by registry name (written here from the paper, not read from the rows)
+NAIVE_ORDERS = {
+    "submit": lambda w, j: 0,
+    "procs": lambda w, j: int(w.procs[j]),
+    "estimate": lambda w, j: float(w.estimate[j]),
+    "group": lambda w, j: int(w.group[j]) if 1 <= int(w.group[j]) <= 5 else 6,
+}
 
 
 def _earliest(blocks, t, duration, need, m):

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..metrics import DEFAULT_OBJECTIVE
+from ..strategy.registry import OPTIMIZERS
 from .main import sub_app
 
 evolve_app = sub_app("evolve", "Evolve scheduling strategies for an owner's objective (greedy-es-sorting-criteria).")
@@ -90,7 +91,7 @@ def greedy(
     generations: int = typer.Option(100, "--generations", help="generations (per system for --procedure paper)"),
     mu: int = typer.Option(15, "--mu", help="parents"),
     lam: int = typer.Option(105, "--lambda", help="offspring per generation"),
-    optimizer: str = typer.Option("es", "--optimizer", help="es (the paper's self-adaptive ES) or cmaes"),
+    optimizer: str = typer.Option("es", "--optimizer", help="; ".join(f"{o.name}: {o.help}" for o in OPTIMIZERS)),
     seed: int = typer.Option(0, "--seed", help="random seed of the optimizer"),
     procs: Optional[int] = typer.Option(None, "--procs", help="machine size override when reading the traces"),
     scale_to: Optional[int] = typer.Option(None, "--scale-to", help="scale every trace to this many processors"),

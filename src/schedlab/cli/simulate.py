@@ -13,7 +13,7 @@ import typer
 
 from ..errors import SchedlabError, StrategyError
 from ..metrics import DEFAULT_OBJECTIVE, METRIC_NAMES, Objective, compute_metrics
-from ..strategy import DISPATCH_RULES, STATIC_ORDERS, Criterion, Strategy
+from ..strategy import DISPATCH_RULES, STATIC_ORDERS, Criterion, Strategy, registry
 from .main import app
 
 #: the keys of ``schedlab simulate --json``, in order
@@ -27,18 +27,8 @@ DEFAULT_POLICIES = "fcfs,list,easy,conservative"
 _DROP_ORDER = ("mean_response", "mean_slowdown", "makespan", "AWWT", "AWRT5", "AWRT4", "AWRT3", "sim_seconds",
                "mean_bounded_slowdown", "mean_wait")
 
-POLICY_HELP = {
-    "fcfs": "start the queue head while it fits; nothing else",
-    "list": "start every queued job, in queue order, that fits now",
-    "easy": "EASY backfilling: reserve the head, backfill jobs that do not delay it",
-    "conservative": "conservative backfilling: every queued job holds a reservation",
-}
-ORDER_HELP = {
-    "submit": "increasing submit time (= decreasing wait; alias fcfs)",
-    "procs": "increasing requested processors",
-    "estimate": "increasing estimated run time (alias sjf)",
-    "group": "decreasing user-group priority (group 1 first)",
-}
+POLICY_HELP = {r.name: r.help for r in registry.DISPATCH}
+ORDER_HELP = {o.name: o.help for o in registry.static_orders()}
 
 
 class OptionError(SchedlabError, ValueError):

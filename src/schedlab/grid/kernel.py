@@ -37,11 +37,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._config import njit
-from ..sim.dispatch import enqueue, head_reservation, release_finished, schedule_pass, start_job
-from ..sim.state import (
-    EASY, EST, FIN_H, FIN_N, FINISH, FREE, GSYNC, MARK, NQ, O_SUBMIT, PROC, QUEUE, RESV, START, SUBMIT, WIDTH,
-    greedy_params, make_jobs, new_site,
-)
+from ..sim.dispatch import head_reservation, schedule_pass
+from ..sim.engine import site_loop
+from ..sim.ops import append, enqueue, next_finish, release_finished, remove, start_now, waiting
+from ..sim.state import EASY, EST, FREE, O_GREEDY, O_SUBMIT, PROC, QUEUE, START, SUBMIT, WIDTH, greedy_params, make_jobs, new_site
 
 NONE, POOL, RQ = 0, 1, 2
 EXCHANGES: dict[str, int] = {"none": NONE, "pool": POOL, "rq": RQ}
@@ -64,29 +63,6 @@ def _start_of(S, j):
 
 
 @njit
-def _dequeue(S, j):
-    """Remove waiting job j from site S's queue (keeping the order of the others)."""
-    S.ctr[GSYNC] = -1  # the greedy heaps (single-site fast path) no longer match the queue
-    nq = S.ctr[NQ]
-    k = 0
-    for i in range(nq):
-        q = S.i[QUEUE, i]
-        if q != j:
-            S.i[QUEUE, k] = q
-            k += 1
-    S.ctr[NQ] = k
-
-
-@njit
-def _append(S, j):
-    """Job j joins the END of site S's queue (RQ). Later arrivals still go behind it: they have
-    the highest job number so far, so the engine's ``enqueue`` places them last."""
-    S.i[QUEUE, S.ctr[NQ]] = j
-    S.ctr[NQ] += 1
-    S.f[RESV, j] = np.nan
-
-
-@njit
 def _started(sites, j):
     for S in sites:
         if not np.isnan(_start_of(S, j)):
@@ -95,27 +71,11 @@ def _started(sites, j):
 
 
 @njit
-def _over_limit(J, sites, origin, weight, limit):
-    """True when some site's AWRT lower bound (started jobs only) exceeds ``limit``."""
-    K = len(sites)
-    num = np.zeros(K)
-    for j in range(J.f.shape[1]):
-        k = origin[j]
-        s = _start_of(sites[k], j)
-        if not np.isnan(s):
-            num[k] += J.f[PROC, j] * _width(J, j) * (s + J.f[PROC, j] - J.f[SUBMIT, j])
-    for k in range(K):
-        if num[k] > limit * weight[k]:
-            return True
-    return False
-
-
-@njit
-def _pool_round(J, sites, G, origin, pool, plen, first, last, now):
-    """POOL: local EASY passes, publish this instant's unstarted arrivals, then pool passes."""
+def _pool_round(J, sites, G, rules, orders, origin, pool, plen, first, last, now):
+    """POOL: local passes, publish this instant's unstarted arrivals, then pool passes."""
     K = len(sites)
     for k in range(K):
-        schedule_pass(J, sites[k], G, EASY, O_SUBMIT, now)
+        schedule_pass(J, sites[k], G, rules[k], orders[k], now)
     for j in range(first, last):
         if not _started(sites, j):
             pool[plen] = j
@@ -124,10 +84,10 @@ def _pool_round(J, sites, G, origin, pool, plen, first, last, now):
         S = sites[k]
         if S.ctr[FREE] == 0 or plen == 0:
             continue
-        blocked = S.ctr[NQ] > 0
+        blocked = waiting(S) > 0
         shadow = np.inf
         extra = 0
-        if blocked:
+        if blocked:  # the head of the queue as the last pass left it (passes compact the queue)
             shadow, extra = head_reservation(J, S, _width(J, S.i[QUEUE, 0]), now)
         keep = 0
         for idx in range(plen):
@@ -143,9 +103,8 @@ def _pool_round(J, sites, G, origin, pool, plen, first, last, now):
                     ok = True
                     extra -= w
                 if ok:
-                    start_job(J.f, J.i, S.ctr, S.i, S.f, j, now)
-                    S.i[MARK, j] = 0
-                    _dequeue(sites[origin[j]], j)
+                    remove(sites[origin[j]], j)
+                    start_now(J, S, j, now)
                     continue
             pool[keep] = j
             keep += 1
@@ -154,127 +113,65 @@ def _pool_round(J, sites, G, origin, pool, plen, first, last, now):
 
 
 @njit
-def _rq_round(J, sites, G, now):
-    """RQ: per site, EASY pass, request remote jobs that fit a virtual budget, EASY again."""
+def _rq_round(J, sites, G, rules, orders, now):
+    """RQ: per site, a pass, request remote jobs that fit a virtual budget, a pass again."""
     K = len(sites)
     for k in range(K):
         S = sites[k]
-        schedule_pass(J, S, G, EASY, O_SUBMIT, now)
+        schedule_pass(J, S, G, rules[k], orders[k], now)
         budget = S.ctr[FREE]
         moved = False
         for other in range(K):
             if other == k or budget == 0:
                 continue
             R = sites[other]
-            keep = 0
-            for i in range(R.ctr[NQ]):
+            i = 0
+            while i < waiting(R):  # R's queue in order (a pass with a static order leaves it compact)
                 j = R.i[QUEUE, i]
                 if _width(J, j) <= budget:
-                    _append(S, j)
+                    remove(R, j)
+                    append(S, j)
                     budget -= _width(J, j)
                     moved = True
                 else:
-                    R.i[QUEUE, keep] = j
-                    keep += 1
-            R.ctr[NQ] = keep
+                    i += 1
         if moved:
-            schedule_pass(J, S, G, EASY, O_SUBMIT, now)
+            schedule_pass(J, S, G, rules[k], orders[k], now)
 
 
 @njit
-def _grid_loop(J, sites, G, origin, policy, limit, weight):
-    """The event loop; returns True when stopped early by ``limit``."""
+def _grid_loop(J, sites, G, rules, orders, origin, policy):
+    """The event loop of sites that exchange jobs (POOL, RQ): every site passes every round."""
     n = J.f.shape[1]
-    K = len(sites)
-    dirty = np.zeros(K, dtype=np.bool_)
     pool = np.empty(max(n, 1), dtype=np.int64)
     plen = 0
-    check_every = max(n // 32, 1)  # events (<= 2n): about 64 checks per run
-    events = 0
-    next_check = check_every
     i = 0
     while True:
         now = np.inf
         if i < n:
             now = J.f[SUBMIT, i]
         for S in sites:
-            if S.ctr[FIN_N] > 0:
-                t = S.f[FINISH, S.i[FIN_H, 0]]
-                if t < now:
-                    now = t
+            now = min(now, next_finish(S))
         if now == np.inf:
-            return False
-        for k in range(K):
-            if release_finished(J, sites[k], now) > 0:
-                dirty[k] = True
+            return
+        for S in sites:
+            release_finished(J, S, now)
         first = i
         while i < n and J.f[SUBMIT, i] <= now:
-            k = origin[i]
-            enqueue(J, sites[k], i)
-            dirty[k] = True
+            enqueue(J, sites[origin[i]], i)
             i += 1
-        if policy == NONE:
-            for k in range(K):
-                if dirty[k]:
-                    schedule_pass(J, sites[k], G, EASY, O_SUBMIT, now)
-                    dirty[k] = False
-            events += 1
-            if limit < np.inf and events >= next_check:
-                next_check += check_every
-                if _over_limit(J, sites, origin, weight, limit):
-                    return True
-        elif policy == POOL:
-            plen = _pool_round(J, sites, G, origin, pool, plen, first, i, now)
+        if policy == POOL:
+            plen = _pool_round(J, sites, G, rules, orders, origin, pool, plen, first, i, now)
         else:
-            _rq_round(J, sites, G, now)
+            _rq_round(J, sites, G, rules, orders, now)
 
 
-@njit
-def _site_alone(J, S, G, origin, k, limit, weight):
-    """Exchange NONE for one site: the single-site event loop over the jobs with origin k.
-
-    Returns True when stopped early because the AWRT lower bound of k exceeded ``limit``.
-    """
-    n = J.f.shape[1]
-    check_every = max(n // 32, 1)
-    next_check = check_every
-    events = 0
-    i = 0
-    while i < n and origin[i] != k:
-        i += 1
-    while i < n or S.ctr[FIN_N] > 0:
-        now = np.inf
-        if i < n:
-            now = J.f[SUBMIT, i]
-        if S.ctr[FIN_N] > 0:
-            t = S.f[FINISH, S.i[FIN_H, 0]]
-            if t < now:
-                now = t
-        release_finished(J, S, now)
-        while i < n and J.f[SUBMIT, i] <= now:
-            if origin[i] == k:
-                enqueue(J, S, i)
-            i += 1
-        while i < n and origin[i] != k:
-            i += 1
-        schedule_pass(J, S, G, EASY, O_SUBMIT, now)
-        events += 1
-        if limit < np.inf and events >= next_check:
-            next_check += check_every
-            num = 0.0
-            for j in range(n):
-                s = S.f[START, j]
-                if not np.isnan(s):
-                    num += J.f[PROC, j] * J.i[WIDTH, j] * (s + J.f[PROC, j] - J.f[SUBMIT, j])
-            if num > limit * weight:
-                return True
-    return False
-
-
-def grid_kernel(submit, run, est, procs, origin, site_procs, policy, limit):
+def grid_kernel(submit, run, est, procs, origin, site_procs, policy, limit, rules=None, orders=None):
     """Simulate the grid; returns (start, site, awrt[K], aborted).
 
     Jobs must be sorted by submit time (ties: site, then trace order); ``run`` = p_j.
+    ``rules``/``orders``: dispatch rule and static queue order code of each site (engine codes,
+    :mod:`schedlab.sim.state`; default EASY on a submit-ordered queue, the paper's sites).
     ``awrt[k]`` is AWRT_k over the jobs executed at k (nan for a site without weight); when
     ``aborted`` (policy NONE with finite ``limit``) it holds lower bounds from the started jobs.
     """
@@ -282,20 +179,25 @@ def grid_kernel(submit, run, est, procs, origin, site_procs, policy, limit):
     origin = np.ascontiguousarray(origin, dtype=np.int64)
     J = make_jobs(submit, est, run, procs, np.zeros(n, dtype=np.int64))
     G = greedy_params(None)
-    sites = tuple(new_site(n, int(m), True, O_SUBMIT) for m in site_procs)
+    K = len(site_procs)
+    rules = np.full(K, EASY, dtype=np.int64) if rules is None else np.ascontiguousarray(rules, dtype=np.int64)
+    orders = np.full(K, O_SUBMIT, dtype=np.int64) if orders is None else np.ascontiguousarray(orders, dtype=np.int64)
+    if np.any(orders == O_GREEDY) or np.any((orders < 0) | (rules < 0)):
+        raise ValueError("grid sites take static queue orders only (their queues are exchanged in order)")
+    sites = tuple(new_site(n, int(m), True, int(orders[k])) for k, m in enumerate(site_procs))
     proc = np.asarray(run, dtype=np.float64)
     area = proc * np.asarray(procs, dtype=np.float64)
-    K = len(sites)
     weight = np.bincount(origin, weights=area, minlength=K).astype(np.float64)
     if policy == NONE:  # sites are independent: one single-site loop each
         aborted = False
         for k, S in enumerate(sites):
             if weight[k] > 0 or np.any(origin == k):
-                aborted = bool(_site_alone(J, S, G, origin, k, float(limit), weight[k]))
+                aborted = bool(site_loop(J, S, G, rules[k], orders[k], origin, k, float(limit), weight[k]))
                 if aborted:
                     break
     else:
-        aborted = bool(_grid_loop(J, sites, G, origin, int(policy), np.inf, weight))
+        _grid_loop(J, sites, G, rules, orders, origin, int(policy))
+        aborted = False
     start = np.full(n, np.nan)
     site = np.full(n, -1, dtype=np.int64)
     for k, S in enumerate(sites):

@@ -125,15 +125,12 @@ class CMAES:
         return {"sigma": float(self.es.sigma)}
 
 
-OPTIMIZERS = {"es": "SelfAdaptiveES", "cmaes": "CMAES"}
-
-
 def make_optimizer(name: str, lower: Any, upper: Any, *, mu: int, lam: int, seed: int, x0: Any = None):
-    """An ask/tell optimizer by name: ``es`` (the paper's self-adaptive ES) or ``cmaes``."""
-    from .es import SelfAdaptiveES
+    """An ask/tell optimizer by its registry name (:data:`schedlab.strategy.registry.OPTIMIZERS`)."""
+    from ..strategy.registry import optimizer, optimizer_names, resolve
 
-    if name == "es":
-        return SelfAdaptiveES(lower, upper, mu=mu, lam=lam, seed=seed, x0=x0)
-    if name == "cmaes":
-        return CMAES(lower, upper, mu=mu, lam=lam, seed=seed, x0=x0)
-    raise ValueError(f"unknown optimizer {name!r}; choose es or cmaes")
+    try:
+        row = optimizer(name)
+    except KeyError:
+        raise ValueError(f"unknown optimizer {name!r}; choose {' or '.join(optimizer_names())}") from None
+    return resolve(row.factory)(lower, upper, mu=mu, lam=lam, seed=seed, x0=x0)

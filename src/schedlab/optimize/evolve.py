@@ -21,6 +21,7 @@ import numpy as np
 from ..errors import RunError, WorkloadError
 from ..sim.model import Machine
 from ..strategy.model import CRITERIA, Strategy
+from ..strategy.registry import OPTIMIZERS, optimizer_names
 from ..workload.model import Workload
 from .cmaes import make_optimizer
 from .greedy import GENE_SCALES, PROCEDURES, GreedyEncoding, ParamsEvaluator, TrainingSet, assemblies, strategy_value
@@ -31,24 +32,8 @@ from .run import RunFolder, RunResult, atomic_write_text, optimize
 COMPARE_METRICS: tuple[str, ...] = ("AWRT", "AWRT1", "AWRT2", "AWRT3", "AWRT4", "AWRT5", "UTIL")
 
 
-#: fixed settings of each optimizer, recorded in config.json so a run can be repeated elsewhere
-OPTIMIZER_SETTINGS: dict[str, dict[str, Any]] = {
-    "es": {
-        "algorithm": "self-adaptive (mu+lambda)-ES, Beyer & Schwefel 2002",
-        "initial": "lambda points uniform in the box, step sizes 0.2 (hi - lo)",
-        "recombination": "discrete over all mu parents (x), intermediate of 2 random parents (step sizes)",
-        "mutation": "log-normal, tau' = 1/sqrt(2n), tau = 1/sqrt(2 sqrt(n))",
-        "bounds": "reflection into [lo, hi]",
-        "selection": "plus, stable sort (parents first on ties)",
-    },
-    "cmaes": {
-        "algorithm": "CMA-ES (cma package) in the unit box, BoundTransform",
-        "x0": "box centre",
-        "sigma0": 0.3,
-        "mu": "lambda // 2 unless --mu",
-        "termination": "generation budget only",
-    },
-}
+#: fixed settings of each optimizer (registry rows), recorded in config.json so a run can be repeated elsewhere
+OPTIMIZER_SETTINGS: dict[str, dict[str, Any]] = {o.name: o.settings for o in OPTIMIZERS}
 
 
 @dataclass(frozen=True)
@@ -68,7 +53,7 @@ class EvolveConfig:
     procedure: str = "free"
     gene_scale: str = "linear"
     #: with scale_to: raise f_adj until EASY's UTIL on the scaled trace hits the target
-    #: (method-notes topic 1 step 5; :func:`schedlab.sim.calibrate.load_target`)
+    #: (method-notes topic 1 step 5; :func:`schedlab.optimize.calibrate.load_target`)
     calibrate_load: bool = False
 
     def __post_init__(self) -> None:
@@ -76,8 +61,8 @@ class EvolveConfig:
             raise RunError(f"unknown training procedure {self.procedure!r}; choose {' or '.join(PROCEDURES)}")
         if self.gene_scale not in GENE_SCALES:
             raise RunError(f"unknown gene scale {self.gene_scale!r}; choose {' or '.join(GENE_SCALES)}")
-        if self.optimizer not in ("es", "cmaes"):
-            raise RunError(f"unknown optimizer {self.optimizer!r}; choose es or cmaes")
+        if self.optimizer not in optimizer_names():
+            raise RunError(f"unknown optimizer {self.optimizer!r}; choose {' or '.join(optimizer_names())}")
         for name in ("generations", "mu", "lam"):
             if int(getattr(self, name)) != getattr(self, name) or getattr(self, name) < 1:
                 raise RunError(f"--{'lambda' if name == 'lam' else name} must be a positive whole number")
@@ -121,7 +106,7 @@ def load_training(config: EvolveConfig) -> tuple[list[Workload], list[Machine]]:
     for spec in config.traces:
         w = load_trace(spec, procs=config.procs, months=config.months)
         if config.scale_to is not None and config.calibrate_load:
-            from ..sim.calibrate import load_target, scale_to_util
+            from .calibrate import load_target, scale_to_util
 
             w, _cal = scale_to_util(w, config.scale_to, load_target(w, config.scale_to))
         elif config.scale_to is not None:

@@ -23,42 +23,23 @@ from __future__ import annotations
 
 import numpy as np
 
+import warnings
+
+from numba import literal_unroll
+from numba.core.errors import NumbaExperimentalFeatureWarning
+
 from .._config import njit
+from ..strategy import registry
 from .greedy import greedy_fcfs_pass, greedy_view
-from .profile import build_profile, drop_past, reserve
-from .running import release_finished, start_job  # noqa: F401  (part of this module's contract)
+from . import profile
+from .ops import enqueue, release_finished, start_job  # noqa: F401  (part of this module's contract)
 from .state import (
     CACHE_HEAD, CACHE_VERSION, DIRTY, EASY, EST, EST_H, EST_N, ESTEND, EXTRA,
-    FCFS, DEAD, GSYNC, FREE, INORD, KEY0, KILL, LASTDISP, LIST, MARK, NQ, O_GREEDY, PROF_N, QORDER, QUEUE, RESV, SHADOW, VERSION, WIDTH,
+    FCFS, DEAD, GSYNC, FREE, INORD, KEY0, KILL, LASTDISP, LASTORDER, MARK, NQ, O_GREEDY, QORDER, QUEUE, RESV, SHADOW, VERSION, WIDTH,
 )
 
 
 # ---------------------------------------------------------------------------- queue
-@njit(inline="always")
-def enqueue(J, S, j):
-    """Job j joins the queue at its place in the static order ``S.ctr[QORDER]`` (binary search)."""
-    ctr, q = S.ctr, S.i[QUEUE]
-    nq = ctr[NQ]
-    key = J.f[KEY0 + ctr[QORDER]]
-    lo, hi = 0, nq
-    kj = key[j]
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        other = q[mid]
-        if key[other] < kj or (key[other] == kj and other < j):
-            lo = mid + 1
-        else:
-            hi = mid
-    for i in range(nq, lo, -1):
-        q[i] = q[i - 1]
-    q[lo] = j
-    ctr[NQ] = nq + 1
-    S.f[RESV, j] = np.nan
-    if lo < nq:
-        ctr[DIRTY] = 1  # placed before waiting jobs: their reservations may move
-        ctr[GSYNC] = -1  # and the greedy heaps no longer know which queue entries are new
-
-
 @njit
 def resort_queue(J, S, order):
     """Re-sort the waiting queue by static order ``order`` (when the order changes per pass)."""
@@ -168,65 +149,6 @@ def easy_pass(J, S, view, now):
 
 
 @njit
-def _still_fits(t, f, p, s, e, width):
-    """True when ``width`` processors are free during [s, e), s a step of the profile.
-
-    With s = now it asks whether a job fits now: the profile's first step always starts at ``now``
-    (:func:`build_profile` / :func:`drop_past` set it, and :func:`reserve` only splits later steps).
-    """
-    lo, hi = 0, p
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if t[mid] < s:
-            lo = mid + 1
-        else:
-            hi = mid
-    while lo < p and t[lo] < e:
-        if f[lo] < width:
-            return False
-        lo += 1
-    return True
-
-
-@njit
-def _staircase(t, f, p, base):
-    """The profile's running minimum (g(w) = first time fewer than w are free) as the steps where
-    it drops, copied to ``t/f[base:]``; returns how many.
-
-    The upper half of the profile arrays is free: the profile never holds more than n + 1 steps
-    (now, one per running job, one per reservation) and the arrays hold 2n + 2; there are fewer
-    levels than steps (the last step, the empty machine, never is one unless it is alone).
-    """
-    nl = 0
-    for l in range(p):
-        if nl == 0 or f[l] < f[base + nl - 1]:
-            t[base + nl] = t[l]
-            f[base + nl] = f[l]
-            nl += 1
-    return nl
-
-
-@njit
-def _may_start(JF, JI, t, f, base, nl, p, j, now, booked):
-    """Whether job j fits at ``now``: by the staircase (``nl`` levels from ``t/f[base]``) of the
-    profile before this pass's bookings (a necessary condition, O(log)), then, when blocks were
-    ``booked`` since, exactly."""
-    w = JI[WIDTH, j]
-    if w > f[0]:  # free now (the profile's first step)
-        return False
-    lo, hi = base, base + nl  # first level with fewer than w free (levels strictly decrease)
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if f[mid] >= w:
-            lo = mid + 1
-        else:
-            hi = mid
-    if lo < base + nl and now + JF[EST, j] > t[lo]:
-        return False
-    return not booked or _still_fits(t, f, p, now, now + JF[EST, j], w)
-
-
-@njit
 def _reserve_from(J, S, view, first, now):
     """Reserve ``view[first:]`` in queue order on the profile, stopping as soon as no job left
     can start at ``now``; returns the position reached (jobs from there on stay unreserved).
@@ -236,32 +158,30 @@ def _reserve_from(J, S, view, first, now):
     the last job that may still start need no reservation now (the next pass places them on
     the same profile, or rebuilds it). Saves the O(queue x profile) walk on long queues.
     """
-    JF, JI, ctr, SI, SF = J.f, J.i, S.ctr, S.i, S.f
-    t, f = S.prof_t, S.prof_f
+    JF, JI, SF = J.f, J.i, S.f
     nq = view.shape[0]
-    p = ctr[PROF_N]
-    base = t.shape[0] // 2
     nl = -1  # the staircase is built on first need
     last = nq - 1  # the last job that may start now, found from the back
+    f0 = profile.free_now(S)
     while last >= first:
         k = view[last]
-        if JI[WIDTH, k] <= f[0]:
+        if JI[WIDTH, k] <= f0:
             if nl < 0:
-                nl = _staircase(t, f, p, base)
-            if _may_start(JF, JI, t, f, base, nl, p, k, now, False):
+                nl = profile.staircase(S)
+            if profile.may_start(S, nl, JI[WIDTH, k], now, JF[EST, k], False):
                 break
         last -= 1
     i = first
     while i <= last:
         j = view[i]
-        s = reserve(ctr, t, f, JI[WIDTH, j], JF[EST, j])
+        s = profile.reserve(S, JI[WIDTH, j], JF[EST, j])
         SF[RESV, j] = s
         i += 1
         if last >= i and s < now + JF[EST, view[last]]:  # this block overlaps its window:
-            if not _still_fits(t, f, ctr[PROF_N], s, min(s + JF[EST, j], now + JF[EST, view[last]]),
-                               JI[WIDTH, view[last]]):  # only its steps changed
+            if not profile.fits(S, s, min(s + JF[EST, j], now + JF[EST, view[last]]),
+                                JI[WIDTH, view[last]]):  # only its steps changed
                 last -= 1
-                while last >= i and not _may_start(JF, JI, t, f, base, nl, ctr[PROF_N], view[last], now, True):
+                while last >= i and not profile.may_start(S, nl, JI[WIDTH, view[last]], now, JF[EST, view[last]], True):
                     last -= 1
     for h in range(i, nq):
         SF[RESV, view[h]] = np.nan
@@ -295,11 +215,11 @@ def conservative_pass(J, S, view, now):
             if np.isnan(r) and first == nq:
                 first = i
     if ctr[DIRTY] != 0:
-        build_profile(J, S, now)
+        profile.rebuild(J, S, now)
         ctr[DIRTY] = 0
         first = 0
     else:
-        drop_past(S, now)
+        profile.drop_past(S, now)
     if first < nq:
         _reserve_from(J, S, view, first, now)
     started = 0
@@ -314,15 +234,38 @@ def conservative_pass(J, S, view, now):
     return started
 
 
+# ---------------------------------------------------------------------------- the rule table
+def rule_kernels() -> tuple:
+    """The compiled pass kernel of every registry row, in code order."""
+    return tuple(registry.resolve(r.kernel) for r in registry.DISPATCH)
+
+
+warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning, message="First-class function type")
+
+
+@njit(inline="always")
+def run_rule(J, S, view, now, dispatch):
+    """The pass kernel of rule code ``dispatch`` (unrolled at compile time over the registry's
+    kernels, :data:`RULE_KERNELS`: a compiled if-chain, one row per rule)."""
+    started = 0
+    code = 0
+    for kernel in literal_unroll(RULE_KERNELS):
+        if code == dispatch:
+            started = kernel(J, S, view, now)
+        code += 1
+    return started
+
+
 # ---------------------------------------------------------------------------- one pass
 @njit(inline="always")
 def schedule_pass(J, S, G, dispatch, order, now):
     """One scheduling pass at ``now`` with dispatch rule and queue order codes; returns #started."""
     ctr = S.ctr
     nq = ctr[NQ]
-    if dispatch != ctr[LASTDISP]:
-        ctr[DIRTY] = 1
+    if dispatch != ctr[LASTDISP] or order != ctr[LASTORDER]:
+        ctr[DIRTY] = 1  # reservations were made by another rule or in another order
         ctr[LASTDISP] = dispatch
+        ctr[LASTORDER] = order
     if nq == 0:
         return 0
     if order == O_GREEDY and dispatch == FCFS:  # Greedy: the best job only, no sort (.greedy)
@@ -346,14 +289,7 @@ def schedule_pass(J, S, G, dispatch, order, now):
         if ctr[QORDER] != order:
             resort_queue(J, S, order)
         view = S.i[QUEUE, :nq]
-    if dispatch == FCFS:
-        started = fcfs_pass(J, S, view, now)
-    elif dispatch == LIST:
-        started = list_pass(J, S, view, now)
-    elif dispatch == EASY:
-        started = easy_pass(J, S, view, now)
-    else:
-        started = conservative_pass(J, S, view, now)
+    started = run_rule(J, S, view, now, dispatch)
     _compact(S, started)
     return started
 
@@ -383,3 +319,7 @@ def _compact(S, started):
             q[k] = j
             k += 1
     S.ctr[NQ] = k
+
+
+#: the kernel of each dispatch code (registry order); resolved at import, after the kernels above
+RULE_KERNELS = rule_kernels()

@@ -22,36 +22,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._config import njit
 from ..errors import WorkloadError
 from ..strategy.model import Greedy, Strategy
 from ..workload.model import Workload
-from .dispatch import enqueue, release_finished, schedule_pass
+from .loop import site_loop
 from .model import Machine, Schedule
-from .state import DISPATCH_CODES, FIN_H, FIN_N, FINISH, NQ, O_GREEDY, START, SUBMIT, ORDER_CODES, greedy_params, make_jobs, new_site
-
-
-@njit
-def _run(J, S, G, dispatch, order):
-    """The single-site event loop over jobs sorted by submit; results in rows START/FINISH of S.f."""
-    submit = J.f[SUBMIT]
-    n = submit.shape[0]
-    i = 0
-    while i < n or S.ctr[FIN_N] > 0:
-        now = np.inf
-        if i < n:
-            now = submit[i]
-        if S.ctr[FIN_N] > 0:
-            t = S.f[FINISH, S.i[FIN_H, 0]]
-            if t < now:
-                now = t
-        if S.ctr[FIN_N] > 0 and S.f[FINISH, S.i[FIN_H, 0]] <= now:  # calls cost: skip empty ones
-            release_finished(J, S, now)
-        while i < n and submit[i] <= now:
-            enqueue(J, S, i)
-            i += 1
-        if S.ctr[NQ] > 0:
-            schedule_pass(J, S, G, dispatch, order, now)
+from .state import DISPATCH_CODES, FINISH, O_GREEDY, ORDER_CODES, START, greedy_params, make_jobs, new_site
 
 
 def check_workload(workload: Workload, machine: Machine) -> None:
@@ -86,18 +62,14 @@ def _segments(workload: Workload, order: Greedy, t0: float, t1: float):
     return wl.time_of_week_segments(workload, t0, t1)
 
 
-def simulate(workload: Workload, machine: Machine, strategy: Strategy, *, kill: bool = True) -> Schedule:
-    """Simulate ``strategy`` on ``machine`` for ``workload``; the Schedule is in trace order.
+def prepare(workload: Workload, machine: Machine, strategy: Strategy, *, kill: bool = True):
+    """The engine bundles for a run: (J, S, G, dispatch code, order code, perm).
 
-    genetic-fuzzy-rule-based-scheduling Section 2.1 (dispatch rules), Section 4 (orders);
-    greedy-es-sorting-criteria Section III-A (greedy criteria f1..f4 per time-of-week class).
-    p_j = min(runtime, estimate) when ``kill`` (the default), else runtime.
+    Jobs in submit order (``perm`` maps them back to the trace); the queue starts sorted by the
+    strategy's static order (submit for greedy); ``G`` holds the greedy order's parameters and
+    time-of-week segments (dummies for a static order). A loop that switches rule or order from
+    pass to pass (a rule base) starts from these and passes other codes to ``schedule_pass``.
     """
-    if not isinstance(machine, Machine):
-        machine = Machine(machine)
-    if not isinstance(strategy, Strategy):
-        raise TypeError(f"strategy must be a schedlab Strategy, got {type(strategy).__name__}")
-    check_workload(workload, machine)
     n = len(workload)
     perm = np.argsort(workload.submit, kind="stable")
     submit = workload.submit[perm]
@@ -115,8 +87,25 @@ def simulate(workload: Workload, machine: Machine, strategy: Strategy, *, kill: 
         order = ORDER_CODES[strategy.order]
         G = greedy_params(None)
     S = new_site(n, machine.procs, kill, order)
+    return J, S, G, dispatch, order, perm
+
+
+def simulate(workload: Workload, machine: Machine, strategy: Strategy, *, kill: bool = True) -> Schedule:
+    """Simulate ``strategy`` on ``machine`` for ``workload``; the Schedule is in trace order.
+
+    genetic-fuzzy-rule-based-scheduling Section 2.1 (dispatch rules), Section 4 (orders);
+    greedy-es-sorting-criteria Section III-A (greedy criteria f1..f4 per time-of-week class).
+    p_j = min(runtime, estimate) when ``kill`` (the default), else runtime.
+    """
+    if not isinstance(machine, Machine):
+        machine = Machine(machine)
+    if not isinstance(strategy, Strategy):
+        raise TypeError(f"strategy must be a schedlab Strategy, got {type(strategy).__name__}")
+    check_workload(workload, machine)
+    n = len(workload)
+    J, S, G, dispatch, order, perm = prepare(workload, machine, strategy, kill=kill)
     if n:
-        _run(J, S, G, dispatch, order)
+        site_loop(J, S, G, dispatch, order, np.zeros(n, dtype=np.int64), 0, np.inf, 0.0)
     start = np.empty(n)
     finish = np.empty(n)
     start[perm] = S.f[START]

@@ -16,7 +16,7 @@ Three bundles travel through every kernel (STUMPY style, instead of 26 positiona
     list sorted by estimated end start + \\bar p_j (EST_H; EST_P unused), ORDERED (the greedy-sorted queue of the last pass) with INORD
     (1: the job is in it), AUX_H/AUX_P (scratch);
     ``f`` float64 rows START, FINISH, ESTEND, RESV (conservative reservation, NaN = none yet), VALS;
-    ``prof_t``/``prof_f``: the conservative availability profile (:mod:`.profile`).
+    ``prof_t``/``prof_f``/``prof_b``: the conservative availability profile (:mod:`.profile`).
     Matrices rather than one array per field because every array argument of a compiled call
     costs time in the hot loop.
 
@@ -35,66 +35,212 @@ from collections import namedtuple
 
 import numpy as np
 
-# dispatch rule codes (genetic-fuzzy-rule-based-scheduling, Section 2.1)
-FCFS, LIST, EASY, CONSERVATIVE = 0, 1, 2, 3
-DISPATCH_CODES = {"fcfs": FCFS, "list": LIST, "easy": EASY, "conservative": CONSERVATIVE}
-# queue order codes (Section 4); GREEDY is the dynamic order of greedy-es-sorting-criteria
-O_SUBMIT, O_PROCS, O_ESTIMATE, O_GROUP, O_GREEDY = 0, 1, 2, 3, 4
-ORDER_CODES = {"submit": O_SUBMIT, "procs": O_PROCS, "estimate": O_ESTIMATE, "group": O_GROUP}
+from ..strategy import registry
+
+# dispatch rule and queue order codes: positions in the registry (schedlab.strategy.registry)
+FCFS, LIST, EASY, CONSERVATIVE = (registry.rule_code(r) for r in ("fcfs", "list", "easy", "conservative"))
+DISPATCH_CODES = {r.name: code for code, r in enumerate(registry.DISPATCH)}
+O_SUBMIT, O_PROCS, O_ESTIMATE, O_GROUP = (registry.order_code(o) for o in ("submit", "procs", "estimate", "group"))
+O_GREEDY = registry.GREEDY_CODE  # the dynamic order of greedy-es-sorting-criteria
+ORDER_CODES = {o.name: code for code, o in enumerate(registry.ORDERS) if o.key is not None}
 # greedy criterion codes
 CRITERION_CODES = {"f1": 1, "f2": 2, "f3": 3, "f4": 4}
+N_GROUPS = 5  # user groups with their own greedy parameters (greedy-es-sorting-criteria Table II)
 
-# slots of Site.ctr
-NQ = 0  # waiting jobs in queue[:NQ]
-FREE = 1  # free processors now
-FIN_N = 2  # size of the finish heap (= running jobs)
-EST_N = 3  # size of the estimated-end heap (= running jobs)
-PROF_N = 4  # steps in the conservative profile
-DIRTY = 5  # 1: the conservative profile must be rebuilt before use
-M = 6  # machine size m
-KILL = 7  # 1: jobs are killed at their estimate
-QORDER = 8  # static order the queue array is sorted by
-LASTDISP = 9  # dispatch code of the previous pass (-1 before the first)
-SEG = 10  # index of the current time-of-week segment
-VERSION = 11  # bumped whenever a job starts or ends (the running set changed)
-CACHE_HEAD = 12  # EASY: head job whose reservation is cached in Site.x[SHADOW], Site.x[EXTRA]
-CACHE_VERSION = 13  # EASY: VERSION at which that reservation was left
-NORD = 14  # length of the last greedy order in Site.i[ORDERED]
-GSYNC = 15  # greedy FCFS: queue[:GSYNC] are in the group heaps GH0..GH4 (-1: heaps must be rebuilt)
-GCLASS = 16  # greedy FCFS: time-of-week class the heap keys were computed for
-GN0 = 17  # greedy FCFS: sizes of the five group heaps in slots GN0..GN0+4
-DEAD = 22  # greedy FCFS: started jobs still in queue[:NQ] (MARK = 1), dropped in bulk later
-N_CTR = 23
-# slots of Site.x (float scalars)
-SHADOW, EXTRA = 0, 1
+# ---------------------------------------------------------------------------- the layout, declared once
+#: every slot of every bundle: (name, width, meaning); indices are derived below, in this order
+LAYOUT: dict[str, tuple[tuple[str, int, str], ...]] = {
+    "Site.ctr": (
+        ("NQ", 1, "waiting jobs in queue[:NQ] (a greedy pass leaves DEAD started ones in it)"),
+        ("FREE", 1, "free processors now"),
+        ("FIN_N", 1, "size of the finish heap (= running jobs)"),
+        ("EST_N", 1, "size of the estimated-end list (= running jobs)"),
+        ("PROF_NB", 1, "blocks in the conservative profile (Site.prof_b[P_SEQ, :PROF_NB], :mod:`.profile`)"),
+        ("PROF_POOL", 1, "unused profile blocks (Site.prof_b[P_POOL, :PROF_POOL])"),
+        ("DIRTY", 1, "1: the conservative profile must be rebuilt before use"),
+        ("M", 1, "machine size m"),
+        ("KILL", 1, "1: jobs are killed at their estimate"),
+        ("QORDER", 1, "static order the queue array is sorted by"),
+        ("LASTDISP", 1, "dispatch code of the previous pass (-1 before the first)"),
+        ("LASTORDER", 1, "order code of the previous pass (-1 before the first)"),
+        ("SEG", 1, "index of the current time-of-week segment"),
+        ("VERSION", 1, "bumped whenever a job starts or ends (the running set changed)"),
+        ("CACHE_HEAD", 1, "EASY: head job whose reservation is cached in Site.x[SHADOW], Site.x[EXTRA]"),
+        ("CACHE_VERSION", 1, "EASY: VERSION at which that reservation was left"),
+        ("NORD", 1, "length of the last greedy order in Site.i[ORDERED]"),
+        ("GSYNC", 1, "greedy FCFS: queue[:GSYNC] are in the group heaps (-1: heaps must be rebuilt)"),
+        ("GCLASS", 1, "greedy FCFS: time-of-week class the heap keys were computed for"),
+        ("GN0", N_GROUPS, "greedy FCFS: sizes of the group heaps, one per user group"),
+        ("DEAD", 1, "greedy FCFS: started jobs still in queue[:NQ] (MARK = 1), dropped in bulk later"),
+    ),
+    "Site.x": (
+        ("SHADOW", 1, "EASY: cached head reservation time"),
+        ("EXTRA", 1, "EASY: processors the cached reservation leaves spare"),
+    ),
+    "Site.i": (
+        ("QUEUE", 1, "waiting jobs sorted by the static order ctr[QORDER]"),
+        ("MARK", 1, "1: started in this pass (or a greedy pass, not yet dropped from the queue)"),
+        ("FIN_H", 1, "running jobs as an indexed heap by actual finish"),
+        ("FIN_P", 1, "each job's slot in FIN_H"),
+        ("EST_H", 1, "running jobs sorted by estimated end start + estimate"),
+        ("EST_P", 1, "unused (EST_H is a sorted list)"),
+        ("ORDERED", 1, "the greedy-sorted queue of the last pass"),
+        ("AUX_H", 1, "scratch"),
+        ("AUX_P", 1, "scratch"),
+        ("INORD", 1, "1: the job is in ORDERED"),
+        ("GH0", N_GROUPS, "greedy FCFS: one heap of waiting jobs per user group"),
+        ("GPOS", 1, "each waiting job's slot in its group heap"),
+    ),
+    "Site.prof_b": (
+        ("P_CNT", 1, "steps in each profile block"),
+        ("P_ADD", 1, "lazy addend to a block's free counts"),
+        ("P_MIN", 1, "min free count of a block (addend included)"),
+        ("P_MAX", 1, "max free count of a block (addend included)"),
+        ("P_SEQ", 1, "the blocks in time order"),
+        ("P_POOL", 1, "unused blocks (a stack)"),
+    ),
+    "Site.f": (
+        ("START", 1, "start time (NaN: not started)"),
+        ("FINISH", 1, "finish time"),
+        ("ESTEND", 1, "estimated end start + estimate"),
+        ("RESV", 1, "conservative reservation (NaN: none yet)"),
+        ("VALS", 1, "greedy criterion value at the last pass"),
+        ("NBETA", 1, "greedy beta (negated in the group heaps)"),
+    ),
+    "Jobs.f": (
+        ("SUBMIT", 1, "submit time r_j"),
+        ("EST", 1, "user estimate \\bar p_j"),
+        ("PROC", 1, "processing time p_j"),
+        ("KEY0", len(ORDER_CODES), "static sort key of each static queue order (KEY0 + order code)"),
+    ),
+    "Jobs.i": (
+        ("WIDTH", 1, "processors m_j"),
+        ("GROUP", 1, "user group 0..5"),
+    ),
+    "GreedyParams.p": (
+        ("C_KIND", 1, "criterion code 1..4"),
+        ("C_A", 1, "a"),
+        ("C_B", 1, "b"),
+        ("C_W", N_GROUPS, "w_i of user group i at C_W + i - 1"),
+        ("C_K", N_GROUPS, "K_i of user group i at C_K + i - 1"),
+    ),
+}
+#: number of slots of each bundle's matrix (the size new_site/make_jobs/greedy_params allocate)
+SIZES: dict[str, int] = {}
 
-# rows of Jobs.f / Jobs.i
-SUBMIT, EST, PROC, KEY0 = 0, 1, 2, 3  # KEY0 + order code: static sort key of that order
-WIDTH, GROUP = 0, 1
-# rows of Site.i / Site.f
-QUEUE, MARK, FIN_H, FIN_P, EST_H, EST_P, ORDERED, AUX_H, AUX_P, INORD = range(10)
-GH0 = 10  # rows GH0..GH0+4: one heap of waiting jobs per user group (greedy FCFS, :mod:`.greedy`)
-GPOS = 15  # each waiting job's slot in its group heap
-N_SI = 16
-START, FINISH, ESTEND, RESV, VALS, NBETA = range(6)
+
+def _derive_slots() -> dict[str, int]:
+    """Slot index of every name: consecutive in declaration order, each taking its width."""
+    index: dict[str, int] = {}
+    for bundle, rows in LAYOUT.items():
+        at = 0
+        for name, width, _ in rows:
+            if name in index or not name.isidentifier() or width < 1:
+                raise AssertionError(f"state layout: bad or duplicate slot {name!r} in {bundle}")
+            index[name] = at
+            at += width
+        SIZES[bundle] = at
+    return index
+
+
+SLOTS = _derive_slots()
+globals().update(SLOTS)
+N_CTR, N_X, N_SI, N_SF = SIZES["Site.ctr"], SIZES["Site.x"], SIZES["Site.i"], SIZES["Site.f"]
+N_PB = SIZES["Site.prof_b"]
+#: steps per block of the conservative profile (:mod:`.profile`)
+BC = 64
+N_JF, N_JI, N_GP = SIZES["Jobs.f"], SIZES["Jobs.i"], SIZES["GreedyParams.p"]
+
+
+def _self_check() -> None:
+    """At import: no two slots of a bundle overlap, every slot lies inside its matrix, and the
+    codes that index slot ranges stay inside them."""
+    for bundle, rows in LAYOUT.items():
+        taken: set[int] = set()
+        for name, width, _ in rows:
+            cells = set(range(SLOTS[name], SLOTS[name] + width))
+            if cells & taken or max(cells) >= SIZES[bundle]:
+                raise AssertionError(f"state layout: slot {name} of {bundle} collides or overflows")
+            taken |= cells
+    if max(ORDER_CODES.values()) >= SIZES["Jobs.f"] - SLOTS["KEY0"] or O_GREEDY in ORDER_CODES.values():
+        raise AssertionError("state layout: static order codes must index KEY0 + code; greedy has no static key")
+
+
+_self_check()
+# names for readers and linters (the values come from LAYOUT above)
+NQ: int
+FREE: int
+FIN_N: int
+EST_N: int
+PROF_NB: int
+PROF_POOL: int
+P_CNT: int
+P_ADD: int
+P_MIN: int
+P_MAX: int
+P_SEQ: int
+P_POOL: int
+DIRTY: int
+M: int
+KILL: int
+QORDER: int
+LASTDISP: int
+LASTORDER: int
+SEG: int
+VERSION: int
+CACHE_HEAD: int
+CACHE_VERSION: int
+NORD: int
+GSYNC: int
+GCLASS: int
+GN0: int
+DEAD: int
+SHADOW: int
+EXTRA: int
+QUEUE: int
+MARK: int
+FIN_H: int
+FIN_P: int
+EST_H: int
+EST_P: int
+ORDERED: int
+AUX_H: int
+AUX_P: int
+INORD: int
+GH0: int
+GPOS: int
+START: int
+FINISH: int
+ESTEND: int
+RESV: int
+VALS: int
+NBETA: int
+SUBMIT: int
+EST: int
+PROC: int
+KEY0: int
+WIDTH: int
+GROUP: int
+C_KIND: int
+C_A: int
+C_B: int
+C_W: int
+C_K: int
 
 Jobs = namedtuple("Jobs", "f i")
-Site = namedtuple("Site", "ctr x i f prof_t prof_f")
+Site = namedtuple("Site", "ctr x i f prof_t prof_f prof_b")
 GreedyParams = namedtuple("GreedyParams", "p seg_t seg_c")
-# columns of GreedyParams.p (one row per time-of-week class)
-C_KIND, C_A, C_B, C_W, C_K = 0, 1, 2, 3, 8  # w_i at C_W + i - 1, K_i at C_K + i - 1
 
 
 def make_jobs(submit, est, proc, width, group) -> Jobs:
     """The ``Jobs`` bundle of jobs already sorted by submit time (stable)."""
     n = len(submit)
-    f = np.empty((KEY0 + 4, n), dtype=np.float64)
+    f = np.empty((N_JF, n), dtype=np.float64)
     f[SUBMIT], f[EST], f[PROC] = submit, est, proc
-    f[KEY0 + O_SUBMIT] = np.arange(n)
-    f[KEY0 + O_PROCS] = width
-    f[KEY0 + O_ESTIMATE] = est
-    f[KEY0 + O_GROUP] = np.where((group >= 1) & (group <= 5), group, 6)  # group 0 (unassigned) last
-    i = np.empty((2, n), dtype=np.int64)
+    width, est, group = np.asarray(width), np.asarray(est), np.asarray(group)
+    for name, code in ORDER_CODES.items():  # each static order's key (registry rows)
+        f[KEY0 + code] = registry.ORDERS[code].key(width, est, group, np.arange(n))
+    i = np.empty((N_JI, n), dtype=np.int64)
     i[WIDTH], i[GROUP] = width, group
     return Jobs(f, i)
 
@@ -107,27 +253,34 @@ def new_site(n: int, procs: int, kill: bool, order: int = O_SUBMIT) -> Site:
     ctr[KILL] = int(bool(kill))
     ctr[QORDER] = order if order != O_GREEDY else O_SUBMIT
     ctr[LASTDISP] = -1
+    ctr[LASTORDER] = -1
     ctr[DIRTY] = 1
     si = np.full((N_SI, n), -1, dtype=np.int64)
     si[MARK] = 0
     si[INORD] = 0
-    sf = np.full((6, n), np.nan, dtype=np.float64)
-    cap = 2 * n + 2
+    sf = np.full((N_SF, n), np.nan, dtype=np.float64)
     ctr[CACHE_HEAD] = -1
     ctr[GSYNC] = -1
-    return Site(ctr, np.zeros(2), si, sf, np.zeros(cap, dtype=np.float64), np.zeros(cap, dtype=np.int64))
+    # the profile: at most n + 2 steps in blocks of BC, each at least half full but the first,
+    # then a staircase region of n + 2 (:mod:`.profile`)
+    blocks = 2 * (n + 2) // BC + 4
+    cap = blocks * BC + n + 2
+    pb = np.zeros((N_PB, blocks), dtype=np.int64)
+    pb[P_POOL] = np.arange(blocks)[::-1]  # every block unused, block 0 handed out first
+    ctr[PROF_POOL] = blocks
+    return Site(ctr, np.zeros(N_X), si, sf, np.zeros(cap, dtype=np.float64), np.zeros(cap, dtype=np.int64), pb)
 
 
 def greedy_params(order, seg_t=None, seg_c=None) -> GreedyParams:
     """Criterion parameters per time-of-week class (3 rows) of a ``Greedy`` order, or dummies."""
-    p = np.zeros((3, 13))
-    p[:, C_W:C_W + 5] = 1.0
+    p = np.zeros((3, N_GP))
+    p[:, C_W:C_W + N_GROUPS] = 1.0
     if order is not None:
         for c, crit in enumerate(order.per_class()):
             p[c, C_KIND] = CRITERION_CODES[crit.kind]
             p[c, C_A], p[c, C_B] = crit.a, crit.b
-            p[c, C_W:C_W + 5] = crit.w
-            p[c, C_K:C_K + 5] = crit.K
+            p[c, C_W:C_W + N_GROUPS] = crit.w
+            p[c, C_K:C_K + N_GROUPS] = crit.K
     if seg_t is None:
         seg_t = np.array([-np.inf])
         seg_c = np.zeros(1, dtype=np.int64)

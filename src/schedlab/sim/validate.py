@@ -30,6 +30,7 @@ import heapq
 import numpy as np
 
 from .._config import njit
+from ..strategy import registry
 from ..strategy.model import Greedy
 
 
@@ -65,7 +66,7 @@ def validate_schedule(schedule, *, replay_until: float | None = None) -> None:
         raise ScheduleInvalid(f"job {ids[j]} finishes at {finish[j]}, not {rule} = {start[j] + p[j]}")
     _check_capacity(w, start, finish, schedule.machine.procs)
     strategy = schedule.strategy
-    if strategy is not None and schedule.site is None and n and strategy.dispatch != "list":
+    if strategy is not None and schedule.site is None and n and registry.rule(strategy.dispatch).replay != "any":
         _Replay(schedule, start, finish).run(np.inf if replay_until is None else replay_until)
 
 
@@ -224,6 +225,7 @@ class _Replay:
         self.start, self.finish = start, finish
         self.m = schedule.machine.procs
         self.dispatch = schedule.strategy.dispatch
+        self.replay = registry.rule(self.dispatch).replay  # the rule's check (its registry row)
         self.order = schedule.strategy.order
         self.killed = schedule.killed
         self.est = np.ascontiguousarray(w.estimate, dtype=np.float64)
@@ -236,8 +238,8 @@ class _Replay:
             self.key = None
             self._classes(start, finish)
         else:
-            group = np.where((w.group >= 1) & (w.group <= 5), w.group, 6)
-            primary = {"submit": np.zeros(n), "procs": w.procs, "estimate": w.estimate, "group": group}[self.order]
+            row = registry.ORDERS[registry.order_code(self.order)]  # the order's sort key (registry row)
+            primary = row.key(w.procs, w.estimate, w.group, rank)
             self.key = list(zip(primary.tolist(), rank.tolist()))
 
     def _classes(self, start, finish):
@@ -354,17 +356,19 @@ class _Replay:
         k = 0
         while pos[k] == k:
             k += 1  # ordered[k] is the first waiting job that does not start now
-        if self.dispatch != "fcfs" and any(self.finish[j] == t for j in starters):
+        if self.replay != "prefix" and any(self.finish[j] == t for j in starters):
             return  # several passes at t (a zero-length job started): see the module docstring
         ids = self.w.id
-        if self.dispatch == "fcfs":
+        if self.replay == "prefix":
             j = ordered[pos[k]]
-            raise ScheduleInvalid(f"FCFS: job {ids[j]} starts at {t} before job {ids[ordered[k]]}, "
+            raise ScheduleInvalid(f"{self.dispatch.upper()}: job {ids[j]} starts at {t} before job {ids[ordered[k]]}, "
                                   "which is ahead of it in the queue")
-        if self.dispatch == "easy":
+        if self.replay == "easy":
             self.check_easy(t, ordered, k, [ordered[p] for p in pos[k:]], running)
-        elif self.dispatch == "conservative":
+        elif self.replay == "conservative":
             self.check_conservative(t, ordered, pos, running)
+        elif self.replay != "any":  # a rule's own check, "module:function" in its registry row
+            registry.resolve(self.replay)(self, t, ordered, k, pos, starters, running)
 
     def check_easy(self, t, ordered, k, backfilled, running) -> None:
         """The head's reservation (earliest start by the estimated ends of the jobs running

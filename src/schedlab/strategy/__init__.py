@@ -1,5 +1,6 @@
 """Serialisable strategy descriptions (dispatch rule + queue order)."""
 
+from . import registry
 from .model import (
     BOUNDS,
     CRITERIA,
@@ -20,4 +21,5 @@ __all__ = [
     "Criterion",
     "Greedy",
     "Strategy",
+    "registry",
 ]

@@ -25,10 +25,12 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 
 from ..errors import StrategyError
+from . import registry
 
-DISPATCH_RULES: tuple[str, ...] = ("fcfs", "list", "easy", "conservative")
-STATIC_ORDERS: tuple[str, ...] = ("submit", "procs", "estimate", "group")
-ORDER_ALIASES: dict[str, str] = {"fcfs": "submit", "wait": "submit", "sjf": "estimate"}
+#: names from the registry rows (:mod:`schedlab.strategy.registry`), read once at import
+DISPATCH_RULES: tuple[str, ...] = registry.rule_names()
+STATIC_ORDERS: tuple[str, ...] = tuple(o.name for o in registry.static_orders())
+ORDER_ALIASES: dict[str, str] = registry.order_aliases()
 CRITERIA: tuple[str, ...] = ("f1", "f2", "f3", "f4")
 #: time-of-week classes of greedy-es-sorting-criteria, Section III-A, in this index order
 TIME_OF_WEEK_CLASSES: tuple[str, ...] = ("weekend", "weekday 8-18", "weekday 18-8")
@@ -167,8 +169,9 @@ class Strategy:
     order: Order = "submit"
 
     def __post_init__(self) -> None:
-        if not isinstance(self.dispatch, str) or self.dispatch.lower() not in DISPATCH_RULES:
-            raise StrategyError(f"unknown policy {self.dispatch!r}; choose one of {', '.join(DISPATCH_RULES)}")
+        rules = DISPATCH_RULES
+        if not isinstance(self.dispatch, str) or self.dispatch.lower() not in rules:
+            raise StrategyError(f"unknown policy {self.dispatch!r}; choose one of {', '.join(rules)}")
         object.__setattr__(self, "dispatch", self.dispatch.lower())
         object.__setattr__(self, "order", normalize_order(self.order))
 

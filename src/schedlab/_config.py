@@ -1,11 +1,16 @@
 """Numba compile flags in one place (STUMPY style): every kernel uses :func:`njit` from here.
 
 ``cache=True`` keeps compiled kernels on disk so a new process reaches its first simulation in
-about a second. Numba keys a cached kernel on its own source file only, but our kernels read
-constants (state layouts) from other modules: after an edit or a partial upgrade to one file, a
-stale kernel would silently use the old layout. So the cache lives in a folder named after a
-hash of every schedlab source file (``$SCHEDLAB_CACHE_DIR``, default ``~/.cache/schedlab``), and
-any change to the package compiles afresh. Set ``SCHEDLAB_NUMBA_BOUNDSCHECK=1`` to compile kernels with bounds
+about a second. Numba keys a cached kernel on its own source file only (the index holds the
+defining file's modification time and size), but our kernels read constants (state layouts,
+the registry's kernel table) and inline kernels from other modules: after an edit to one of
+those, a stale kernel would silently use the old layout. So the cache lives in a folder named
+after a hash of the compiled sources only (``$SCHEDLAB_CACHE_DIR``, default
+``~/.cache/schedlab``): every module that defines kernels (its text contains ``njit``; such
+modules hold kernels only, the Python drivers live elsewhere), :data:`KERNEL_INPUTS` (the
+plain modules kernels read at compile time), and the registry's rule table (each rule's name
+and kernel, each order's name: what the compiled rule table and order codes are made of; a
+rule's help text is not). Editing anything else (CLI help, drivers, reports) reuses the compiled kernels. Set ``SCHEDLAB_NUMBA_BOUNDSCHECK=1`` to compile kernels with bounds
 checks while debugging; set ``NUMBA_DISABLE_JIT=1`` (numba's own switch) to run kernels as plain
 Python, e.g. for coverage.
 """
@@ -19,13 +24,31 @@ from pathlib import Path
 import numba
 
 
+#: plain modules whose values kernels read at compile time (slot indices and codes)
+KERNEL_INPUTS: tuple[str, ...] = ("sim/state.py",)
+
+
+def compiled_sources() -> list[Path]:
+    """The files the kernel cache is keyed on: modules defining kernels and :data:`KERNEL_INPUTS`."""
+    root = Path(__file__).resolve().parent
+    out = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        if rel in KERNEL_INPUTS or b"njit" in path.read_bytes():
+            out.append(path)
+    return out
+
+
 def _source_digest() -> str:
-    """A short hash of every .py file of the schedlab package (names and contents)."""
+    """A short hash of the compiled sources (names and contents)."""
     root = Path(__file__).resolve().parent
     h = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        h.update(str(path.relative_to(root)).encode())
+    for path in compiled_sources():
+        h.update(path.relative_to(root).as_posix().encode())
         h.update(path.read_bytes())
+    from .strategy import registry
+
+    h.update(repr([(r.name, r.kernel) for r in registry.DISPATCH] + [o.name for o in registry.ORDERS]).encode())
     return h.hexdigest()[:16]
 
 

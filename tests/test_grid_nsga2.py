@@ -14,7 +14,7 @@ import pytest
 
 from schedlab.errors import RunError
 from schedlab.grid.partition import PartitionProblem
-from schedlab.grid.pareto import pareto
+from schedlab.optimize.grid_pareto import pareto
 from schedlab.grid.setups import load_grid
 from schedlab.optimize.nsga2_grid import (
     GridNSGA2Config,

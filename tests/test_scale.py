@@ -112,7 +112,7 @@ def _easy_schedule(w: Workload):
 
 def test_load_calibration_reaches_the_target_utilisation():
     """f_adj rises above f = m'/m until EASY's UTIL on the scaled trace is within tol of the target."""
-    from schedlab.sim.calibrate import load_target, scale_to_util
+    from schedlab.optimize.calibrate import load_target, scale_to_util
 
     w = load_trace("KTH-SP2", months=2)
     target = load_target(w, 256)  # not CTC -> EASY's UTIL on the original trace and machine
@@ -127,7 +127,7 @@ def test_load_calibration_reaches_the_target_utilisation():
 
 
 def test_load_calibration_never_goes_below_the_exact_ratio():
-    from schedlab.sim.calibrate import scale_to_util
+    from schedlab.optimize.calibrate import scale_to_util
 
     w = small(800, 100)
     scaled, cal = scale_to_util(w, 200, 1.0)  # a target below anything reachable at f
@@ -138,7 +138,7 @@ def test_load_calibration_never_goes_below_the_exact_ratio():
 
 
 def test_ctc_on_1024_targets_the_published_utilisation():
-    from schedlab.sim.calibrate import CTC_1024_EASY_UTIL, load_target
+    from schedlab.optimize.calibrate import CTC_1024_EASY_UTIL, load_target
 
     w = small(50, 430).replace(name="CTC-SP2-1996-3.1-cln", machine_procs=430)
     assert load_target(w, 1024) == CTC_1024_EASY_UTIL == 66.99

@@ -77,7 +77,7 @@ def pareto_command(
     dask: Optional[str] = typer.Option(None, "--dask", help="Dask scheduler address (tcp://host:port) or scheduler file."),
 ) -> None:
     """NSGA-II Pareto front of AWRT per site over job-to-site partitions (paper's operators); resumable."""
-    from ..grid.pareto import pareto
+    from ..optimize.grid_pareto import pareto
     from ..optimize.nsga2_grid import GridNSGA2Config
 
     if generations < 1 or pop < 2 or workers < 1:

@@ -1,7 +1,7 @@
 """Grids of independent EASY sites: multi-site simulation with job exchange (none, POOL, RQ),
 static workload partitions and the paper's setups (nsga2-grid-performance-bounds; DESIGN.md).
 
-The NSGA-II Pareto run lives in :mod:`schedlab.grid.pareto` (imports pymoo on use).
+The NSGA-II Pareto run lives in :mod:`schedlab.optimize.grid_pareto` (imports pymoo on use).
 """
 
 from .partition import AWRT_LIMIT, PartitionProblem, evaluate_partition, split_trace

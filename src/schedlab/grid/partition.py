@@ -55,9 +55,11 @@ class PartitionProblem:
         return int(self.site_procs.shape[0])
 
     def veto(self, genes: np.ndarray) -> np.ndarray:
-        """The assignment actually simulated: jobs wider than their assigned site go to their origin."""
+        """The assignment actually simulated: jobs wider than their assigned site go to their origin.
+
+        ``genes``: one site per job, or a matrix with one partition per row (an NSGA-II population)."""
         genes = np.asarray(genes, dtype=np.int64)
-        if genes.shape != (self.n_jobs,):
+        if genes.ndim not in (1, 2) or genes.shape[-1] != self.n_jobs:
             raise WorkloadError(f"a partition needs one site per job ({self.n_jobs}), got shape {genes.shape}")
         if genes.size and (genes.min() < 0 or genes.max() >= self.n_sites):
             raise WorkloadError(f"partition sites must lie in 0..{self.n_sites - 1}")

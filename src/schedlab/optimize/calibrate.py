@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 
 from ..errors import WorkloadError
 from ..workload import Workload, scale
-from .engine import simulate
-from .model import Machine
+from ..sim.engine import simulate
+from ..sim.model import Machine
 
 #: EASY UTIL (%) on the published CTC trace scaled to 1024 processors (Franke et al. 2007, Table III)
 CTC_1024_EASY_UTIL = 66.99

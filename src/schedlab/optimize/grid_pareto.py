@@ -16,11 +16,11 @@ import os
 
 import numpy as np
 
-from ..optimize.nsga2_grid import GridNSGA2Config, ParetoResult, run_pareto
-from ..optimize.run import RunFolder
-from .partition import PartitionProblem
-from .report import front_csv, front_vs_references, plot_front, plot_hypervolume, points_table_md
-from .sim import GridTrace, simulate_grid
+from ..grid.partition import PartitionProblem
+from ..grid.report import front_csv, front_vs_references, plot_front, plot_hypervolume, points_table_md
+from ..grid.sim import GridTrace, simulate_grid
+from .nsga2_grid import GridNSGA2Config, ParetoResult, run_pareto
+from .run import RunFolder
 
 
 def trace_fingerprint(trace: GridTrace) -> str:

@@ -111,10 +111,9 @@ class VetoRepair(Repair):
 
 
 def veto(payload: PartitionProblem, X: np.ndarray) -> np.ndarray:
-    """Genes (int8, one row per individual) with every too-wide job sent back to its origin."""
-    X = np.asarray(X).astype(np.int8, copy=False)
-    wide = payload.procs[None, :] > payload.site_procs[X]
-    return np.where(wide, payload.origin.astype(np.int8)[None, :], X)
+    """Genes (int8, one row per individual) with every too-wide job sent back to its origin
+    (:meth:`PartitionProblem.veto`, row by row)."""
+    return payload.veto(X).astype(np.int8)
 
 
 def random_mutation(x: np.ndarray, K: int, p_rand: float, rng: np.random.Generator) -> np.ndarray:

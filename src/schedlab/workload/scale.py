@@ -11,7 +11,7 @@ of :data:`SCALED_JOB_COUNTS` (the published scaled traces), q is calibrated so t
 the published count n': q = (n'/n - 1) / (f_adj - 1), clipped to [0, 1]; otherwise q = 0.5.
 The published scaling also raised f_adj above f until EASY on the scaled trace matched a target
 utilisation (CTC: 66.99 %); that needs the simulator, so it lives in
-:func:`schedlab.sim.calibrate.scale_to_util` (``--calibrate-load``), which calls this function with
+:func:`schedlab.optimize.calibrate.scale_to_util` (``--calibrate-load``), which calls this function with
 ever better ``f_adj``.
 """
 

@@ -1,6 +1,6 @@
 """The availability profile (schedlab.sim.profile) against a plain list of steps: random
-bookings at the earliest start, releases, drops of the past and fit tests, with enough steps
-that blocks split (BC steps a block) and whole blocks are skipped and shifted lazily."""
+bookings at the earliest start, releases, drops of the past and fit tests on profiles of up to
+hundreds of steps."""
 
 from __future__ import annotations
 
@@ -8,33 +8,19 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schedlab._config import njit
 from schedlab.sim import profile
-from schedlab.sim.state import BC, P_CNT, P_SEQ, PROF_NB, new_site
+from schedlab.sim.state import PROF_N, new_site
 
 
-@njit
 def _load(S, t, f):
-    profile._reset(S)
-    for k in range(t.shape[0]):
-        profile._push(S, t[k], f[k])
+    S.prof_t[:len(t)] = t
+    S.prof_f[:len(f)] = f
+    S.ctr[PROF_N] = len(t)
 
 
-@njit
 def _steps(S):
-    n = 0
-    for q in range(S.ctr[PROF_NB]):
-        n += S.prof_b[P_CNT, S.prof_b[P_SEQ, q]]
-    t = np.empty(n)
-    f = np.empty(n, dtype=np.int64)
-    k = 0
-    for q in range(S.ctr[PROF_NB]):
-        b = S.prof_b[P_SEQ, q]
-        for i in range(S.prof_b[P_CNT, b]):
-            t[k] = S.prof_t[b * BC + i]
-            f[k] = profile._val(S, b, i)
-            k += 1
-    return t, f
+    p = S.ctr[PROF_N]
+    return S.prof_t[:p], S.prof_f[:p]
 
 
 class Plain:
@@ -77,7 +63,7 @@ def test_profile_matches_a_plain_list(data, m, n0):
     free = np.sort(np.array(data.draw(st.lists(st.integers(0, m), min_size=n0, max_size=n0))))
     free[-1] = m
     times[0] = 0.0
-    S = new_site(600, m, True)
+    S = new_site(800, m, True)
     _load(S, times, free.astype(np.int64))
     plain = Plain(times, free)
     now = 0.0

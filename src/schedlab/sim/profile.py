@@ -1,29 +1,32 @@
 """The availability profile of conservative backfilling (Mu'alem & Feitelson 2001), one module.
 
-A profile is a step function of free processors over time: a list of steps (t_k, f_k), f_k
-processors free during [t_k, t_{k+1}), the last step the empty machine (every job of width <= m
-fits there). It is built from the running jobs' estimated ends and then holds one block per
-reservation (genetic-fuzzy-rule-based-scheduling, Section 2.1: each waiting job in queue order is
-reserved at its earliest start that delays no earlier reservation).
+A profile is a step function of free processors: ``prof_f[k]`` processors are free during
+``[prof_t[k], prof_t[k+1])`` and ``prof_f[P-1]`` after ``prof_t[P-1]`` (P = ``ctr[PROF_N]``;
+the last step is the empty machine, so every job of width <= m fits there). It is built from the
+running jobs' estimated ends and then holds one block per reservation (genetic-fuzzy-rule-based-
+scheduling, Section 2.1: each waiting job in queue order is reserved at its earliest start that
+delays no earlier reservation).
 
-API (all compiled; ``S`` is the site bundle, :mod:`.state`):
+API (compiled; ``S`` is the site bundle of :mod:`.state`; nothing else reads the arrays):
 
 - :func:`rebuild` (J, S, now): the profile of the running jobs only;
 - :func:`drop_past` (S, now): forget the steps before ``now``;
 - :func:`free_now` (S): processors free at the first step (now);
-- :func:`fits` (S, s, e, w): ``w`` processors free throughout [s, e) (s >= now);
+- :func:`fits` (S, s, e, w): ``w`` processors free throughout [s, e) (s a step's time);
 - :func:`earliest` (S, w, d): earliest s with ``w`` free during [s, s + d);
 - :func:`book` (S, s, e, w) / :func:`release` (S, s, e, w): take / give back ``w`` processors
-  during [s, e);
-- :func:`staircase` (S) and :func:`may_start` (...): the profile's running minimum, to ask in
-  O(log) whether a job could start now before this pass booked anything.
+  during [s, e); :func:`reserve` (S, w, d) = earliest + book;
+- :func:`staircase` (S) and :func:`may_start` (S, nl, w, now, d, booked): the profile's running
+  minimum, to ask in O(log) whether a job could start now before this pass booked anything.
 
-Structure: blocked arrays. The steps live in blocks of at most ``BC`` steps (``prof_t``/
-``prof_f`` hold block b's steps at ``b * BC + i``); ``prof_b`` holds per block its count, a
-lazy addend to its free values and its min and max free (with the addend), plus the blocks in
-time order (row P_SEQ) and a pool of unused blocks. A search skips whole blocks by their min or
-max and a booking adds to whole blocks lazily, so earliest start, fit test and booking cost
-O(P / BC + BC + log P) for P steps instead of O(P) (RICC: thousands of steps).
+Structure: two flat sorted arrays (times, free counts); a search walks from the first step and
+a booking shifts the later steps. Issue 10 asked for a structure of ~log cost; blocked arrays
+(blocks of 16-64 steps with lazy addends and per-block min/max, commit 05720ba) measured slower
+than these flat arrays on RICC and CEA-Curie, but that version passed the whole site bundle to
+every non-inlined call, which alone cost 2x here; it deserves a second measurement with the
+wrappers below before it is written off.
+The upper half of the arrays is scratch for the staircase: the profile never holds more than
+n + 1 steps (now, one per running job, one per reservation) and the arrays hold 2n + 2.
 """
 
 from __future__ import annotations
@@ -31,354 +34,199 @@ from __future__ import annotations
 import numpy as np
 
 from .._config import njit
-from .state import (
-    BC, EST_H, EST_N, ESTEND, FREE, P_ADD, P_CNT, P_MAX, P_MIN, P_POOL, P_SEQ, PROF_NB, PROF_POOL, WIDTH,
-)
 
-FILL = BC // 2  # steps per block when (re)built: room to insert before a block splits
-
-
-# ---------------------------------------------------------------------------- blocks
-@njit(inline="always")
-def _val(S, b, o):
-    return S.prof_f[b * BC + o] + S.prof_b[P_ADD, b]
+# The API takes the site bundle; each call is a thin inlined wrapper around an array kernel: a
+# compiled call that passes the whole bundle costs more than a short search (measured: 2x on
+# conservative RICC), one that passes the two profile arrays does not.
+from .state import EST_H, EST_N, ESTEND, FREE, PROF_N, WIDTH
 
 
-@njit
-def _refresh(S, b):
-    """Recompute block b's min and max (with its addend)."""
-    base = b * BC
-    lo = S.prof_f[base]
-    hi = lo
-    for i in range(1, S.prof_b[P_CNT, b]):
-        v = S.prof_f[base + i]
-        if v < lo:
-            lo = v
-        if v > hi:
-            hi = v
-    S.prof_b[P_MIN, b] = lo + S.prof_b[P_ADD, b]
-    S.prof_b[P_MAX, b] = hi + S.prof_b[P_ADD, b]
-
-
-@njit(inline="always")
-def _new_block(S):
-    S.ctr[PROF_POOL] -= 1
-    b = S.prof_b[P_POOL, S.ctr[PROF_POOL]]
-    S.prof_b[P_CNT, b] = 0
-    S.prof_b[P_ADD, b] = 0
-    return b
-
-
-@njit(inline="always")
-def _free_block(S, b):
-    S.prof_b[P_POOL, S.ctr[PROF_POOL]] = b
-    S.ctr[PROF_POOL] += 1
-
-
-@njit
-def _reset(S):
-    """No steps: the profile's blocks go back to the pool (which new_site fills once)."""
-    for q in range(S.ctr[PROF_NB]):
-        _free_block(S, S.prof_b[P_SEQ, q])
-    S.ctr[PROF_NB] = 0
-
-
-@njit
-def _push(S, t, f):
-    """Append step (t, f) at the end of the profile (building)."""
-    nb = S.ctr[PROF_NB]
-    if nb == 0 or S.prof_b[P_CNT, S.prof_b[P_SEQ, nb - 1]] >= FILL:
-        b = _new_block(S)
-        S.prof_b[P_SEQ, nb] = b
-        S.ctr[PROF_NB] = nb + 1
-        S.prof_b[P_MIN, b] = f
-        S.prof_b[P_MAX, b] = f
-    else:
-        b = S.prof_b[P_SEQ, nb - 1]
-    c = S.prof_b[P_CNT, b]
-    S.prof_t[b * BC + c] = t
-    S.prof_f[b * BC + c] = f  # P_ADD is 0 while building
-    S.prof_b[P_CNT, b] = c + 1
-    if f < S.prof_b[P_MIN, b]:
-        S.prof_b[P_MIN, b] = f
-    if f > S.prof_b[P_MAX, b]:
-        S.prof_b[P_MAX, b] = f
-
-
-@njit
-def _locate(S, t):
-    """(q, o): the step covering time t (the last with time <= t; t >= the first step's time)."""
-    seq = S.prof_b[P_SEQ]
-    lo, hi = 0, S.ctr[PROF_NB] - 1  # last block whose first time <= t
-    while lo < hi:
-        mid = (lo + hi + 1) >> 1
-        if S.prof_t[seq[mid] * BC] <= t:
-            lo = mid
-        else:
-            hi = mid - 1
-    b = seq[lo]
-    base = b * BC
-    a, z = 0, S.prof_b[P_CNT, b] - 1
-    while a < z:
-        mid = (a + z + 1) >> 1
-        if S.prof_t[base + mid] <= t:
-            a = mid
-        else:
-            z = mid - 1
-    return lo, a
-
-
-@njit
-def _first_at_least(S, q, o, w):
-    """First position at or after (q, o) with >= w free (the last step always qualifies)."""
-    nb = S.ctr[PROF_NB]
-    while q < nb:
-        b = S.prof_b[P_SEQ, q]
-        if S.prof_b[P_MAX, b] >= w:
-            need = w - S.prof_b[P_ADD, b]
-            base = b * BC
-            for i in range(o, S.prof_b[P_CNT, b]):
-                if S.prof_f[base + i] >= need:
-                    return q, i
-        q += 1
-        o = 0
-    return -1, -1
-
-
-@njit
-def _first_below(S, q, o, w, e):
-    """First position at or after (q, o) with time < e and fewer than w free; (-1, o') if none."""
-    nb = S.ctr[PROF_NB]
-    while q < nb:
-        b = S.prof_b[P_SEQ, q]
-        base = b * BC
-        cnt = S.prof_b[P_CNT, b]
-        if S.prof_t[base + o] >= e:
-            return -1, 0
-        if S.prof_b[P_MIN, b] < w:
-            need = w - S.prof_b[P_ADD, b]
-            for i in range(o, cnt):
-                if S.prof_t[base + i] >= e:
-                    return -1, 0
-                if S.prof_f[base + i] < need:
-                    return q, i
-        q += 1
-        o = 0
-    return -1, 0
-
-
-@njit
-def _insert(S, q, o, t, f):
-    """Insert step (t, f) before position (q, o) of block SEQ[q] (o may be its count: append);
-    returns the new step's position. A full block splits in two."""
-    b = S.prof_b[P_SEQ, q]
-    cnt = S.prof_b[P_CNT, b]
-    if cnt == BC:  # split: the upper half moves to a new block after b
-        nb = _new_block(S)
-        half = BC // 2
-        for i in range(half, BC):
-            S.prof_t[nb * BC + i - half] = S.prof_t[b * BC + i]
-            S.prof_f[nb * BC + i - half] = S.prof_f[b * BC + i]
-        S.prof_b[P_CNT, nb] = BC - half
-        S.prof_b[P_ADD, nb] = S.prof_b[P_ADD, b]
-        S.prof_b[P_CNT, b] = half
-        _refresh(S, b)
-        _refresh(S, nb)
-        n = S.ctr[PROF_NB]
-        for k in range(n, q + 1, -1):
-            S.prof_b[P_SEQ, k] = S.prof_b[P_SEQ, k - 1]
-        S.prof_b[P_SEQ, q + 1] = nb
-        S.ctr[PROF_NB] = n + 1
-        if o >= half:
-            q += 1
-            o -= half
-            b = nb
-        cnt = S.prof_b[P_CNT, b]
-    base = b * BC
-    for i in range(cnt, o, -1):
-        S.prof_t[base + i] = S.prof_t[base + i - 1]
-        S.prof_f[base + i] = S.prof_f[base + i - 1]
-    S.prof_t[base + o] = t
-    S.prof_f[base + o] = f - S.prof_b[P_ADD, b]
-    S.prof_b[P_CNT, b] = cnt + 1
-    if f < S.prof_b[P_MIN, b]:
-        S.prof_b[P_MIN, b] = f
-    if f > S.prof_b[P_MAX, b]:
-        S.prof_b[P_MAX, b] = f
-    return q, o
-
-
-@njit
-def _split_at(S, e):
-    """Position of the step starting at time e, inserting one (with the free count of the step
-    covering e) when none starts there; e is after the first step's time."""
-    q, o = _locate(S, e)
-    b = S.prof_b[P_SEQ, q]
-    if S.prof_t[b * BC + o] == e:
-        return q, o
-    return _insert(S, q, o + 1, e, _val(S, b, o))  # right after the step covering e, in its block
-
-
-@njit
-def _add(S, q1, o1, q2, o2, delta):
-    """Add delta to the free count of the steps from (q1, o1) up to, not including, (q2, o2)."""
-    if q1 == q2:
-        b = S.prof_b[P_SEQ, q1]
-        for i in range(o1, o2):
-            S.prof_f[b * BC + i] += delta
-        if o2 > o1:
-            _refresh(S, b)
-        return
-    b = S.prof_b[P_SEQ, q1]
-    for i in range(o1, S.prof_b[P_CNT, b]):
-        S.prof_f[b * BC + i] += delta
-    _refresh(S, b)
-    for q in range(q1 + 1, q2):
-        b = S.prof_b[P_SEQ, q]
-        S.prof_b[P_ADD, b] += delta
-        S.prof_b[P_MIN, b] += delta
-        S.prof_b[P_MAX, b] += delta
-    if q2 < S.ctr[PROF_NB] and o2 > 0:
-        b = S.prof_b[P_SEQ, q2]
-        for i in range(o2):
-            S.prof_f[b * BC + i] += delta
-        _refresh(S, b)
-
-
-# ---------------------------------------------------------------------------- API
 @njit
 def rebuild(J, S, now):
     """Profile of the running jobs only: free now, then + m_j at each max(start + \\bar p_j, now)."""
-    _reset(S)
     ne = S.ctr[EST_N]
     running = S.i[EST_H, :ne]  # sorted by estimated end
-    t_last = now
-    f_last = S.ctr[FREE]
+    S.prof_t[0] = now
+    S.prof_f[0] = S.ctr[FREE]
+    p = 1
     for k in range(ne):
         j = running[k]
         t = max(S.f[ESTEND, j], now)
-        if t != t_last:
-            _push(S, t_last, f_last)
-            t_last = t
-        f_last += J.i[WIDTH, j]
-    _push(S, t_last, f_last)
+        if t == S.prof_t[p - 1]:
+            S.prof_f[p - 1] += J.i[WIDTH, j]
+        else:
+            S.prof_t[p] = t
+            S.prof_f[p] = S.prof_f[p - 1] + J.i[WIDTH, j]
+            p += 1
+    S.ctr[PROF_N] = p
 
 
 @njit
 def drop_past(S, now):
-    """Forget the steps before ``now`` (the step covering ``now`` then starts at ``now``)."""
-    q, o = _locate(S, now)
-    if q > 0:
-        for k in range(q):
-            _free_block(S, S.prof_b[P_SEQ, k])
-        n = S.ctr[PROF_NB]
-        for k in range(q, n):
-            S.prof_b[P_SEQ, k - q] = S.prof_b[P_SEQ, k]
-        S.ctr[PROF_NB] = n - q
-    b = S.prof_b[P_SEQ, 0]
-    if o > 0:
-        base = b * BC
-        cnt = S.prof_b[P_CNT, b]
-        for i in range(o, cnt):
-            S.prof_t[base + i - o] = S.prof_t[base + i]
-            S.prof_f[base + i - o] = S.prof_f[base + i]
-        S.prof_b[P_CNT, b] = cnt - o
-        _refresh(S, b)
-    S.prof_t[b * BC] = now
+    """Forget the steps before ``now`` (the step covering ``now`` starts at ``now``)."""
+    p = S.ctr[PROF_N]
+    k = 0
+    while k + 1 < p and S.prof_t[k + 1] <= now:
+        k += 1
+    if k > 0:
+        for i in range(k, p):
+            S.prof_t[i - k] = S.prof_t[i]
+            S.prof_f[i - k] = S.prof_f[i]
+        S.ctr[PROF_N] = p - k
+    S.prof_t[0] = now
 
 
 @njit(inline="always")
 def free_now(S):
     """Processors free at the profile's first step (now)."""
-    return _val(S, S.prof_b[P_SEQ, 0], 0)
+    return S.prof_f[0]
 
 
 @njit
+def _fits(t, f, p, s, e, w):
+    lo, hi = 0, p
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if t[mid] < s:
+            lo = mid + 1
+        else:
+            hi = mid
+    while lo < p and t[lo] < e:
+        if f[lo] < w:
+            return False
+        lo += 1
+    return True
+
+
+@njit(inline="always")
 def fits(S, s, e, w):
-    """True when ``w`` processors are free throughout [s, e) (s at or after the first step)."""
-    q, o = _locate(S, s)
-    return _first_below(S, q, o, w, e)[0] < 0
+    """True when ``w`` processors are free during [s, e), s a step of the profile.
+
+    With s = now it asks whether a job fits now: the profile's first step always starts at ``now``
+    (:func:`rebuild` / :func:`drop_past` set it, and bookings only split later steps).
+    """
+    return _fits(S.prof_t, S.prof_f, S.ctr[PROF_N], s, e, w)
 
 
 @njit
+def _find(t, f, p, w, d):
+    """(k, l): the earliest step k with >= w free during [t[k], t[k] + d) and the first step l at
+    or after its end (or p)."""
+    k = 0
+    while True:
+        while f[k] < w:
+            k += 1
+        e = t[k] + d
+        l = k + 1
+        ok = True
+        while l < p and t[l] < e:
+            if f[l] < w:
+                ok = False
+                break
+            l += 1
+        if ok:
+            return k, l
+        k = l
+
+
+@njit(inline="always")
 def earliest(S, w, d):
     """Earliest start s with >= w processors free during [s, s + d)."""
-    q, o = 0, 0
-    while True:
-        q, o = _first_at_least(S, q, o, w)
-        b = S.prof_b[P_SEQ, q]
-        s = S.prof_t[b * BC + o]
-        bq, bo = _first_below(S, q, o, w, s + d)
-        if bq < 0:
-            return s
-        q, o = bq, bo
+    return S.prof_t[_find(S.prof_t, S.prof_f, S.ctr[PROF_N], w, d)[0]]
 
 
 @njit
-def book(S, s, e, w):
-    """Take ``w`` processors during [s, e); s is the time of a step (as :func:`earliest` gives)."""
+def _split(ctr, t, f, l, e):
+    """Make e a step: l is the first step at or after e (or P); returns e's step."""
+    p = ctr[PROF_N]
+    if l == p or t[l] != e:
+        for i in range(p, l, -1):
+            t[i] = t[i - 1]
+            f[i] = f[i - 1]
+        t[l] = e
+        f[l] = f[l - 1]
+        ctr[PROF_N] = p + 1
+    return l
+
+
+@njit
+def _add(ctr, t, f, s, e, delta):
+    """Add delta to the free count during [s, e) (s >= now), splitting steps at s and e."""
     if e <= s:
         return
-    q2, o2 = _split_at(S, e)
-    q1, o1 = _locate(S, s)
-    _add(S, q1, o1, q2, o2, -w)
+    k = _split(ctr, t, f, np.searchsorted(t[:ctr[PROF_N]], s), s)
+    l = _split(ctr, t, f, np.searchsorted(t[:ctr[PROF_N]], e), e)
+    for i in range(k, l):
+        f[i] += delta
 
 
-@njit
+@njit(inline="always")
+def book(S, s, e, w):
+    """Take ``w`` processors during [s, e)."""
+    _add(S.ctr, S.prof_t, S.prof_f, s, e, -w)
+
+
+@njit(inline="always")
 def release(S, s, e, w):
     """Give ``w`` processors back during [s, e) (a booking cancelled; steps are not merged)."""
-    if e <= s:
-        return
-    _split_at(S, s)
-    q2, o2 = _split_at(S, e)
-    q1, o1 = _locate(S, s)  # after the split at e, which may have moved s's step to a new block
-    _add(S, q1, o1, q2, o2, w)
+    _add(S.ctr, S.prof_t, S.prof_f, s, e, w)
 
 
 @njit
-def reserve(S, w, d):
-    """Book ``w`` processors at the earliest start for ``d`` seconds; returns the start."""
-    s = earliest(S, w, d)
-    book(S, s, s + d, w)
+def _reserve(ctr, t, f, w, d):
+    k, l = _find(t, f, ctr[PROF_N], w, d)
+    s = t[k]
+    l = _split(ctr, t, f, l, s + d)  # l is the first step at or after the end: split there
+    for i in range(k, l):
+        f[i] -= w
     return s
 
 
+@njit(inline="always")
+def reserve(S, w, d):
+    """Book ``w`` processors at the earliest start for ``d`` seconds; returns the start."""
+    return _reserve(S.ctr, S.prof_t, S.prof_f, w, d)
+
+
 @njit
-def staircase(S):
-    """The profile's running minimum (g(w) = first time fewer than w are free) as the steps where
-    it drops, in the scratch region after the blocks; returns how many."""
-    base = S.prof_b.shape[1] * BC
+def _staircase(t, f, p):
+    base = t.shape[0] // 2
     nl = 0
-    for q in range(S.ctr[PROF_NB]):
-        b = S.prof_b[P_SEQ, q]
-        if nl > 0 and S.prof_b[P_MIN, b] >= S.prof_f[base + nl - 1]:
-            continue  # no new level in this block
-        for i in range(S.prof_b[P_CNT, b]):
-            v = _val(S, b, i)
-            if nl == 0 or v < S.prof_f[base + nl - 1]:
-                S.prof_t[base + nl] = S.prof_t[b * BC + i]
-                S.prof_f[base + nl] = v
-                nl += 1
+    for l in range(p):
+        if nl == 0 or f[l] < f[base + nl - 1]:
+            t[base + nl] = t[l]
+            f[base + nl] = f[l]
+            nl += 1
     return nl
 
 
+@njit(inline="always")
+def staircase(S):
+    """The profile's running minimum (g(w) = first time fewer than w are free) as the steps where
+    it drops, copied to the upper half of the arrays; returns how many (fewer levels than steps)."""
+    return _staircase(S.prof_t, S.prof_f, S.ctr[PROF_N])
+
+
 @njit
+def _may_start(t, f, p, nl, w, now, d, booked):
+    if w > f[0]:  # free now (the profile's first step)
+        return False
+    base = t.shape[0] // 2
+    lo, hi = base, base + nl  # first level with fewer than w free (levels strictly decrease)
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if f[mid] >= w:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < base + nl and now + d > t[lo]:
+        return False
+    return not booked or _fits(t, f, p, now, now + d, w)
+
+
+@njit(inline="always")
 def may_start(S, nl, w, now, d, booked):
     """Whether ``w`` processors fit during [now, now + d): by the staircase (``nl`` levels, made
     before this pass's bookings; a necessary condition, O(log)), then, when blocks were
     ``booked`` since, exactly."""
-    if w > free_now(S):
-        return False
-    base = S.prof_b.shape[1] * BC
-    lo, hi = base, base + nl  # first level with fewer than w free (levels strictly decrease)
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if S.prof_f[mid] >= w:
-            lo = mid + 1
-        else:
-            hi = mid
-    if lo < base + nl and now + d > S.prof_t[lo]:
-        return False
-    return not booked or fits(S, now, now + d, w)
-
-
+    return _may_start(S.prof_t, S.prof_f, S.ctr[PROF_N], nl, w, now, d, booked)

@@ -16,7 +16,7 @@ Three bundles travel through every kernel (STUMPY style, instead of 26 positiona
     list sorted by estimated end start + \\bar p_j (EST_H; EST_P unused), ORDERED (the greedy-sorted queue of the last pass) with INORD
     (1: the job is in it), AUX_H/AUX_P (scratch);
     ``f`` float64 rows START, FINISH, ESTEND, RESV (conservative reservation, NaN = none yet), VALS;
-    ``prof_t``/``prof_f``/``prof_b``: the conservative availability profile (:mod:`.profile`).
+    ``prof_t``/``prof_f``: the conservative availability profile (:mod:`.profile`).
     Matrices rather than one array per field because every array argument of a compiled call
     costs time in the hot loop.
 
@@ -55,8 +55,7 @@ LAYOUT: dict[str, tuple[tuple[str, int, str], ...]] = {
         ("FREE", 1, "free processors now"),
         ("FIN_N", 1, "size of the finish heap (= running jobs)"),
         ("EST_N", 1, "size of the estimated-end list (= running jobs)"),
-        ("PROF_NB", 1, "blocks in the conservative profile (Site.prof_b[P_SEQ, :PROF_NB], :mod:`.profile`)"),
-        ("PROF_POOL", 1, "unused profile blocks (Site.prof_b[P_POOL, :PROF_POOL])"),
+        ("PROF_N", 1, "steps in the conservative profile (:mod:`.profile`)"),
         ("DIRTY", 1, "1: the conservative profile must be rebuilt before use"),
         ("M", 1, "machine size m"),
         ("KILL", 1, "1: jobs are killed at their estimate"),
@@ -90,14 +89,6 @@ LAYOUT: dict[str, tuple[tuple[str, int, str], ...]] = {
         ("INORD", 1, "1: the job is in ORDERED"),
         ("GH0", N_GROUPS, "greedy FCFS: one heap of waiting jobs per user group"),
         ("GPOS", 1, "each waiting job's slot in its group heap"),
-    ),
-    "Site.prof_b": (
-        ("P_CNT", 1, "steps in each profile block"),
-        ("P_ADD", 1, "lazy addend to a block's free counts"),
-        ("P_MIN", 1, "min free count of a block (addend included)"),
-        ("P_MAX", 1, "max free count of a block (addend included)"),
-        ("P_SEQ", 1, "the blocks in time order"),
-        ("P_POOL", 1, "unused blocks (a stack)"),
     ),
     "Site.f": (
         ("START", 1, "start time (NaN: not started)"),
@@ -146,9 +137,7 @@ def _derive_slots() -> dict[str, int]:
 SLOTS = _derive_slots()
 globals().update(SLOTS)
 N_CTR, N_X, N_SI, N_SF = SIZES["Site.ctr"], SIZES["Site.x"], SIZES["Site.i"], SIZES["Site.f"]
-N_PB = SIZES["Site.prof_b"]
-#: steps per block of the conservative profile (:mod:`.profile`)
-BC = 64
+
 N_JF, N_JI, N_GP = SIZES["Jobs.f"], SIZES["Jobs.i"], SIZES["GreedyParams.p"]
 
 
@@ -172,14 +161,7 @@ NQ: int
 FREE: int
 FIN_N: int
 EST_N: int
-PROF_NB: int
-PROF_POOL: int
-P_CNT: int
-P_ADD: int
-P_MIN: int
-P_MAX: int
-P_SEQ: int
-P_POOL: int
+PROF_N: int
 DIRTY: int
 M: int
 KILL: int
@@ -228,7 +210,7 @@ C_W: int
 C_K: int
 
 Jobs = namedtuple("Jobs", "f i")
-Site = namedtuple("Site", "ctr x i f prof_t prof_f prof_b")
+Site = namedtuple("Site", "ctr x i f prof_t prof_f")
 GreedyParams = namedtuple("GreedyParams", "p seg_t seg_c")
 
 
@@ -261,14 +243,8 @@ def new_site(n: int, procs: int, kill: bool, order: int = O_SUBMIT) -> Site:
     sf = np.full((N_SF, n), np.nan, dtype=np.float64)
     ctr[CACHE_HEAD] = -1
     ctr[GSYNC] = -1
-    # the profile: at most n + 2 steps in blocks of BC, each at least half full but the first,
-    # then a staircase region of n + 2 (:mod:`.profile`)
-    blocks = 2 * (n + 2) // BC + 4
-    cap = blocks * BC + n + 2
-    pb = np.zeros((N_PB, blocks), dtype=np.int64)
-    pb[P_POOL] = np.arange(blocks)[::-1]  # every block unused, block 0 handed out first
-    ctr[PROF_POOL] = blocks
-    return Site(ctr, np.zeros(N_X), si, sf, np.zeros(cap, dtype=np.float64), np.zeros(cap, dtype=np.int64), pb)
+    cap = 2 * n + 2  # the profile (<= n + 1 steps) and its staircase scratch (:mod:`.profile`)
+    return Site(ctr, np.zeros(N_X), si, sf, np.zeros(cap, dtype=np.float64), np.zeros(cap, dtype=np.int64))
 
 
 def greedy_params(order, seg_t=None, seg_c=None) -> GreedyParams:

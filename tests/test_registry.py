@@ -131,3 +131,26 @@ def test_a_toy_rule_is_one_row_plus_its_kernel(tmp_path):
     proc = subprocess.run([sys.executable, "-c", TOY_CHECK], env=env, capture_output=True, text=True, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "toy rule ok" in proc.stdout
+
+
+def test_the_kernel_cache_is_keyed_on_compiled_sources_only(tmp_path):
+    """Editing CLI help (or any driver) keeps the numba cache folder; editing a kernel or the
+    state layout, or the registry's rule table, changes it (schedlab._config)."""
+    src = tmp_path / "src"
+    shutil.copytree(ROOT / "src" / "schedlab", src / "schedlab", ignore=shutil.ignore_patterns("__pycache__"))
+    probe = "import schedlab._config as c; print(c._source_digest())"
+    env = {**os.environ, "PYTHONPATH": str(src)}
+
+    def digest():
+        return subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True,
+                              check=True).stdout.strip()
+
+    first = digest()
+    cli = src / "schedlab" / "cli" / "simulate.py"
+    cli.write_text(cli.read_text().replace("def _policy_listing", "# a help edit\ndef _policy_listing"))
+    reg = src / "schedlab" / "strategy" / "registry.py"
+    reg.write_text(reg.read_text().replace("start the queue head while it fits", "start the head while it fits"))
+    assert digest() == first
+    state = src / "schedlab" / "sim" / "state.py"
+    state.write_text(state.read_text() + "\n# a layout edit\n")
+    assert digest() != first

@@ -158,18 +158,25 @@ def _grid_trace(setup: str):
 
 
 def main(argv: list[str]) -> int:
-    """``python tests/golden_cases.py [--check] [--only SUBSTRING ...]``: (re)record entries into the
-    golden file, or with ``--check`` compare them (exit 1 on any difference)."""
+    """``python tests/golden_cases.py [--check] [--slow] [--only SUBSTRING ...]``: (re)record entries
+    into the golden file, or with ``--check`` compare them, each schedule validated unless
+    ``--no-validate`` (exit 1 on any difference); ``--slow``: only the entries tests/test_golden.py
+    leaves out."""
     import time
 
     only = argv[argv.index("--only") + 1:] if "--only" in argv else []
     data = json.loads(GOLDEN.read_text()) if GOLDEN.exists() else {}
     todo = [c for c in cases() if not only or any(o in key(c) for o in only)]
+    if "--slow" in argv:  # only the entries the suite leaves out (tests/test_golden.py)
+        from test_golden import _selected
+
+        quick = {key(c) for c in _selected()}
+        todo = [c for c in todo if c["kind"] == "single" and key(c) not in quick]
     if "--check" in argv:
         bad = 0
         for i, case in enumerate(todo):
             t0 = time.perf_counter()
-            got = run({**case, "validate": True})
+            got = run({**case, "validate": "--no-validate" not in argv})
             want = data[key(case)]
             diff = {k: (want[k], got[k]) for k in got if want[k] != got[k]}
             bad += bool(diff)

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..metrics import DEFAULT_OBJECTIVE
-from .main import sub_app
+from .main import stopped, sub_app
 
 evolve_app = sub_app("evolve", "Evolve scheduling strategies for an owner's objective (greedy-es-sorting-criteria).")
 
@@ -117,8 +117,7 @@ def greedy(
     finally:
         bar.stop()
     if result.interrupted:
-        typer.echo(f"interrupted: checkpoint saved in {out}; re-run the same command to resume", err=True)
-        raise typer.Exit(130)
+        raise stopped(f"checkpoint saved in {out}; re-run the same command to resume")
     _out().print(_comparison_table(result.comparison, f"{result.best.label} vs EASY — {objective}"))
     typer.echo(f"best objective {result.best_f:.6g} after {result.evaluations} evaluations; best strategy: {out / 'best.json'}")
 

@@ -10,7 +10,7 @@ from typing import List, Optional
 import typer
 
 from ..errors import SchedlabError
-from .main import sub_app
+from .main import stopped, sub_app
 
 grid_app = sub_app("grid", "Grids of independent EASY sites: job exchange (none, POOL, RQ) and NSGA-II Pareto fronts of partitions.")
 
@@ -101,7 +101,6 @@ def pareto_command(
 
     result = pareto(trace, out, config, executor=executor, label=label, on_generation=show)
     if result.interrupted:
-        typer.echo(f"interrupted after generation {result.generations}; re-run the same command to resume", err=True)
-        raise typer.Exit(130)
+        raise stopped(f"checkpoint of generation {result.generations} saved in {out}; re-run the same command to resume")
     typer.echo(f"wrote {out}: {len(result.front_F)} front points after {result.generations} generations "
                f"({result.evaluations} evaluations)")

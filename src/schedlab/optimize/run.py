@@ -37,6 +37,7 @@ CHECKPOINT_FORMAT = 1
 #: config keys that do not change results (how it is executed), ignored when comparing configs
 EXECUTION_KEYS = ("versions", "executor", "workers", "dask", "created")
 from .._atomic import atomic_write_bytes, atomic_write_text  # noqa: E402  (re-exported)
+from .._signals import stop_signals  # noqa: E402
 
 RUN_FILES = ("config.json", "checkpoint", "history.csv", "best.json", "report.html")
 
@@ -170,6 +171,7 @@ class RunResult:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+@stop_signals()  # SIGTERM (batch systems) stops like Ctrl-C
 def optimize(
     run: RunFolder,
     new_optimizer: Callable[[], Any],
@@ -188,8 +190,8 @@ def optimize(
     ``evaluate(payload, x)`` is mapped over the offspring by the executor (pure: same x, same
     value). After every generation history.csv and best.json are rewritten and then the
     checkpoint (the commit point). ``on_evaluation(done_generations, evaluations)`` reports every
-    finished evaluation (for progress bars). Ctrl-C stops after the last complete generation, whose
-    checkpoint is on disk, and returns with ``interrupted=True``.
+    finished evaluation (for progress bars). Ctrl-C or SIGTERM stops after the last complete generation,
+    whose checkpoint is on disk, and returns with ``interrupted=True``.
     """
     state = run.load_checkpoint()
     if state is None:

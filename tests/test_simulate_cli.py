@@ -10,7 +10,7 @@ import pytest
 
 from conftest import trace_path
 from schedlab.cli.main import main
-from schedlab.cli.simulate import JSON_KEYS, SCHEDULE_COLUMNS
+from schedlab.cli.simulate import CSV_KEYS, JSON_KEYS, SCHEDULE_COLUMNS
 from schedlab.metrics import Objective, compute_metrics
 from schedlab.sim import simulate
 from schedlab.sim.model import Machine
@@ -85,7 +85,11 @@ def test_json_has_exactly_the_keys_and_agrees_with_compute_metrics(capsys, tmp_p
     assert_same_metrics(row, metrics)
     assert row["jobs"] == len(s.workload) and row["procs"] == 100
     assert row["objective"] == pytest.approx(10 * metrics["AWRT1"] + 4 * metrics["AWRT2"])
-    assert row["sim_seconds"] > 0
+    assert row["sim_seconds"] > 0 and row["compile_seconds"] >= 0
+    # batch results can be told apart: what was simulated is in the document
+    assert row["trace"] == "KTH-SP2-1996-2.1-cln" and row["strategy"] == "easy"
+    assert row["objective_expression"] == str(Objective("10*AWRT1 + 4*AWRT2"))
+    assert row["trace_options"] == {"procs": None, "months": None, "scale_to": None, "calibrate_load": False}
     # the schedule file: one row per job, the columns in order, the starts of the in-test run
     with open(out_csv, newline="") as fh:
         rows = list(csv.DictReader(fh))
@@ -202,7 +206,8 @@ def test_compare_table_and_csv_agree_with_the_api(capsys, tmp_path, kth_cut):
     with open(out_csv, newline="") as fh:
         rows = list(csv.DictReader(fh))
     assert [r["strategy"] for r in rows] == policies
-    assert tuple(rows[0])[1:] == JSON_KEYS
+    assert tuple(rows[0])[1:] == CSV_KEYS
+    assert all(r["jobs"].isdigit() and r["procs"].isdigit() for r in rows)  # counts as whole numbers
     from schedlab.cli.simulate import parse_policy
 
     objective = Objective("AWRT1 + AWRT")

@@ -15,9 +15,13 @@ from ..errors import SchedlabError, StrategyError
 from ..metrics import DEFAULT_OBJECTIVE, METRIC_NAMES, Objective, compute_metrics
 from ..strategy import DISPATCH_RULES, STATIC_ORDERS, Criterion, Strategy
 from .main import app
+from .options import AS_JSON, CALIBRATE_LOAD, MONTHS, PROCS, SCALE_TO, TRACE_HELP, OptionError, TraceOptions, check_output
 
-#: the keys of ``schedlab simulate --json``, in order
-JSON_KEYS: tuple[str, ...] = (*METRIC_NAMES, "objective", "sim_seconds")
+#: the columns of ``schedlab compare --csv``, in order
+CSV_KEYS: tuple[str, ...] = (*METRIC_NAMES, "objective", "sim_seconds")
+#: the keys of ``schedlab simulate --json``, in order: what was simulated, then the figures
+#: (``objective`` its value, ``objective_expression`` the formula; ``sim_seconds`` excludes compilation)
+JSON_KEYS: tuple[str, ...] = ("trace", "trace_options", "strategy", "objective_expression", *CSV_KEYS, "compile_seconds")
 #: the Greedy scheduler ``compare --policies greedy`` runs (greedy-es-sorting-criteria, f2 + FCFS):
 #: user-group priority K = (5, 4, 3, 2, 1), group 1 first, ties by submit time (a = b = 0). On KTH-SP2
 #: it beats EASY on the default objective 10*AWRT1 + 4*AWRT2 at the price of groups 3-5, as in the paper.
@@ -39,10 +43,6 @@ ORDER_HELP = {
     "estimate": "increasing estimated run time (alias sjf)",
     "group": "decreasing user-group priority (group 1 first)",
 }
-
-
-class OptionError(SchedlabError, ValueError):
-    """A command-line option with a value that cannot be used."""
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -81,33 +81,6 @@ def parse_policy(spec: str) -> Strategy:
     if order == "greedy":
         return Strategy.greedy(DEFAULT_GREEDY, dispatch=dispatch)
     return Strategy(dispatch, order or "submit")
-
-
-def _load(trace: str, procs: Optional[int]):
-    """``load_trace(trace, procs=procs)``, refusing an explicit ``--procs`` narrower than some job."""
-    from ..errors import WorkloadError
-    from ..workload import clean, load_trace, read_trace
-
-    if procs is not None and procs <= 0:
-        raise OptionError(f"--procs must be a positive number of processors, got {procs}")
-    raw = read_trace(trace)
-    if procs is not None:
-        # cleaning drops jobs wider than the machine; with an explicit --procs that is a mistake
-        _, report = clean(raw, procs=procs)
-        if report.too_wide:
-            raise WorkloadError(
-                f"{trace}: {report.too_wide} jobs are wider than the machine (--procs {procs}); "
-                f"the widest needs {int(_widest(raw))} processors"
-            )
-    workload = load_trace(raw, procs=procs)
-    m = procs if procs is not None else workload.machine_procs
-    return workload, int(m)
-
-
-def _widest(raw) -> int:
-    from ..workload import job_width
-
-    return int(job_width(raw).max())
 
 
 def run_strategy(workload, procs: int, strategy: Strategy, *, kill: bool = True, repeat: int = 1):
@@ -173,23 +146,27 @@ def _check_options(objective: str, repeat: int, bound: float) -> Objective:
     return Objective(objective)
 
 
-def _describe(workload, procs: int, kill: bool) -> str:
+def _describe(workload, procs: int, kill: bool, opts: TraceOptions | None = None) -> str:
     name = workload.name or "trace"
     killing = "jobs killed at their estimate" if kill else "jobs run to completion (no killing)"
-    return f"{name}: {len(workload):,} jobs on {procs:,} processors, {killing}"
+    setup = opts.describe() if opts is not None else ""
+    return f"{name}{f' ({setup})' if setup else ''}: {len(workload):,} jobs on {procs:,} processors, {killing}"
 
 
 # ---------------------------------------------------------------------------- commands
 @app.command("simulate")
 def simulate_command(
-    trace: Optional[str] = typer.Argument(None, help="SWF trace: a path or a bundled name such as KTH-SP2."),
+    trace: Optional[str] = typer.Argument(None, help=TRACE_HELP),
     policy: str = typer.Option("easy", "--policy", "-p", help="fcfs | list | easy | conservative ('help' lists them)."),
-    order: str = typer.Option("submit", "--order", "-o", help="Queue order: submit | procs | estimate | group."),
+    order: str = typer.Option("submit", "--order", help="Queue order: submit | procs | estimate | group."),
     strategy_file: Optional[Path] = typer.Option(None, "--strategy", help="Strategy JSON file (overrides --policy/--order)."),
-    procs: Optional[int] = typer.Option(None, "--procs", "-m", help="Machine size m (default: the trace's)."),
+    procs: Optional[int] = PROCS,
+    months: Optional[int] = MONTHS,
+    scale_to: Optional[int] = SCALE_TO,
+    calibrate_load: bool = CALIBRATE_LOAD,
     objective: str = typer.Option(DEFAULT_OBJECTIVE, "--objective", help="Objective over metric names, e.g. '10*AWRT1 + 4*AWRT2'."),
     no_kill: bool = typer.Option(False, "--no-kill", help="Let jobs run past their estimate (default: kill at the estimate)."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of a table."),
+    as_json: bool = AS_JSON,
     repeat: int = typer.Option(1, "--repeat", help="Simulate N times; sim_seconds is the median."),
     bound: float = typer.Option(10.0, "--bound", help="Bounded-slowdown threshold in seconds."),
     schedule_out: Optional[Path] = typer.Option(None, "--schedule-out", help="Write the schedule as CSV (one row per job)."),
@@ -200,13 +177,20 @@ def simulate_command(
         return
     if trace is None:
         raise OptionError("missing TRACE: give an SWF file or a bundled name such as KTH-SP2")
+    opts = TraceOptions(procs, months, scale_to, calibrate_load)
     obj = _check_options(objective, repeat, bound)
-    if schedule_out is not None and not Path(schedule_out).resolve().parent.is_dir():
-        raise OptionError(f"{schedule_out}: cannot write schedule: folder does not exist")
+    if schedule_out is not None:
+        check_output(schedule_out, "schedule")
     strategy = load_strategy_file(strategy_file) if strategy_file is not None else Strategy(policy, order)
-    workload, m = _load(trace, procs)
+    workload = opts.load(trace)
+    m = workload.machine_procs
+    from .compiling import warm_simulation
+
+    compile_seconds = warm_simulation(workload, m, [strategy], kill=not no_kill)
     schedule, seconds = run_strategy(workload, m, strategy, kill=not no_kill, repeat=repeat)
     row = score(schedule, obj, seconds, bound=bound)
+    row.update(trace=workload.name or str(trace), trace_options=opts.to_dict(), strategy=strategy.label,
+               objective_expression=str(obj), compile_seconds=compile_seconds)
     if schedule_out is not None:
         write_schedule_csv(schedule, schedule_out)
     if as_json:
@@ -214,7 +198,7 @@ def simulate_command(
         return
     _print_table(
         [(strategy.label, row)],
-        title=_describe(workload, m, not no_kill),
+        title=_describe(workload, m, not no_kill, opts),
         caption=f"objective: {obj} (lower is better)",
         label="strategy",
     )
@@ -222,21 +206,36 @@ def simulate_command(
 
 @app.command("compare")
 def compare_command(
-    trace: str = typer.Argument(..., help="SWF trace: a path or a bundled name such as KTH-SP2."),
-    policies: str = typer.Option(DEFAULT_POLICIES, "--policies", help="Comma-separated: POLICY[/ORDER], greedy, or FILE.json."),
-    procs: Optional[int] = typer.Option(None, "--procs", "-m", help="Machine size m (default: the trace's)."),
+    trace: Optional[str] = typer.Argument(None, help=TRACE_HELP),
+    policies: str = typer.Option(DEFAULT_POLICIES, "--policies", help="Comma-separated: POLICY or POLICY/ORDER, greedy, or FILE.json ('help' lists them)."),
+    procs: Optional[int] = PROCS,
+    months: Optional[int] = MONTHS,
+    scale_to: Optional[int] = SCALE_TO,
+    calibrate_load: bool = CALIBRATE_LOAD,
     objective: str = typer.Option(DEFAULT_OBJECTIVE, "--objective", help="Objective over metric names."),
     no_kill: bool = typer.Option(False, "--no-kill", help="Let jobs run past their estimate."),
     bound: float = typer.Option(10.0, "--bound", help="Bounded-slowdown threshold in seconds."),
     csv_out: Optional[Path] = typer.Option(None, "--csv", help="Also write the table as CSV (all metrics)."),
 ) -> None:
     """Simulate several strategies on one trace and print one table: rows strategies, columns metrics."""
+    if policies.strip().lower() == "help":
+        typer.echo(_policy_listing())
+        return
+    if trace is None:
+        raise OptionError("missing TRACE: give an SWF file or a bundled name such as KTH-SP2")
+    opts = TraceOptions(procs, months, scale_to, calibrate_load)
     obj = _check_options(objective, 1, bound)
+    if csv_out is not None:
+        check_output(csv_out, "CSV table")
     specs = [s for s in (p.strip() for p in policies.split(",")) if s]
     if not specs:
         raise OptionError("--policies is empty; e.g. --policies fcfs,list,easy,conservative")
     strategies = [parse_policy(s) for s in specs]  # all errors before the first simulation
-    workload, m = _load(trace, procs)
+    workload = opts.load(trace)
+    m = workload.machine_procs
+    from .compiling import warm_simulation
+
+    compile_seconds = warm_simulation(workload, m, strategies, kill=not no_kill)
     rows = []
     from rich.console import Console
 
@@ -248,11 +247,12 @@ def compare_command(
     if csv_out is not None:
         from ..report.table import write_metrics_csv
 
-        write_metrics_csv(csv_out, rows, columns=JSON_KEYS)
+        write_metrics_csv(csv_out, rows, columns=CSV_KEYS)
+    compiled = f"; kernels compiled/loaded in {compile_seconds:.1f} s (not in sim s)" if compile_seconds >= 0.5 else ""
     _print_table(
         rows,
-        title=_describe(workload, m, not no_kill),
-        caption=f"objective: {obj}; lower is better except UTIL; best of each column in green",
+        title=_describe(workload, m, not no_kill, opts),
+        caption=f"objective: {obj}; lower is better except UTIL; best of each column in green{compiled}",
         label="strategy",
     )
 

@@ -1,0 +1,84 @@
+"""Compile the numba kernels a command needs before anything is timed, saying so while it lasts.
+
+The first run after an install or an upgrade compiles the kernels (tens of seconds; numba then
+keeps them in ``$SCHEDLAB_CACHE_DIR``, see :mod:`schedlab._config`). A command warms up on a
+few jobs of its own trace, so only the kernels it uses, with the argument types it uses, are
+compiled or loaded, and its timings (``sim_seconds``) never include compilation: the warm-up
+time is reported apart (``compile_seconds``).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+#: say "compiling" only when the warm-up lasts longer than this (a cached kernel loads faster)
+NOTICE_AFTER = 1.0
+#: jobs of the command's own trace the warm-up simulates
+WARM_JOBS = 8
+
+
+def warm_up(what: str, fn: Callable[[], Any], *, stream=None) -> float:
+    """Run ``fn`` (a tiny simulation); if it lasts over :data:`NOTICE_AFTER` s, one line says kernels
+    compile, finished by the time taken. Returns the seconds ``fn`` took."""
+    stream = stream or sys.stderr
+    shown = threading.Event()
+
+    def notice() -> None:
+        shown.set()
+        stream.write(f"compiling the {what} kernels (first run after install; cached for later runs) ...")
+        stream.flush()
+
+    timer = threading.Timer(NOTICE_AFTER, notice)
+    timer.daemon = True
+    t0 = time.perf_counter()
+    timer.start()
+    try:
+        fn()
+    finally:
+        timer.cancel()
+        seconds = time.perf_counter() - t0
+        if shown.is_set():
+            stream.write(f" done in {seconds:.1f} s\n")
+            stream.flush()
+    return seconds
+
+
+def warm_simulation(workload, procs: int, strategies, *, kill: bool = True) -> float:
+    """Simulate each strategy on the first :data:`WARM_JOBS` jobs of ``workload``: compiles (or loads)
+    the engine for exactly these strategies and argument types; the seconds it took."""
+    import numpy as np
+
+    from ..sim import simulate
+    from ..sim.model import Machine
+
+    tiny = workload.take(np.arange(min(len(workload), WARM_JOBS)))
+    machine = Machine(procs)
+
+    def run() -> None:
+        for strategy in strategies:
+            simulate(tiny, machine, strategy, kill=kill)
+
+    return warm_up("simulation", run)
+
+
+def warm_grid(trace, exchanges) -> float:
+    """Simulate each exchange policy on the first jobs of every site of ``trace`` (a GridTrace)."""
+    import numpy as np
+
+    from ..grid.sim import GridTrace, Site, simulate_grid
+
+    sites = []
+    for k, (name, procs) in enumerate(zip(trace.names, trace.site_procs)):
+        own = np.flatnonzero(trace.origin == k)[:WARM_JOBS]
+        sites.append(Site(name, trace.workload.take(own), int(procs)))
+    tiny = GridTrace.merge(sites)
+
+    def run() -> None:
+        for exchange in exchanges:
+            simulate_grid(tiny, exchange)
+
+    return warm_up("grid simulation", run)

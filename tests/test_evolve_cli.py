@@ -175,12 +175,14 @@ def test_cmaes_run_and_compare_on_other_workloads(tmp_path, kth_file, capsys):
     assert len(best.order.criteria) == 3 and best.dispatch == "fcfs"
     other = tmp_path / "ctc-month1.swf"
     write_swf(load_trace(str(trace_path("CTC-SP2-1996-3.1-cln.swf.gz")), months=1), other)
-    rows_path = tmp_path / "rows.json"
     capsys.readouterr()
-    assert main(["evolve", "compare", str(out / "best.json"), str(kth_file), str(other), "--objective", OBJ,
-                 "--json", str(rows_path)]) == 0
-    rows = json.loads(rows_path.read_text())
-    assert len(rows) == 2 and "improvement" in capsys.readouterr().out
+    assert main(["evolve", "compare", str(out / "best.json"), str(kth_file), str(other), "--objective", OBJ]) == 0
+    assert "improvement" in capsys.readouterr().out
+    assert main(["evolve", "compare", str(out / "best.json"), str(kth_file), str(other), "--objective", OBJ, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["strategy"] == best.label and doc["objective_expression"] == str(Objective(OBJ))
+    rows = doc["rows"]
+    assert len(rows) == 2 and [r["workload"] for r in rows] == ["kth-month1", "ctc-month1"]
     for row, trace in zip(rows, (kth_file, other)):
         w = load_trace(str(trace))
         m = Machine(w.machine_procs)

@@ -21,7 +21,8 @@ def test_simulate_json(capsys, exchange):
     require_workloads()  # SDSC-SP2 is a shared trace
     assert main(["grid", "simulate", *SITES, "--exchange", exchange, "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert set(doc) == {"sites", "AWRT"}
+    assert set(doc) == {"grid", "months", "exchange", "sites", "AWRT"}
+    assert doc["exchange"] == exchange and doc["months"] == 1 and doc["grid"] == "KTH-SP2:100 SDSC-SP2:128"
     assert [s["name"] for s in doc["sites"]] == ["KTH-SP2", "SDSC-SP2"]
     for s in doc["sites"]:
         assert set(s) == {"name", "procs", "jobs", "AWRT", "UTIL", "migrated_in", "migrated_out"}

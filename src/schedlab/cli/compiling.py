@@ -47,14 +47,30 @@ def warm_up(what: str, fn: Callable[[], Any], *, stream=None) -> float:
     return seconds
 
 
-def warm_simulation(workload, procs: int, strategies, *, kill: bool = True) -> float:
-    """Simulate each strategy on the first :data:`WARM_JOBS` jobs of ``workload``: compiles (or loads)
-    the engine for exactly these strategies and argument types; the seconds it took."""
+def tiny_workload():
+    """Four hand-made jobs in user groups 1-4 on a 4-processor machine (a week apart, so a greedy order
+    meets every time-of-week class): the argument types of every real trace."""
+    from ..workload.model import Workload
+
+    week = 7 * 86400.0
+    return Workload.from_columns(
+        {"submit": [0.0, 1.0, week, 2 * week], "runtime": [10.0, 5.0, 7.0, 3.0], "estimate": [20.0, 5.0, 9.0, 4.0],
+         "procs": [2, 4, 1, 3], "user": [1, 2, 3, 4], "group": [1, 2, 3, 4]},
+        machine_procs=4, name="warm-up",
+    )
+
+
+def warm_simulation(workload, procs: int | None, strategies, *, kill: bool = True) -> float:
+    """Simulate each strategy on the first :data:`WARM_JOBS` jobs of ``workload`` (None: :func:`tiny_workload`):
+    compiles (or loads) the engine for exactly these strategies and argument types; the seconds it took."""
     import numpy as np
 
     from ..sim import simulate
     from ..sim.model import Machine
 
+    if workload is None:
+        workload = tiny_workload()
+        procs = workload.machine_procs
     tiny = workload.take(np.arange(min(len(workload), WARM_JOBS)))
     machine = Machine(procs)
 

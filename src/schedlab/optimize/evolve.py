@@ -81,6 +81,8 @@ class EvolveConfig:
         for name in ("generations", "mu", "lam"):
             if int(getattr(self, name)) != getattr(self, name) or getattr(self, name) < 1:
                 raise RunError(f"--{'lambda' if name == 'lam' else name} must be a positive whole number")
+        if self.optimizer == "cmaes" and self.mu > self.lam:
+            raise RunError(f"--mu {self.mu} exceeds --lambda {self.lam}: CMA-ES selects mu of its lambda candidates")
         if not self.traces:
             raise RunError("give at least one training trace")
         if self.calibrate_load and self.scale_to is None:

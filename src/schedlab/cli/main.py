@@ -17,6 +17,31 @@ app = typer.Typer(
 )
 
 
+def version() -> str:
+    """schedlab's installed version (and the git commit when run from a checkout)."""
+    from importlib import metadata
+
+    try:
+        text = metadata.version("schedlab")
+    except metadata.PackageNotFoundError:  # pragma: no cover - source tree without install
+        text = "unknown"
+    return text
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"schedlab {version()}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    show_version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                      help="Print schedlab's version and exit."),
+) -> None:
+    """Develop online scheduling strategies for parallel machines and grids on real workload traces."""
+
+
 def sub_app(name: str, help: str) -> typer.Typer:
     """A verb's sub-command group (``schedlab NAME ...``), registered on :data:`app`."""
     sub = typer.Typer(name=name, help=help, **_FLAGS)

@@ -99,6 +99,10 @@ class TraceOptions:
         workload = load_trace(raw, procs=self.procs, months=self.months)
         if len(workload) == 0:
             raise WorkloadError(f"{trace}: trace has no jobs to schedule")
+        return self.rescale(workload)
+
+    def rescale(self, workload):
+        """``--scale-to`` (and ``--calibrate-load``) of a cleaned workload, as ``evolve greedy`` trains on it."""
         if self.scale_to is not None and self.calibrate_load:
             from ..sim.calibrate import load_target, scale_to_util
 

@@ -9,14 +9,12 @@ from typing import Optional
 
 import typer
 
-from ..errors import WorkloadError
 from .main import sub_app
+from .options import AS_JSON, CALIBRATE_LOAD, MONTHS, OUTPUT, PROCS, SCALE_TO, TRACE_HELP, OptionError, TraceOptions, check_output
 
 workload_app = sub_app("workload", "Inspect and prepare SWF workload traces: info, clean, cut, group, scale.")
 
-TRACE = typer.Argument(..., help="SWF trace (.swf or .swf.gz) or a bundled name such as KTH-SP2.")
-OUT = typer.Option(..., "--output", "-o", help="Output SWF file (.gz to compress); written atomically.")
-PROCS = typer.Option(None, "--procs", "-m", help="Machine size m (overrides the header's MaxProcs/MaxNodes).")
+TRACE = typer.Argument(..., help=TRACE_HELP)
 
 
 def _console():
@@ -26,33 +24,48 @@ def _console():
     return console if console.is_terminal else Console(file=sys.stdout, width=200)
 
 
-def _check_procs(procs: Optional[int]) -> None:
-    if procs is not None and procs <= 0:
-        raise WorkloadError(f"--procs must be a positive number of processors, got {procs}")
+def _write(workload, output: Path) -> None:
+    """Write the trace atomically, the output path checked first; then one line saying what was written."""
+    from ..workload import write_swf
+
+    write_swf(workload, output)
+    typer.echo(f"wrote {output} ({len(workload):,} jobs, {workload.machine_procs} processors)")
 
 
-def _done(out: Path, workload) -> None:
-    typer.echo(f"wrote {out} ({len(workload):,} jobs, {workload.machine_procs} processors)")
+def _reshaped(workload, opts: TraceOptions):
+    """``--months`` then ``--scale-to`` of a cleaned workload (the verb's own step comes first)."""
+    from ..workload import assign_groups, cut_months
+
+    if opts.months is not None:
+        workload = assign_groups(cut_months(workload, opts.months))
+    return opts.rescale(workload)
 
 
 @workload_app.command("info")
 def info_command(
     trace: str = TRACE,
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of a table."),
+    as_json: bool = AS_JSON,
     procs: Optional[int] = PROCS,
+    months: Optional[int] = MONTHS,
+    scale_to: Optional[int] = SCALE_TO,
+    calibrate_load: bool = CALIBRATE_LOAD,
 ) -> None:
-    """Summarise a trace: jobs, machine size, span, offered load, estimates, users, user groups."""
+    """Summarise a trace: jobs, machine size, span, offered load, estimates, users, user groups.
+
+    With --months or --scale-to, the summary is of the trace as simulate would run it (cleaned, cut, scaled).
+    """
     from rich.table import Table
 
     from ..workload import read_trace, workload_info
     from ..workload.info import info_rows
 
-    _check_procs(procs)
-    info = workload_info(read_trace(trace, procs=procs))
+    opts = TraceOptions(procs, months, scale_to, calibrate_load)
+    reshaped = months is not None or scale_to is not None
+    info = workload_info(opts.load(trace) if reshaped else read_trace(trace, procs=procs))
     if as_json:
-        typer.echo(json.dumps(info, allow_nan=False))
+        typer.echo(json.dumps({"trace": info["name"], "trace_options": opts.to_dict(), **info}, allow_nan=False))
         return
-    table = Table(title=f"{info['name']}")
+    table = Table(title=f"{info['name']}" + (f" ({opts.describe()})" if opts.describe() else ""))
     table.add_column("property")
     table.add_column("value")
     for label, value in info_rows(info):
@@ -63,47 +76,62 @@ def info_command(
 @workload_app.command("clean")
 def clean_command(
     trace: str = TRACE,
-    output: Path = OUT,
+    output: Path = OUTPUT,
     procs: Optional[int] = PROCS,
+    months: Optional[int] = MONTHS,
+    scale_to: Optional[int] = SCALE_TO,
+    calibrate_load: bool = CALIBRATE_LOAD,
     missing_estimate: str = typer.Option("runtime", "--missing-estimate", help="Jobs without estimate: 'runtime' (use runtime) or 'drop'."),
 ) -> None:
-    """Remove jobs that cannot be simulated and print how many for each reason."""
-    from ..workload import clean, read_trace, write_swf
+    """Remove jobs that cannot be simulated and print how many for each reason (then --months, --scale-to)."""
+    from ..workload import clean, read_trace
 
-    _check_procs(procs)
+    opts = TraceOptions(procs, months, scale_to, calibrate_load)
+    check_output(output, "trace")
     cleaned, report = clean(read_trace(trace), procs=procs, missing_estimate=missing_estimate)
-    write_swf(cleaned, output)
+    out = _reshaped(cleaned, opts) if (months or scale_to) else cleaned
     _console().print(report.to_table(title=f"cleaning {cleaned.name}"))
-    _done(output, cleaned)
+    _write(out, output)
 
 
 @workload_app.command("cut")
 def cut_command(
     trace: str = TRACE,
-    output: Path = OUT,
-    months: int = typer.Option(..., "--months", help="Keep the first N calendar months (trace time zone)."),
+    output: Path = OUTPUT,
+    months: Optional[int] = MONTHS,
+    procs: Optional[int] = PROCS,
+    scale_to: Optional[int] = SCALE_TO,
+    calibrate_load: bool = CALIBRATE_LOAD,
 ) -> None:
-    """Keep the jobs of the first N calendar months; submit times rebased to 0."""
-    from ..workload import cut_months, read_trace, write_swf
+    """Keep the jobs of the first N calendar months (--months, required); submit times rebased to 0."""
+    from ..workload import cut_months, read_trace
 
-    cut = cut_months(read_trace(trace), months)
-    write_swf(cut, output)
-    _done(output, cut)
+    if months is None:
+        raise OptionError("cut needs --months N (the calendar months to keep)")
+    opts = TraceOptions(procs, months, scale_to, calibrate_load)
+    check_output(output, "trace")
+    if scale_to is not None:  # scaling needs a cleaned trace
+        out = opts.load(trace)
+    else:
+        out = cut_months(read_trace(trace, procs=procs), months)
+    _write(out, output)
 
 
 @workload_app.command("group")
 def group_command(
     trace: str = TRACE,
-    output: Path = OUT,
+    output: Path = OUTPUT,
     procs: Optional[int] = PROCS,
-    months: Optional[int] = typer.Option(None, "--months", help="Cut to the first N months first."),
+    months: Optional[int] = MONTHS,
+    scale_to: Optional[int] = SCALE_TO,
+    calibrate_load: bool = CALIBRATE_LOAD,
 ) -> None:
     """Clean, assign the 5 user groups, print their shares, write the trace (groups in a header line)."""
-    from ..workload import group_shares, load_trace, write_swf
+    from ..workload import group_shares
 
-    _check_procs(procs)
-    grouped = load_trace(trace, procs=procs, months=months)
-    write_swf(grouped, output)
+    opts = TraceOptions(procs, months, scale_to, calibrate_load)
+    check_output(output, "trace")
+    grouped = opts.load(trace)
     from rich.table import Table
 
     table = Table(title=f"user groups of {grouped.name} (greedy-es-sorting-criteria Table II)")
@@ -112,25 +140,35 @@ def group_command(
     for g, s in group_shares(grouped).items():
         table.add_row(str(g), f"{s['users']:,}", f"{s['jobs']:,}", f"{100 * s['job_share']:.1f} %", f"{100 * s['area_share']:.1f} %")
     _console().print(table)
-    _done(output, grouped)
+    _write(grouped, output)
 
 
 @workload_app.command("scale")
 def scale_command(
     trace: str = TRACE,
-    output: Path = OUT,
-    procs: int = typer.Option(..., "--procs", "-m", help="Target machine size m'."),
-    source_procs: Optional[int] = typer.Option(None, "--source-procs", help="Machine size of the input (overrides its header)."),
-    seed: int = typer.Option(0, "--seed", help="Random seed (the result is deterministic for it)."),
+    output: Path = OUTPUT,
+    scale_to: Optional[int] = SCALE_TO,
+    procs: Optional[int] = PROCS,
+    months: Optional[int] = MONTHS,
+    calibrate_load: bool = CALIBRATE_LOAD,
+    scale_seed: int = typer.Option(0, "--scale-seed", help="Seed of the scaling (0, as every verb's --scale-to)."),
     f_adj: Optional[float] = typer.Option(None, "--f-adj", help="Adjusted scaling factor (default m'/m)."),
     q: Optional[float] = typer.Option(None, "--q", help="Copy probability (default: calibrated to the published job count, else 0.5)."),
 ) -> None:
-    """Clean the trace and scale it to another machine size (Ernemann et al. 2003)."""
-    from ..workload import clean, read_trace, scale, write_swf
+    """Clean the trace and scale it to --scale-to processors (Ernemann et al. 2003); --procs is the input's size."""
+    from ..workload import assign_groups, clean, cut_months, read_trace, scale
 
-    _check_procs(procs)
-    _check_procs(source_procs)
-    cleaned, _ = clean(read_trace(trace), procs=source_procs)
-    scaled = scale(cleaned, procs, f_adj=f_adj, q=q, seed=seed)
-    write_swf(scaled, output)
-    _done(output, scaled)
+    if scale_to is None:
+        raise OptionError("scale needs --scale-to M (the target machine size)")
+    opts = TraceOptions(procs, months, scale_to, calibrate_load)
+    if calibrate_load and (f_adj is not None or q is not None):
+        raise OptionError("--calibrate-load chooses the scaling factor itself: drop --f-adj / --q")
+    check_output(output, "trace")
+    if calibrate_load:
+        scaled = opts.load(trace)
+    else:
+        cleaned, _ = clean(read_trace(trace), procs=procs)
+        if months is not None:
+            cleaned = assign_groups(cut_months(cleaned, months))
+        scaled = scale(cleaned, scale_to, f_adj=f_adj, q=q, seed=scale_seed)
+    _write(scaled, output)

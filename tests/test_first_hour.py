@@ -231,3 +231,30 @@ def test_sigterm_stops_grid_pareto_cleanly_and_the_same_command_resumes(tmp_path
     _, err = resumed.communicate(timeout=300)
     assert resumed.returncode == 0, err
     assert _pareto_files(stopped) == _pareto_files(whole)
+
+
+def test_reports_are_for_people(tmp_path):
+    """A committed run's report rebuilt from its stored files: set-up in words, no absolute path,
+    AWRT in hours in the table (as in the chart), the figures written."""
+    import shutil
+    from pathlib import Path
+
+    from schedlab.report.run_report import regenerate_run_report
+
+    src = Path(__file__).resolve().parents[1] / "docs" / "results" / "ctc1024cal-f2-log"
+    run = tmp_path / "run"
+    run.mkdir()
+    for name in ("config.json", "history.csv", "comparison.json", "best.json"):
+        shutil.copy(src / name, run / name)
+    config = json.loads((run / "config.json").read_text())
+    config["traces"] = ["/some/machine/shared/workloads/CTC-SP2-1996-3.1-cln.swf.gz"]
+    (run / "config.json").write_text(json.dumps(config))
+    page = regenerate_run_report(run).read_text()
+    assert "/some/machine" not in page
+    assert ("Trained on CTC-SP2-1996-3.1-cln.swf.gz, read on 430 processors, scaled to 1,024 processors "
+            "(Ernemann et al. 2003, seed 0) and load-calibrated") in page
+    assert "<th>AWRT1 (h)</th>" in page
+    easy_awrt1 = json.loads((run / "comparison.json").read_text())[0]["AWRT1_easy"]
+    assert f"<td>{easy_awrt1 / 3600:,.2f}</td>" in page
+    for name in ("convergence.png", "awrt_groups.png"):
+        assert (run / name).read_bytes()[:4] == b"\x89PNG"

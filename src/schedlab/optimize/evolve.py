@@ -110,9 +110,12 @@ def _procedure_doc(procedure: str) -> str:
 
 
 def _config_trace(spec: str) -> str:
-    """A trace spec as stored in the config: an absolute path if it is a file, else the bundled name."""
-    p = Path(spec)
-    return str(p.resolve()) if p.exists() else spec
+    """A trace spec as stored in the config: as given (a path, relative if given so, or a bundled name).
+
+    The run's identity is the trace's data (``data_sha256``), not its path, so the config carries
+    no absolute path of the machine that ran it and resumes from another folder or by another name.
+    """
+    return str(spec)
 
 
 def load_training(config: EvolveConfig) -> tuple[list[Workload], list[Machine]]:

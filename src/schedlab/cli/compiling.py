@@ -15,8 +15,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-#: say "compiling" only when the warm-up lasts longer than this (a cached kernel loads faster)
-NOTICE_AFTER = 1.0
+#: say so only when the warm-up lasts longer than this (kernels cached on disk load in about a second)
+NOTICE_AFTER = 2.0
 #: jobs of the command's own trace the warm-up simulates
 WARM_JOBS = 8
 
@@ -29,7 +29,7 @@ def warm_up(what: str, fn: Callable[[], Any], *, stream=None) -> float:
 
     def notice() -> None:
         shown.set()
-        stream.write(f"compiling the {what} kernels (first run after install; cached for later runs) ...")
+        stream.write(f"compiling the {what} kernels (once after an install or upgrade; later runs load them) ...")
         stream.flush()
 
     timer = threading.Timer(NOTICE_AFTER, notice)

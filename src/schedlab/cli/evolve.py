@@ -109,6 +109,12 @@ def greedy(
         seed=seed, procs=procs, scale_to=scale_to, months=months, procedure=procedure,
         gene_scale=gene_scale, calibrate_load=calibrate_load,
     )
+    from ..metrics import Objective
+    from ..workload.load import resolve_trace
+
+    Objective(objective)  # cheap mistakes first: no compile wait before a typo's error
+    for spec in traces:
+        resolve_trace(spec)
     warm_simulation(None, None, [Strategy("easy"), Strategy.greedy(DEFAULT_GREEDY)])
     bar = _Progress(lam)
     try:

@@ -44,7 +44,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.ge
 
 def missing_workloads(what: Path | str) -> None:
     """Skip (or, with CI=true / SCHEDLAB_REQUIRE_WORKLOADS=1, fail) because ``what`` is not there."""
-    reason = f"real trace {what} not found (set SCHEDLAB_WORKLOADS to the traces folder)"
+    kind = "real-trace folder" if Path(what) == WORKLOADS else "real trace"
+    reason = f"{kind} {what} not found (set SCHEDLAB_WORKLOADS to the traces folder)"
     if REQUIRE_WORKLOADS:
         pytest.fail(reason, pytrace=False)
     pytest.skip(reason, allow_module_level=True)
@@ -68,7 +69,7 @@ def trace_path(name: str) -> Path:
         return path
     if name == BUNDLED_KTH.name and BUNDLED_KTH.exists():
         return BUNDLED_KTH
-    missing_workloads(path)
+    missing_workloads(path if WORKLOADS.is_dir() else WORKLOADS)
     raise AssertionError("unreachable")  # pragma: no cover
 
 

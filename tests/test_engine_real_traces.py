@@ -32,7 +32,7 @@ STATED_PROCS = {"METACENTRUM-2009-2.swf.gz": 806, "RICC-2010-2.swf.gz": 8192}
 #: waiting on average and re-places ~275 a pass, so its whole conservative run still takes a
 #: few minutes (50,000 jobs: ~13 s on a loaded machine): its run here covers the first jobs only
 CONSERVATIVE_JOBS = {"RICC-2010-2.swf.gz": 10_000}
-TRACES = sorted(p.name for p in WORKLOADS.glob("*.swf.gz")) if WORKLOADS.is_dir() else ["<missing>"]
+TRACES = sorted(p.name for p in WORKLOADS.glob("*.swf.gz")) if WORKLOADS.is_dir() else ["(no traces folder)"]
 
 
 @functools.lru_cache(maxsize=1)

@@ -113,8 +113,8 @@ def greedy(
     from ..workload.load import resolve_trace
 
     Objective(objective)  # cheap mistakes first: no compile wait before a typo's error
-    for spec in traces:
-        resolve_trace(spec)
+    for trace in traces:
+        resolve_trace(trace)
     warm_simulation(None, None, [Strategy("easy"), Strategy.greedy(DEFAULT_GREEDY)])
     bar = _Progress(lam)
     try:

@@ -258,3 +258,26 @@ def test_reports_are_for_people(tmp_path):
     assert f"<td>{easy_awrt1 / 3600:,.2f}</td>" in page
     for name in ("convergence.png", "awrt_groups.png"):
         assert (run / name).read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize("require", [False, True])
+def test_missing_real_traces_skip_on_a_bare_clone_and_fail_in_ci(tmp_path, require):
+    """The suite's own switch: without the traces folder a test that needs it skips with one reason;
+    with SCHEDLAB_REQUIRE_WORKLOADS=1 (what .ci/run sets) it fails."""
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "SCHEDLAB_SHARED", "SCHEDLAB_REQUIRE_WORKLOADS")}
+    env["SCHEDLAB_WORKLOADS"] = str(tmp_path / "no-traces")
+    if require:
+        env["SCHEDLAB_REQUIRE_WORKLOADS"] = "1"
+    test = "tests/test_clean.py::test_real_traces_match_manifest_notes"
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", test],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    reason = f"real-trace folder {tmp_path / 'no-traces'} not found (set SCHEDLAB_WORKLOADS to the traces folder)"
+    assert reason in done.stdout
+    if require:
+        assert done.returncode == 1 and "1 failed" in done.stdout
+    else:
+        assert done.returncode == 0 and "1 skipped" in done.stdout

@@ -13,8 +13,10 @@ import typer
 
 from ..errors import SchedlabError, StrategyError
 from ..metrics import DEFAULT_OBJECTIVE, METRIC_NAMES, Objective, compute_metrics
+from ..metrics.per_job import JOB_COLUMNS as SCHEDULE_COLUMNS
 from ..strategy import DISPATCH_RULES, STATIC_ORDERS, Criterion, Strategy
 from .main import app
+from .trace_format import FORMAT
 
 #: the keys of ``schedlab simulate --json``, in order
 JSON_KEYS: tuple[str, ...] = (*METRIC_NAMES, "objective", "sim_seconds")
@@ -24,7 +26,7 @@ JSON_KEYS: tuple[str, ...] = (*METRIC_NAMES, "objective", "sim_seconds")
 DEFAULT_GREEDY = Criterion("f2", a=0.0, b=0.0, K=(5.0, 4.0, 3.0, 2.0, 1.0))
 DEFAULT_POLICIES = "fcfs,list,easy,conservative"
 #: columns dropped, in this order, when a comparison table is wider than the terminal
-_DROP_ORDER = ("mean_response", "mean_slowdown", "makespan", "AWWT", "AWRT5", "AWRT4", "AWRT3", "sim_seconds",
+_DROP_ORDER = ("mean_user_AWRT", "max_user_AWRT", "p95_wait", "max_wait", "mean_response", "mean_slowdown", "makespan", "AWWT", "AWRT5", "AWRT4", "AWRT3", "sim_seconds",
                "mean_bounded_slowdown", "mean_wait")
 
 POLICY_HELP = {
@@ -83,14 +85,14 @@ def parse_policy(spec: str) -> Strategy:
     return Strategy(dispatch, order or "submit")
 
 
-def _load(trace: str, procs: Optional[int]):
+def _load(trace: str, procs: Optional[int], fmt: Optional[str] = None):
     """``load_trace(trace, procs=procs)``, refusing an explicit ``--procs`` narrower than some job."""
     from ..errors import WorkloadError
     from ..workload import clean, load_trace, read_trace
 
     if procs is not None and procs <= 0:
         raise OptionError(f"--procs must be a positive number of processors, got {procs}")
-    raw = read_trace(trace)
+    raw = read_trace(trace, format=fmt)
     if procs is not None:
         # cleaning drops jobs wider than the machine; with an explicit --procs that is a mistake
         _, report = clean(raw, procs=procs)
@@ -192,7 +194,9 @@ def simulate_command(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of a table."),
     repeat: int = typer.Option(1, "--repeat", help="Simulate N times; sim_seconds is the median."),
     bound: float = typer.Option(10.0, "--bound", help="Bounded-slowdown threshold in seconds."),
-    schedule_out: Optional[Path] = typer.Option(None, "--schedule-out", help="Write the schedule as CSV (one row per job)."),
+    fmt: Optional[str] = FORMAT,
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Also write the schedule's plots (utilisation, queue, Gantt, waits per group) and plots.html into this folder."),
+    schedule_out: Optional[Path] = typer.Option(None, "--schedule-out", help="Write the schedule, one row per job with wait, response, bounded slowdown and killed_at_estimate: CSV, or Parquet for a .parquet path."),
 ) -> None:
     """Simulate one strategy on a trace and print its metrics (UTIL in percent, times in seconds)."""
     if policy.strip().lower() == "help":
@@ -204,11 +208,16 @@ def simulate_command(
     if schedule_out is not None and not Path(schedule_out).resolve().parent.is_dir():
         raise OptionError(f"{schedule_out}: cannot write schedule: folder does not exist")
     strategy = load_strategy_file(strategy_file) if strategy_file is not None else Strategy(policy, order)
-    workload, m = _load(trace, procs)
+    workload, m = _load(trace, procs, fmt)
     schedule, seconds = run_strategy(workload, m, strategy, kill=not no_kill, repeat=repeat)
     row = score(schedule, obj, seconds, bound=bound)
     if schedule_out is not None:
-        write_schedule_csv(schedule, schedule_out)
+        write_schedule_csv(schedule, schedule_out, bound=bound)
+    if plot is not None:
+        from ..metrics.per_job import job_table
+        from ..report.schedule_plots import write_schedule_plots
+
+        write_schedule_plots({strategy.label: job_table(schedule, bound=bound)}, m, plot, title=_describe(workload, m, not no_kill))
     if as_json:
         typer.echo(json.dumps({key: row[key] for key in JSON_KEYS}, allow_nan=False))
         return
@@ -229,6 +238,7 @@ def compare_command(
     no_kill: bool = typer.Option(False, "--no-kill", help="Let jobs run past their estimate."),
     bound: float = typer.Option(10.0, "--bound", help="Bounded-slowdown threshold in seconds."),
     csv_out: Optional[Path] = typer.Option(None, "--csv", help="Also write the table as CSV (all metrics)."),
+    fmt: Optional[str] = FORMAT,
 ) -> None:
     """Simulate several strategies on one trace and print one table: rows strategies, columns metrics."""
     obj = _check_options(objective, 1, bound)
@@ -236,7 +246,7 @@ def compare_command(
     if not specs:
         raise OptionError("--policies is empty; e.g. --policies fcfs,list,easy,conservative")
     strategies = [parse_policy(s) for s in specs]  # all errors before the first simulation
-    workload, m = _load(trace, procs)
+    workload, m = _load(trace, procs, fmt)
     rows = []
     from rich.console import Console
 
@@ -257,15 +267,18 @@ def compare_command(
     )
 
 
-SCHEDULE_COLUMNS: tuple[str, ...] = ("id", "submit", "start", "finish", "procs", "runtime", "estimate", "user", "group")
-
-
-def write_schedule_csv(schedule, path: Path) -> Path:
-    """The schedule as CSV, one row per job (columns :data:`SCHEDULE_COLUMNS`), written atomically."""
+def write_schedule_csv(schedule, path: Path, *, bound: float = 10.0) -> Path:
+    """The schedule, one row per job (:data:`SCHEDULE_COLUMNS`: the schedule plus wait, response,
+    bounded slowdown and killed_at_estimate), written atomically: Parquet for ``.parquet`` paths,
+    else CSV."""
+    from .._atomic import atomic_write_bytes
+    from ..metrics.per_job import job_table
     from ..report.table import write_text_atomic
 
-    df = schedule.to_dataframe()[list(SCHEDULE_COLUMNS)]
+    df = job_table(schedule, bound=bound)
     try:
+        if str(path).lower().endswith(".parquet"):
+            return atomic_write_bytes(path, df.to_parquet(index=False))
         return write_text_atomic(path, df.to_csv(index=False, lineterminator="\n"))
     except OSError as exc:
         raise OptionError(f"{path}: cannot write schedule: {exc.strerror or exc}") from None

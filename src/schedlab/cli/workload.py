@@ -11,10 +11,11 @@ import typer
 
 from ..errors import WorkloadError
 from .main import sub_app
+from .trace_format import FORMAT
 
 workload_app = sub_app("workload", "Inspect and prepare SWF workload traces: info, clean, cut, group, scale.")
 
-TRACE = typer.Argument(..., help="SWF trace (.swf or .swf.gz) or a bundled name such as KTH-SP2.")
+TRACE = typer.Argument(..., help="Trace: SWF (.swf, .swf.gz), Slurm sacct --parsable2 or PBS accounting file, or a bundled name such as KTH-SP2.")
 OUT = typer.Option(..., "--output", "-o", help="Output SWF file (.gz to compress); written atomically.")
 PROCS = typer.Option(None, "--procs", "-m", help="Machine size m (overrides the header's MaxProcs/MaxNodes).")
 
@@ -40,6 +41,7 @@ def info_command(
     trace: str = TRACE,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of a table."),
     procs: Optional[int] = PROCS,
+    fmt: Optional[str] = FORMAT,
 ) -> None:
     """Summarise a trace: jobs, machine size, span, offered load, estimates, users, user groups."""
     from rich.table import Table
@@ -48,7 +50,7 @@ def info_command(
     from ..workload.info import info_rows
 
     _check_procs(procs)
-    info = workload_info(read_trace(trace, procs=procs))
+    info = workload_info(read_trace(trace, procs=procs, format=fmt))
     if as_json:
         typer.echo(json.dumps(info, allow_nan=False))
         return
@@ -66,12 +68,13 @@ def clean_command(
     output: Path = OUT,
     procs: Optional[int] = PROCS,
     missing_estimate: str = typer.Option("runtime", "--missing-estimate", help="Jobs without estimate: 'runtime' (use runtime) or 'drop'."),
+    fmt: Optional[str] = FORMAT,
 ) -> None:
     """Remove jobs that cannot be simulated and print how many for each reason."""
     from ..workload import clean, read_trace, write_swf
 
     _check_procs(procs)
-    cleaned, report = clean(read_trace(trace), procs=procs, missing_estimate=missing_estimate)
+    cleaned, report = clean(read_trace(trace, format=fmt), procs=procs, missing_estimate=missing_estimate)
     write_swf(cleaned, output)
     _console().print(report.to_table(title=f"cleaning {cleaned.name}"))
     _done(output, cleaned)
@@ -82,11 +85,12 @@ def cut_command(
     trace: str = TRACE,
     output: Path = OUT,
     months: int = typer.Option(..., "--months", help="Keep the first N calendar months (trace time zone)."),
+    fmt: Optional[str] = FORMAT,
 ) -> None:
     """Keep the jobs of the first N calendar months; submit times rebased to 0."""
     from ..workload import cut_months, read_trace, write_swf
 
-    cut = cut_months(read_trace(trace), months)
+    cut = cut_months(read_trace(trace, format=fmt), months)
     write_swf(cut, output)
     _done(output, cut)
 
@@ -97,12 +101,13 @@ def group_command(
     output: Path = OUT,
     procs: Optional[int] = PROCS,
     months: Optional[int] = typer.Option(None, "--months", help="Cut to the first N months first."),
+    fmt: Optional[str] = FORMAT,
 ) -> None:
     """Clean, assign the 5 user groups, print their shares, write the trace (groups in a header line)."""
     from ..workload import group_shares, load_trace, write_swf
 
     _check_procs(procs)
-    grouped = load_trace(trace, procs=procs, months=months)
+    grouped = load_trace(trace, procs=procs, months=months, format=fmt)
     write_swf(grouped, output)
     from rich.table import Table
 
@@ -124,13 +129,51 @@ def scale_command(
     seed: int = typer.Option(0, "--seed", help="Random seed (the result is deterministic for it)."),
     f_adj: Optional[float] = typer.Option(None, "--f-adj", help="Adjusted scaling factor (default m'/m)."),
     q: Optional[float] = typer.Option(None, "--q", help="Copy probability (default: calibrated to the published job count, else 0.5)."),
+    fmt: Optional[str] = FORMAT,
 ) -> None:
     """Clean the trace and scale it to another machine size (Ernemann et al. 2003)."""
     from ..workload import clean, read_trace, scale, write_swf
 
     _check_procs(procs)
     _check_procs(source_procs)
-    cleaned, _ = clean(read_trace(trace), procs=source_procs)
+    cleaned, _ = clean(read_trace(trace, format=fmt), procs=source_procs)
     scaled = scale(cleaned, procs, f_adj=f_adj, q=q, seed=seed)
     write_swf(scaled, output)
     _done(output, scaled)
+
+
+@workload_app.command("convert")
+def convert_command(
+    file: Path = typer.Argument(..., help="A Slurm 'sacct --parsable2' file or a PBS/Torque/PBS Pro accounting log."),
+    source: str = typer.Option(..., "--from", help="Input format: sacct or pbs (sacct:ZONE / pbs:ZONE for local times not in UTC)."),
+    output: Path = OUT,
+    procs: Optional[int] = typer.Option(None, "--procs", "-m", help="Machine size m, written as MaxProcs (accounting files do not say)."),
+    tz: Optional[str] = typer.Option(None, "--tz", help="IANA time zone of the file's local times (default UTC; same as --from sacct:ZONE)."),
+) -> None:
+    """Convert Slurm or PBS accounting to SWF (with a header); print what was skipped and what cleaning will do."""
+    from ..workload import clean, write_swf
+    from ..workload.load import parse_format
+    from ..workload.pbs import parse_pbs
+    from ..workload.sacct import parse_sacct
+
+    _check_procs(procs)
+    name, zone = parse_format(source)
+    if name not in ("sacct", "pbs"):
+        raise WorkloadError(f"--from {source!r}: choose sacct or pbs")
+    if tz and zone and tz != zone:
+        raise WorkloadError(f"--tz {tz} contradicts --from {source}")
+    reader = parse_sacct if name == "sacct" else parse_pbs
+    workload, read = reader(file, procs=procs, tz=tz or zone)
+    write_swf(workload, output)
+    from rich.table import Table
+
+    table = Table(title=f"reading {file.name} as {name}")
+    table.add_column("records")
+    table.add_column("count", justify="right")
+    for label, value in read.rows():
+        table.add_row(label, f"{value:,}")
+    _console().print(table)
+    if workload.machine_procs is not None:
+        _, report = clean(workload)
+        _console().print(report.to_table(title="what 'schedlab workload clean' will do"))
+    typer.echo(f"wrote {output} ({len(workload):,} jobs, {workload.machine_procs or 'unknown'} processors, time zone {workload.timezone})")

@@ -177,3 +177,34 @@ def convert_command(
         _, report = clean(workload)
         _console().print(report.to_table(title="what 'schedlab workload clean' will do"))
     typer.echo(f"wrote {output} ({len(workload):,} jobs, {workload.machine_procs or 'unknown'} processors, time zone {workload.timezone})")
+
+
+@workload_app.command("fetch")
+def fetch_command(
+    name: str = typer.Argument(..., help="Archive name, e.g. CTC-SP2-1996-3.1-cln (a unique prefix such as CTC-SP2 is enough)."),
+    folder: Optional[Path] = typer.Option(None, "--dir", help="Where to put it (default $SCHEDLAB_CACHE/workloads or ~/.cache/schedlab/workloads)."),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="Archive base URL (default $SCHEDLAB_ARCHIVE_URL, else the Parallel Workloads Archive)."),
+    retries: int = typer.Option(3, "--retries", help="Retries of a broken download (each resumes it)."),
+    unverified: bool = typer.Option(False, "--unverified", help="Allow a trace whose checksum schedlab does not know (prints its sha256)."),
+) -> None:
+    """Download a Parallel Workloads Archive trace into a local cache, verified by checksum; resumable."""
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn
+
+    from ..workload.fetch import find_trace, fetch, swf_sha256
+
+    if retries < 0:
+        raise WorkloadError(f"--retries must be >= 0, got {retries}")
+    trace = find_trace(name)
+    columns = (TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn())
+    with Progress(*columns, transient=True) as bar:
+        task = bar.add_task(trace.file, total=None)
+
+        def progress(done: int, total: Optional[int]) -> None:
+            bar.update(task, completed=done, total=total)
+
+        def retry(attempt: int, reason: str) -> None:
+            bar.console.print(f"download broken ({reason}); retry {attempt}/{retries}, resuming")
+
+        path = fetch(trace.name, folder, base_url=base_url, retries=retries, unverified=unverified, progress=progress, on_retry=retry)
+    state = "verified" if trace.sha256 else f"NOT verified (sha256 of the uncompressed SWF: {swf_sha256(path.read_bytes())})"
+    typer.echo(f"{path} ({path.stat().st_size:,} bytes, {state})")

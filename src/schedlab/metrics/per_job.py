@@ -9,7 +9,7 @@ import numpy as np
 if TYPE_CHECKING:
     from ..sim.model import Schedule
 
-__all__ = ["JOB_COLUMNS", "job_table"]
+__all__ = ["JOB_COLUMNS", "job_table", "table_summary"]
 
 #: columns of :func:`job_table`, in order
 JOB_COLUMNS: tuple[str, ...] = (
@@ -40,3 +40,17 @@ def job_table(schedule: "Schedule", *, bound: float = 10.0):
     df["killed_at_estimate"] = bool(schedule.killed) & (np.asarray(w.runtime) > np.asarray(w.estimate))
     extra = [c for c in df.columns if c not in JOB_COLUMNS]  # e.g. ``site`` of grid schedules
     return df[list(JOB_COLUMNS) + extra]
+
+
+def table_summary(table, m: int) -> dict[str, float]:
+    """UTIL (eq. (5), percent), mean/p95/max wait of a per-job table (as :func:`compute_metrics`)."""
+    start, finish, submit, procs = (np.asarray(table[c], dtype=np.float64) for c in ("start", "finish", "submit", "procs"))
+    wait = start - submit
+    span = float(finish.max() - start.min()) if len(start) else 0.0
+    return {
+        "jobs": float(len(start)),
+        "UTIL": 100.0 * float(((finish - start) * procs).sum()) / (m * span) if span > 0 else float("nan"),
+        "mean_wait": float(wait.mean()),
+        "p95_wait": float(np.percentile(wait, 95)),
+        "max_wait": float(wait.max()),
+    }

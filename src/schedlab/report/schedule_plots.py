@@ -181,7 +181,7 @@ def waits_figure(tables: Mapping[str, object], path: Path) -> None:
         data = [t["wait"][t["group"] == g].to_numpy(float) / 3600 for g in groups]
         pos = [k + (i - (n - 1) / 2) * width for k in range(len(groups))]
         bp = ax.boxplot(data, positions=pos, widths=width * 0.9, whis=(5, 95), showfliers=False, showmeans=True,
-                        patch_artist=True, meanprops={"marker": "o", "markerfacecolor": "white", "markeredgecolor": "k", "markersize": 4})
+                        patch_artist=True, medianprops={"color": "k"}, meanprops={"marker": "o", "markerfacecolor": "white", "markeredgecolor": "k", "markersize": 4})
         for box in bp["boxes"]:
             box.set_facecolor(f"C{i}")
             box.set_alpha(0.6)
@@ -198,14 +198,13 @@ def waits_figure(tables: Mapping[str, object], path: Path) -> None:
 
 
 def _summary_rows(tables: Mapping[str, object], m: int) -> str:
+    from ..metrics.per_job import table_summary
+
     rows = []
     for label, t in tables.items():
-        wait = t["wait"].to_numpy(float)
-        p = (t["finish"] - t["start"]).to_numpy(float)
-        span = float(t["finish"].max() - t["start"].min())
-        util = 100 * float((p * t["procs"].to_numpy(float)).sum()) / (m * span) if span > 0 else float("nan")
-        rows.append(f"<tr><td>{html.escape(label)}</td><td>{len(t):,}</td><td>{util:.2f}</td><td>{wait.mean():,.0f}</td>"
-                    f"<td>{np.percentile(wait, 95):,.0f}</td><td>{wait.max():,.0f}</td></tr>")
+        v = table_summary(t, m)
+        rows.append(f"<tr><td>{html.escape(label)}</td><td>{int(v['jobs']):,}</td><td>{v['UTIL']:.2f}</td><td>{v['mean_wait']:,.0f}</td>"
+                    f"<td>{v['p95_wait']:,.0f}</td><td>{v['max_wait']:,.0f}</td></tr>")
     return "".join(rows)
 
 

@@ -81,6 +81,11 @@ def test_pareto_cli_writes_the_run_folder(capsys, tmp_path):
     assert set(refs) == {"none", "pool", "rq"}
     front = (out / "front.csv").read_text().splitlines()
     assert front[0] == "AWRT_KTH-SP2,AWRT_SDSC-SP2,jobs_KTH-SP2,jobs_SDSC-SP2,migrated" and len(front) >= 2
+    # report.html: the front, the hypervolume and per site the schedule plots of no exchange vs RQ
+    page = (out / "report.html").read_text()
+    for name in ("front.png", "hypervolume.png", "site1_gantt.png", "site1_waits.png", "site2_utilisation.png"):
+        assert f'src="{name}"' in page and (out / name).stat().st_size > 0
+    assert "Site 2 (SDSC-SP2)" in page and "no exchange (EASY)" in (out / "site1_plots.html").read_text()
 
 
 def test_front_vs_references_gap():

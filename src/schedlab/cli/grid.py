@@ -110,5 +110,24 @@ def pareto_command(
     result = pareto(trace, out, config, executor=executor, workers=workers, label=label, on_generation=show)
     if result.interrupted:
         raise stopped(f"checkpoint of generation {result.generations} saved in {out}; re-run the same command to resume")
+    _grid_report(out, trace)
     typer.echo(f"wrote {out}: {len(result.front_F)} front points after {result.generations} generations "
-               f"({result.evaluations} evaluations)")
+               f"({result.evaluations} evaluations), report.html")
+
+
+def _grid_report(out: Path, trace) -> None:
+    """report.html of the run, with schedule plots per site of the no-exchange (EASY) and RQ grids."""
+    from ..grid.sim import simulate_grid
+    from ..metrics.per_job import job_table
+    from ..report.grid_report import write_grid_report
+    from ..report.schedule_plots import write_schedule_plots
+
+    grids = {"no exchange (EASY)": simulate_grid(trace, "none"), "RQ": simulate_grid(trace, "rq")}
+    plots = {}
+    for k, name in enumerate(trace.names):
+        tables = {label: job_table(g.site_schedule(k)) for label, g in grids.items()}
+        paths = write_schedule_plots(tables, int(trace.site_procs[k]), out, title=f"site {name}", prefix=f"site{k + 1}_")
+        plots[f"{k + 1} ({name})"] = [p.name for p in paths]
+    config = json.loads((Path(out) / "config.json").read_text())
+    comparison = json.loads((Path(out) / "comparison.json").read_text())
+    write_grid_report(out, config, comparison, plots)

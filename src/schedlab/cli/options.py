@@ -1,7 +1,7 @@
 """Options shared by the verbs: one name, one meaning and one default each, defined once here.
 
 Every verb that takes a TRACE takes the trace options :data:`PROCS`, :data:`MONTHS`,
-:data:`SCALE_TO` and :data:`CALIBRATE_LOAD` and loads the trace through
+:data:`SCALE_TO`, :data:`CALIBRATE_LOAD` and :data:`FORMAT` and loads the trace through
 :meth:`TraceOptions.load`, so a strategy trained on a scaled, load-calibrated trace is replayed
 on exactly that trace by ``simulate`` / ``compare``. Short flags mean one thing everywhere:
 ``-m`` = ``--procs``, ``-o`` = ``--output``, ``-p`` = ``--policy``. ``--seed`` defaults to
@@ -16,11 +16,12 @@ from typing import Optional
 import typer
 
 from ..errors import SchedlabError
+from .trace_format import FORMAT  # noqa: F401  (re-exported: one of the trace options)
 
 #: the one default seed of every verb (the committed runs of docs/results used it)
 DEFAULT_SEED = 1
 
-TRACE_HELP = "SWF trace: a path (.swf or .swf.gz) or a bundled name such as KTH-SP2."
+TRACE_HELP = "Trace: SWF (.swf, .swf.gz), Slurm sacct --parsable2 or PBS accounting file, or a bundled name such as KTH-SP2."
 PROCS = typer.Option(None, "--procs", "-m", help="Machine size m (default: the trace header's); a job wider than m is an error.")
 MONTHS = typer.Option(None, "--months", help="Keep the first N calendar months of the trace only.")
 SCALE_TO = typer.Option(None, "--scale-to", help="Scale the trace to this many processors (Ernemann et al. 2003, seed 0).")
@@ -61,6 +62,8 @@ class TraceOptions:
     months: Optional[int] = None
     scale_to: Optional[int] = None
     calibrate_load: bool = False
+    #: ``--format``: auto (None), swf, sacct[:ZONE] or pbs[:ZONE]
+    fmt: Optional[str] = None
 
     def __post_init__(self) -> None:
         positive("--procs", self.procs)
@@ -70,7 +73,10 @@ class TraceOptions:
             raise OptionError("--calibrate-load calibrates a scaled trace: give --scale-to too")
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        out = asdict(self)
+        if out["fmt"] is None:  # sniffed: not part of what was simulated
+            del out["fmt"]
+        return out
 
     def describe(self) -> str:
         """The set-up in words, e.g. 'first 2 months, scaled to 1024 processors, load-calibrated'."""
@@ -88,7 +94,7 @@ class TraceOptions:
         from ..errors import WorkloadError
         from ..workload import clean, job_width, load_trace, read_trace
 
-        raw = read_trace(trace)
+        raw = read_trace(trace, format=self.fmt)
         if self.procs is not None:
             _, report = clean(raw, procs=self.procs)
             if report.too_wide:  # cleaning drops jobs wider than the machine; with an explicit --procs that is a mistake

@@ -13,9 +13,10 @@ import typer
 
 from ..errors import SchedlabError, StrategyError
 from ..metrics import DEFAULT_OBJECTIVE, METRIC_NAMES, Objective, compute_metrics
+from ..metrics.per_job import JOB_COLUMNS as SCHEDULE_COLUMNS
 from ..strategy import DISPATCH_RULES, STATIC_ORDERS, Criterion, Strategy
 from .main import app
-from .options import AS_JSON, CALIBRATE_LOAD, MONTHS, PROCS, SCALE_TO, TRACE_HELP, OptionError, TraceOptions, check_output
+from .options import AS_JSON, CALIBRATE_LOAD, MONTHS, PROCS, SCALE_TO, TRACE_HELP, FORMAT, OptionError, TraceOptions, check_output
 
 #: the columns of ``schedlab compare --csv``, in order
 CSV_KEYS: tuple[str, ...] = (*METRIC_NAMES, "objective", "sim_seconds")
@@ -28,7 +29,7 @@ JSON_KEYS: tuple[str, ...] = ("trace", "trace_options", "strategy", "objective_e
 DEFAULT_GREEDY = Criterion("f2", a=0.0, b=0.0, K=(5.0, 4.0, 3.0, 2.0, 1.0))
 DEFAULT_POLICIES = "fcfs,list,easy,conservative"
 #: columns dropped, in this order, when a comparison table is wider than the terminal
-_DROP_ORDER = ("mean_response", "mean_slowdown", "makespan", "AWWT", "AWRT5", "AWRT4", "AWRT3", "sim_seconds",
+_DROP_ORDER = ("mean_user_AWRT", "max_user_AWRT", "p95_wait", "max_wait", "mean_response", "mean_slowdown", "makespan", "AWWT", "AWRT5", "AWRT4", "AWRT3", "sim_seconds",
                "mean_bounded_slowdown", "mean_wait")
 
 POLICY_HELP = {
@@ -169,7 +170,9 @@ def simulate_command(
     as_json: bool = AS_JSON,
     repeat: int = typer.Option(1, "--repeat", help="Simulate N times; sim_seconds is the median."),
     bound: float = typer.Option(10.0, "--bound", help="Bounded-slowdown threshold in seconds."),
-    schedule_out: Optional[Path] = typer.Option(None, "--schedule-out", help="Write the schedule as CSV (one row per job)."),
+    fmt: Optional[str] = FORMAT,
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Also write the schedule's plots (utilisation, queue, Gantt, waits per group) and plots.html into this folder."),
+    schedule_out: Optional[Path] = typer.Option(None, "--schedule-out", help="Write the schedule, one row per job with wait, response, bounded slowdown and killed_at_estimate: CSV, or Parquet for a .parquet path."),
 ) -> None:
     """Simulate one strategy on a trace and print its metrics (UTIL in percent, times in seconds)."""
     if policy.strip().lower() == "help":
@@ -177,7 +180,7 @@ def simulate_command(
         return
     if trace is None:
         raise OptionError("missing TRACE: give an SWF file or a bundled name such as KTH-SP2")
-    opts = TraceOptions(procs, months, scale_to, calibrate_load)
+    opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
     obj = _check_options(objective, repeat, bound)
     if schedule_out is not None:
         check_output(schedule_out, "schedule")
@@ -192,7 +195,12 @@ def simulate_command(
     row.update(trace=workload.name or str(trace), trace_options=opts.to_dict(), strategy=strategy.label,
                objective_expression=str(obj), compile_seconds=compile_seconds)
     if schedule_out is not None:
-        write_schedule_csv(schedule, schedule_out)
+        write_schedule_csv(schedule, schedule_out, bound=bound)
+    if plot is not None:
+        from ..metrics.per_job import job_table
+        from ..report.schedule_plots import write_schedule_plots
+
+        write_schedule_plots({strategy.label: job_table(schedule, bound=bound)}, m, plot, title=_describe(workload, m, not no_kill))
     if as_json:
         typer.echo(json.dumps({key: row[key] for key in JSON_KEYS}, allow_nan=False))
         return
@@ -216,6 +224,7 @@ def compare_command(
     no_kill: bool = typer.Option(False, "--no-kill", help="Let jobs run past their estimate."),
     bound: float = typer.Option(10.0, "--bound", help="Bounded-slowdown threshold in seconds."),
     csv_out: Optional[Path] = typer.Option(None, "--csv", help="Also write the table as CSV (all metrics)."),
+    fmt: Optional[str] = FORMAT,
 ) -> None:
     """Simulate several strategies on one trace and print one table: rows strategies, columns metrics."""
     if policies.strip().lower() == "help":
@@ -223,7 +232,7 @@ def compare_command(
         return
     if trace is None:
         raise OptionError("missing TRACE: give an SWF file or a bundled name such as KTH-SP2")
-    opts = TraceOptions(procs, months, scale_to, calibrate_load)
+    opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
     obj = _check_options(objective, 1, bound)
     if csv_out is not None:
         check_output(csv_out, "CSV table")
@@ -257,15 +266,18 @@ def compare_command(
     )
 
 
-SCHEDULE_COLUMNS: tuple[str, ...] = ("id", "submit", "start", "finish", "procs", "runtime", "estimate", "user", "group")
-
-
-def write_schedule_csv(schedule, path: Path) -> Path:
-    """The schedule as CSV, one row per job (columns :data:`SCHEDULE_COLUMNS`), written atomically."""
+def write_schedule_csv(schedule, path: Path, *, bound: float = 10.0) -> Path:
+    """The schedule, one row per job (:data:`SCHEDULE_COLUMNS`: the schedule plus wait, response,
+    bounded slowdown and killed_at_estimate), written atomically: Parquet for ``.parquet`` paths,
+    else CSV."""
+    from .._atomic import atomic_write_bytes
+    from ..metrics.per_job import job_table
     from ..report.table import write_text_atomic
 
-    df = schedule.to_dataframe()[list(SCHEDULE_COLUMNS)]
+    df = job_table(schedule, bound=bound)
     try:
+        if str(path).lower().endswith(".parquet"):
+            return atomic_write_bytes(path, df.to_parquet(index=False))
         return write_text_atomic(path, df.to_csv(index=False, lineterminator="\n"))
     except OSError as exc:
         raise OptionError(f"{path}: cannot write schedule: {exc.strerror or exc}") from None

@@ -1,4 +1,4 @@
-"""`schedlab workload` commands: info, clean, cut, group, scale (thin layer over schedlab.workload)."""
+"""`schedlab workload` commands: info, clean, cut, group, scale, convert, fetch (thin layer over schedlab.workload)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,11 @@ from typing import Optional
 
 import typer
 
+from ..errors import WorkloadError
 from .main import sub_app
-from .options import AS_JSON, CALIBRATE_LOAD, MONTHS, OUTPUT, PROCS, SCALE_TO, TRACE_HELP, OptionError, TraceOptions, check_output
+from .options import AS_JSON, CALIBRATE_LOAD, FORMAT, MONTHS, OUTPUT, PROCS, SCALE_TO, TRACE_HELP, OptionError, TraceOptions, check_output, positive
 
-workload_app = sub_app("workload", "Inspect and prepare SWF workload traces: info, clean, cut, group, scale.")
+workload_app = sub_app("workload", "Inspect and prepare workload traces: info, clean, cut, group, scale, convert (Slurm/PBS), fetch.")
 
 TRACE = typer.Argument(..., help=TRACE_HELP)
 
@@ -49,6 +50,7 @@ def info_command(
     months: Optional[int] = MONTHS,
     scale_to: Optional[int] = SCALE_TO,
     calibrate_load: bool = CALIBRATE_LOAD,
+    fmt: Optional[str] = FORMAT,
 ) -> None:
     """Summarise a trace: jobs, machine size, span, offered load, estimates, users, user groups.
 
@@ -59,9 +61,9 @@ def info_command(
     from ..workload import read_trace, workload_info
     from ..workload.info import info_rows
 
-    opts = TraceOptions(procs, months, scale_to, calibrate_load)
+    opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
     reshaped = months is not None or scale_to is not None
-    info = workload_info(opts.load(trace) if reshaped else read_trace(trace, procs=procs))
+    info = workload_info(opts.load(trace) if reshaped else read_trace(trace, procs=procs, format=fmt))
     if as_json:
         typer.echo(json.dumps({"trace": info["name"], "trace_options": opts.to_dict(), **info}, allow_nan=False))
         return
@@ -82,13 +84,14 @@ def clean_command(
     scale_to: Optional[int] = SCALE_TO,
     calibrate_load: bool = CALIBRATE_LOAD,
     missing_estimate: str = typer.Option("runtime", "--missing-estimate", help="Jobs without estimate: 'runtime' (use runtime) or 'drop'."),
+    fmt: Optional[str] = FORMAT,
 ) -> None:
     """Remove jobs that cannot be simulated and print how many for each reason (then --months, --scale-to)."""
     from ..workload import clean, read_trace
 
-    opts = TraceOptions(procs, months, scale_to, calibrate_load)
+    opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
     check_output(output, "trace")
-    cleaned, report = clean(read_trace(trace), procs=procs, missing_estimate=missing_estimate)
+    cleaned, report = clean(read_trace(trace, format=fmt), procs=procs, missing_estimate=missing_estimate)
     out = _reshaped(cleaned, opts) if (months or scale_to) else cleaned
     _console().print(report.to_table(title=f"cleaning {cleaned.name}"))
     _write(out, output)
@@ -102,18 +105,19 @@ def cut_command(
     procs: Optional[int] = PROCS,
     scale_to: Optional[int] = SCALE_TO,
     calibrate_load: bool = CALIBRATE_LOAD,
+    fmt: Optional[str] = FORMAT,
 ) -> None:
     """Keep the jobs of the first N calendar months (--months, required); submit times rebased to 0."""
     from ..workload import cut_months, read_trace
 
     if months is None:
         raise OptionError("cut needs --months N (the calendar months to keep)")
-    opts = TraceOptions(procs, months, scale_to, calibrate_load)
+    opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
     check_output(output, "trace")
     if scale_to is not None:  # scaling needs a cleaned trace
         out = opts.load(trace)
     else:
-        out = cut_months(read_trace(trace, procs=procs), months)
+        out = cut_months(read_trace(trace, procs=procs, format=fmt), months)
     _write(out, output)
 
 
@@ -125,11 +129,12 @@ def group_command(
     months: Optional[int] = MONTHS,
     scale_to: Optional[int] = SCALE_TO,
     calibrate_load: bool = CALIBRATE_LOAD,
+    fmt: Optional[str] = FORMAT,
 ) -> None:
     """Clean, assign the 5 user groups, print their shares, write the trace (groups in a header line)."""
     from ..workload import group_shares
 
-    opts = TraceOptions(procs, months, scale_to, calibrate_load)
+    opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
     check_output(output, "trace")
     grouped = opts.load(trace)
     from rich.table import Table
@@ -154,21 +159,92 @@ def scale_command(
     scale_seed: int = typer.Option(0, "--scale-seed", help="Seed of the scaling (0, as every verb's --scale-to)."),
     f_adj: Optional[float] = typer.Option(None, "--f-adj", help="Adjusted scaling factor (default m'/m)."),
     q: Optional[float] = typer.Option(None, "--q", help="Copy probability (default: calibrated to the published job count, else 0.5)."),
+    fmt: Optional[str] = FORMAT,
 ) -> None:
     """Clean the trace and scale it to --scale-to processors (Ernemann et al. 2003); --procs is the input's size."""
     from ..workload import assign_groups, clean, cut_months, read_trace, scale
 
     if scale_to is None:
         raise OptionError("scale needs --scale-to M (the target machine size)")
-    opts = TraceOptions(procs, months, scale_to, calibrate_load)
+    opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
     if calibrate_load and (f_adj is not None or q is not None):
         raise OptionError("--calibrate-load chooses the scaling factor itself: drop --f-adj / --q")
     check_output(output, "trace")
     if calibrate_load:
         scaled = opts.load(trace)
     else:
-        cleaned, _ = clean(read_trace(trace), procs=procs)
+        cleaned, _ = clean(read_trace(trace, format=fmt), procs=procs)
         if months is not None:
             cleaned = assign_groups(cut_months(cleaned, months))
         scaled = scale(cleaned, scale_to, f_adj=f_adj, q=q, seed=scale_seed)
     _write(scaled, output)
+
+
+@workload_app.command("convert")
+def convert_command(
+    file: Path = typer.Argument(..., help="A Slurm 'sacct --parsable2' file or a PBS/Torque/PBS Pro accounting log."),
+    source: str = typer.Option(..., "--from", help="Input format: sacct or pbs (sacct:ZONE / pbs:ZONE for local times not in UTC)."),
+    output: Path = OUTPUT,
+    procs: Optional[int] = typer.Option(None, "--procs", "-m", help="Machine size m, written as MaxProcs (accounting files do not say)."),
+    tz: Optional[str] = typer.Option(None, "--tz", help="IANA time zone of the file's local times (default UTC; same as --from sacct:ZONE)."),
+) -> None:
+    """Convert Slurm or PBS accounting to SWF (with a header); print what was skipped and what cleaning will do."""
+    from ..workload import clean, write_swf
+
+    check_output(output, "trace")
+    from ..workload.load import parse_format
+    from ..workload.pbs import parse_pbs
+    from ..workload.sacct import parse_sacct
+
+    positive("--procs", procs)
+    name, zone = parse_format(source)
+    if name not in ("sacct", "pbs"):
+        raise WorkloadError(f"--from {source!r}: choose sacct or pbs")
+    if tz and zone and tz != zone:
+        raise WorkloadError(f"--tz {tz} contradicts --from {source}")
+    reader = parse_sacct if name == "sacct" else parse_pbs
+    workload, read = reader(file, procs=procs, tz=tz or zone)
+    write_swf(workload, output)
+    from rich.table import Table
+
+    table = Table(title=f"reading {file.name} as {name}")
+    table.add_column("records")
+    table.add_column("count", justify="right")
+    for label, value in read.rows():
+        table.add_row(label, f"{value:,}")
+    _console().print(table)
+    if workload.machine_procs is not None:
+        _, report = clean(workload)
+        _console().print(report.to_table(title="what 'schedlab workload clean' will do"))
+    typer.echo(f"wrote {output} ({len(workload):,} jobs, {workload.machine_procs or 'unknown'} processors, time zone {workload.timezone})")
+
+
+@workload_app.command("fetch")
+def fetch_command(
+    name: str = typer.Argument(..., help="Archive name, e.g. CTC-SP2-1996-3.1-cln (a unique prefix such as CTC-SP2 is enough)."),
+    folder: Optional[Path] = typer.Option(None, "--dir", help="Where to put it (default $SCHEDLAB_CACHE/workloads or ~/.cache/schedlab/workloads)."),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="Archive base URL (default $SCHEDLAB_ARCHIVE_URL, else the Parallel Workloads Archive)."),
+    retries: int = typer.Option(3, "--retries", help="Retries of a broken download (each resumes it)."),
+    unverified: bool = typer.Option(False, "--unverified", help="Allow a trace whose checksum schedlab does not know (prints its sha256)."),
+) -> None:
+    """Download a Parallel Workloads Archive trace into a local cache, verified by checksum; resumable."""
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn
+
+    from ..workload.fetch import find_trace, fetch, swf_sha256
+
+    if retries < 0:
+        raise WorkloadError(f"--retries must be >= 0, got {retries}")
+    trace = find_trace(name)
+    columns = (TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn())
+    with Progress(*columns, transient=True) as bar:
+        task = bar.add_task(trace.file, total=None)
+
+        def progress(done: int, total: Optional[int]) -> None:
+            bar.update(task, completed=done, total=total)
+
+        def retry(attempt: int, reason: str) -> None:
+            bar.console.print(f"download broken ({reason}); retry {attempt}/{retries}, resuming")
+
+        path = fetch(trace.name, folder, base_url=base_url, retries=retries, unverified=unverified, progress=progress, on_retry=retry)
+    state = "verified" if trace.sha256 else f"NOT verified (sha256 of the uncompressed SWF: {swf_sha256(path.read_bytes())})"
+    typer.echo(f"{path} ({path.stat().st_size:,} bytes, {state})")

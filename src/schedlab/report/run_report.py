@@ -164,8 +164,15 @@ def write_run_report(
     histories: Mapping[str, Sequence[Mapping[str, Any]]],
     comparison: Sequence[Mapping[str, Any]],
     best: Any,
+    *,
+    schedule_plots: Sequence[str] = (),
 ) -> Path:
-    """Write report.html (+ convergence.png, awrt_groups.png) into ``run_dir``; return its path."""
+    """Write report.html (+ convergence.png, awrt_groups.png) into ``run_dir``; return its path.
+
+    ``schedule_plots`` are image files in ``run_dir`` (from
+    :func:`schedlab.report.schedule_plots.write_schedule_plots`) shown in their own section."""
+    from .schedule_plots import plots_section
+
     run_dir = Path(run_dir)
     convergence_figure(histories, run_dir / "convergence.png")
     awrt_groups_figure(comparison, run_dir / "awrt_groups.png")
@@ -207,6 +214,7 @@ seed={config.get('seed')}.</p>
 <table><tr>{head}</tr>{''.join(body)}</table>
 <h2>Convergence</h2><img src="convergence.png" alt="convergence">
 <h2>AWRT per user group</h2><img src="awrt_groups.png" alt="AWRT per group">
+{plots_section(schedule_plots, "Schedules: EASY vs the evolved strategy (first training trace)") if schedule_plots else ""}
 <h2>Best strategy (best.json)</h2><pre>{strategy}</pre>
 <p>AWRT in hours; the objective in the units of its expression (AWRT in seconds); improvement in % of
 EASY's value (positive = better than EASY), UTIL difference in percentage points.</p>

@@ -38,6 +38,10 @@ HEADINGS: dict[str, str] = {
     "mean_slowdown": "slowdown",
     "mean_bounded_slowdown": "bnd. sld.",
     "makespan": "makespan s",
+    "p95_wait": "p95 wait s",
+    "max_wait": "max wait s",
+    "max_user_AWRT": "max user AWRT s",
+    "mean_user_AWRT": "mean user AWRT s",
     "objective": "objective",
     "sim_seconds": "sim s",
 }

@@ -81,7 +81,8 @@ def test_options_mean_one_thing_across_verbs():
                 assert p.default is None, path  # all cores
             if "--json" in p.opts:
                 assert p.is_flag, path
-        if "trace" in params or "traces" in params:
+        # a verb takes a TRACE when it is a positional argument ('plot --trace' only relocates a RUN's own trace)
+        if any(n in params and params[n].param_type_name == "argument" for n in ("trace", "traces")):
             takes_trace += 1
             flags = {o for p in cmd.params for o in p.opts}
             assert {"--procs", "--months", "--scale-to", "--calibrate-load"} <= flags, path

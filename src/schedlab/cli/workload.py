@@ -134,3 +134,30 @@ def scale_command(
     scaled = scale(cleaned, procs, f_adj=f_adj, q=q, seed=seed)
     write_swf(scaled, output)
     _done(output, scaled)
+
+
+generate_app = typer.Typer(name="generate", help="Generate synthetic workloads: lublin.", no_args_is_help=True,
+                           add_completion=False, pretty_exceptions_enable=False)
+workload_app.add_typer(generate_app, name="generate")
+
+
+@generate_app.command("lublin")
+def generate_lublin_command(
+    output: Path = OUT,
+    jobs: int = typer.Option(10_000, "--jobs", "-n", help="Number of jobs."),
+    procs: int = typer.Option(128, "--procs", "-m", help="Machine size (nodes); UHi = log2(procs)."),
+    seed: int = typer.Option(0, "--seed", help="Random seed (the workload is deterministic for it)."),
+    params: str = typer.Option("typeless", "--params", help="Parameter set: typeless (thesis Table 5) | batch | interactive."),
+) -> None:
+    """Generate a Lublin-Feitelson workload (m_lublin99.c) and write it as SWF; the header records model and seed."""
+    from ..workload import write_swf
+    from ..workload.lublin import PARAMETER_SETS, lublin
+
+    _check_procs(procs)
+    if jobs < 1:
+        raise WorkloadError(f"--jobs must be at least 1, got {jobs}")
+    if params not in PARAMETER_SETS:
+        raise WorkloadError(f"--params must be one of {', '.join(PARAMETER_SETS)}, got {params!r}")
+    workload = lublin(jobs, procs, seed=seed, params=params)
+    write_swf(workload, output)
+    _done(output, workload)

@@ -32,6 +32,7 @@ POLICY_HELP = {
     "list": "start every queued job, in queue order, that fits now",
     "easy": "EASY backfilling: reserve the head, backfill jobs that do not delay it",
     "conservative": "conservative backfilling: every queued job holds a reservation",
+    "scojo": "SCOJO-PECT time sharing (--shares, --cycle, --no-smart-backfill; own engine)",
 }
 ORDER_HELP = {
     "submit": "increasing submit time (= decreasing wait; alias fcfs)",
@@ -193,6 +194,9 @@ def simulate_command(
     repeat: int = typer.Option(1, "--repeat", help="Simulate N times; sim_seconds is the median."),
     bound: float = typer.Option(10.0, "--bound", help="Bounded-slowdown threshold in seconds."),
     schedule_out: Optional[Path] = typer.Option(None, "--schedule-out", help="Write the schedule as CSV (one row per job)."),
+    shares: Optional[str] = typer.Option(None, "--shares", help="scojo: class shares L,M,S summing to 1 (default 0.73,0.265,0.005)."),
+    cycle: Optional[float] = typer.Option(None, "--cycle", help="scojo: cycle length in seconds (default 3600)."),
+    no_smart_backfill: bool = typer.Option(False, "--no-smart-backfill", help="scojo: no smart backfilling of other classes."),
 ) -> None:
     """Simulate one strategy on a trace and print its metrics (UTIL in percent, times in seconds)."""
     if policy.strip().lower() == "help":
@@ -203,14 +207,23 @@ def simulate_command(
     obj = _check_options(objective, repeat, bound)
     if schedule_out is not None and not Path(schedule_out).resolve().parent.is_dir():
         raise OptionError(f"{schedule_out}: cannot write schedule: folder does not exist")
-    strategy = load_strategy_file(strategy_file) if strategy_file is not None else Strategy(policy, order)
-    workload, m = _load(trace, procs)
-    schedule, seconds = run_strategy(workload, m, strategy, kill=not no_kill, repeat=repeat)
+    extra: dict = {}
+    if policy.strip().lower() == "scojo" and strategy_file is None:  # the time-sharing engine (cli/scojo.py)
+        from .scojo import run_scojo, scojo_config, scojo_keys
+
+        config = scojo_config(shares, cycle, not no_smart_backfill)
+        workload, m = _load(trace, procs)
+        schedule, seconds = run_scojo(workload, m, config, kill=not no_kill, repeat=repeat)
+        extra, strategy = scojo_keys(schedule), config
+    else:
+        strategy = load_strategy_file(strategy_file) if strategy_file is not None else Strategy(policy, order)
+        workload, m = _load(trace, procs)
+        schedule, seconds = run_strategy(workload, m, strategy, kill=not no_kill, repeat=repeat)
     row = score(schedule, obj, seconds, bound=bound)
     if schedule_out is not None:
         write_schedule_csv(schedule, schedule_out)
     if as_json:
-        typer.echo(json.dumps({key: row[key] for key in JSON_KEYS}, allow_nan=False))
+        typer.echo(json.dumps({**{key: row[key] for key in JSON_KEYS}, **extra}, allow_nan=False))
         return
     _print_table(
         [(strategy.label, row)],
@@ -235,7 +248,10 @@ def compare_command(
     specs = [s for s in (p.strip() for p in policies.split(",")) if s]
     if not specs:
         raise OptionError("--policies is empty; e.g. --policies fcfs,list,easy,conservative")
-    strategies = [parse_policy(s) for s in specs]  # all errors before the first simulation
+    from .scojo import SCOJO_POLICIES, run_scojo, scojo_config
+
+    strategies = [scojo_config(smart_backfill=SCOJO_POLICIES[s]) if s in SCOJO_POLICIES else parse_policy(s)
+                  for s in specs]  # all errors before the first simulation
     workload, m = _load(trace, procs)
     rows = []
     from rich.console import Console
@@ -243,7 +259,8 @@ def compare_command(
     status = Console(stderr=True)
     for spec, strategy in zip(specs, strategies):
         with status.status(f"simulating {spec} ..."):
-            schedule, seconds = run_strategy(workload, m, strategy, kill=not no_kill)
+            run = run_scojo if spec in SCOJO_POLICIES else run_strategy
+            schedule, seconds = run(workload, m, strategy, kill=not no_kill)
         rows.append((spec, score(schedule, obj, seconds, bound=bound)))
     if csv_out is not None:
         from ..report.table import write_metrics_csv

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import statistics
-import time
 from typing import Optional
 
 from ..errors import StrategyError
@@ -34,19 +32,6 @@ def scojo_config(shares: Optional[str] = None, cycle: Optional[float] = None, sm
             raise StrategyError(f"--cycle must be a positive number of seconds, got {cycle:g}")
         kwargs["cycle"] = float(cycle)
     return ScojoConfig(**kwargs)
-
-
-def run_scojo(workload, procs: int, config, *, kill: bool = True, repeat: int = 1):
-    """Simulate SCOJO-PECT ``repeat`` times; the schedule and the median engine time."""
-    from ..sim.timeshare import simulate_scojo
-
-    times = []
-    schedule = None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        schedule = simulate_scojo(workload, procs, config, kill=kill)
-        times.append(time.perf_counter() - t0)
-    return schedule, statistics.median(times)
 
 
 def scojo_keys(schedule) -> dict:

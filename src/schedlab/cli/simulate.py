@@ -115,13 +115,15 @@ def run_strategy(workload, procs: int, strategy: Strategy, *, kill: bool = True,
     """Simulate ``repeat`` times; the schedule and the median engine time of simulate() alone."""
     from ..sim import simulate
     from ..sim.model import Machine
+    from ..sim.timeshare import ScojoConfig, simulate_scojo
 
     machine = Machine(procs)
+    sim = simulate_scojo if isinstance(strategy, ScojoConfig) else simulate  # --policy scojo: its own engine
     times = []
     schedule = None
     for _ in range(repeat):
         t0 = time.perf_counter()
-        schedule = simulate(workload, machine, strategy, kill=kill)
+        schedule = sim(workload, machine, strategy, kill=kill)
         times.append(time.perf_counter() - t0)
     return schedule, statistics.median(times)
 
@@ -209,16 +211,17 @@ def simulate_command(
         raise OptionError(f"{schedule_out}: cannot write schedule: folder does not exist")
     extra: dict = {}
     if policy.strip().lower() == "scojo" and strategy_file is None:  # the time-sharing engine (cli/scojo.py)
-        from .scojo import run_scojo, scojo_config, scojo_keys
+        from .scojo import scojo_config
 
-        config = scojo_config(shares, cycle, not no_smart_backfill)
-        workload, m = _load(trace, procs)
-        schedule, seconds = run_scojo(workload, m, config, kill=not no_kill, repeat=repeat)
-        extra, strategy = scojo_keys(schedule), config
+        strategy = scojo_config(shares, cycle, not no_smart_backfill)
     else:
         strategy = load_strategy_file(strategy_file) if strategy_file is not None else Strategy(policy, order)
-        workload, m = _load(trace, procs)
-        schedule, seconds = run_strategy(workload, m, strategy, kill=not no_kill, repeat=repeat)
+    workload, m = _load(trace, procs)
+    schedule, seconds = run_strategy(workload, m, strategy, kill=not no_kill, repeat=repeat)
+    if schedule.timeshare is not None:
+        from .scojo import scojo_keys
+
+        extra = scojo_keys(schedule)
     row = score(schedule, obj, seconds, bound=bound)
     if schedule_out is not None:
         write_schedule_csv(schedule, schedule_out)
@@ -248,7 +251,7 @@ def compare_command(
     specs = [s for s in (p.strip() for p in policies.split(",")) if s]
     if not specs:
         raise OptionError("--policies is empty; e.g. --policies fcfs,list,easy,conservative")
-    from .scojo import SCOJO_POLICIES, run_scojo, scojo_config
+    from .scojo import SCOJO_POLICIES, scojo_config
 
     strategies = [scojo_config(smart_backfill=SCOJO_POLICIES[s]) if s in SCOJO_POLICIES else parse_policy(s)
                   for s in specs]  # all errors before the first simulation
@@ -259,8 +262,7 @@ def compare_command(
     status = Console(stderr=True)
     for spec, strategy in zip(specs, strategies):
         with status.status(f"simulating {spec} ..."):
-            run = run_scojo if spec in SCOJO_POLICIES else run_strategy
-            schedule, seconds = run(workload, m, strategy, kill=not no_kill)
+            schedule, seconds = run_strategy(workload, m, strategy, kill=not no_kill)
         rows.append((spec, score(schedule, obj, seconds, bound=bound)))
     if csv_out is not None:
         from ..report.table import write_metrics_csv

@@ -24,9 +24,11 @@ from .._config import njit
 
 
 @njit
-def _sweep(times, kinds, order, ivs, iv_job, node_off, node_ids, cls, last_iv, m):
-    """Occupancy sweep over events in ``order`` (time, then kind: ends, resumes, first starts,
-    ends of zero-length intervals); returns (code, job, node, time) of the first violation, or code 0."""
+def _sweep(times, kinds, order, ivs, iv_job, node_off, node_ids, cls, first_iv, last_iv, m):
+    """Occupancy sweep over events in ``order`` (time, then kind: 0 ends, 1 zero-length intervals,
+    2 resumes, 3 first starts); returns (code, job, node, time) of the first violation, or code 0.
+    A zero-length interval needs its nodes free at its time but does not occupy them (its finish
+    is an event at the same time, as in the rigid engine)."""
     occ = np.full(m, -1, np.int64)
     held = np.full((3, m), -1, np.int64)
     for a in range(order.shape[0]):
@@ -36,20 +38,21 @@ def _sweep(times, kinds, order, ivs, iv_job, node_off, node_ids, cls, last_iv, m
         kind = kinds[e]
         for q in range(node_off[j], node_off[j + 1]):
             x = node_ids[q]
-            if kind == 0 or kind == 3:  # end of an interval
+            if kind == 0:  # end of an interval
                 if occ[x] != j:
                     return 1, j, x, times[e]
                 occ[x] = -1
-                if kind == 0 and k != last_iv[j]:
+                if k != last_iv[j]:
                     held[cls[j], x] = j
             else:
                 if occ[x] != -1:
                     return 2, j, x, times[e]
-                if kind == 2 and held[cls[j], x] != -1:
+                if (kind == 3 or (kind == 1 and k == first_iv[j])) and held[cls[j], x] != -1:
                     return 3, j, x, times[e]
                 if held[cls[j], x] == j:
                     held[cls[j], x] = -1
-                occ[x] = j
+                if kind != 1:
+                    occ[x] = j
     return 0, -1, -1, 0.0
 
 
@@ -127,12 +130,12 @@ def validate_timeshared(schedule) -> None:
     idx = np.arange(nv)
     first_mask = np.zeros(nv, bool)
     first_mask[first_iv] = True
-    zero = e == s
-    times = np.concatenate([s, e])
-    kinds = np.concatenate([np.where(first_mask, 2, 1), np.where(zero, 3, 0)]).astype(np.int64)
-    ivs = np.concatenate([idx, idx]).astype(np.int64)
+    pos = e > s
+    times = np.concatenate([s, e[pos]])
+    kinds = np.concatenate([np.where(~pos, 1, np.where(first_mask, 3, 2)), np.zeros(pos.sum(), np.int64)]).astype(np.int64)
+    ivs = np.concatenate([idx, idx[pos]]).astype(np.int64)
     code, j, x, t = _sweep(times, kinds, np.lexsort((kinds, times)), ivs, job.astype(np.int64), ts.node_off.astype(np.int64),
-                           nodes.astype(np.int64), ts.job_class.astype(np.int64), last_iv, m)
+                           nodes.astype(np.int64), ts.job_class.astype(np.int64), first_iv, last_iv, m)
     if code == 1:
         raise ScheduleInvalid(f"job {ids[j]} ends on node {x} at {t} but does not hold it")
     if code == 2:

@@ -99,3 +99,13 @@ def test_unclean_trace_one_line_exit_2(capsys, tmp_path):
     w = Workload.from_columns({"submit": [0, 1], "runtime": [10, -1], "estimate": [10, 10], "procs": [1, 1]})
     with pytest.raises(WorkloadError, match="negative runtime"):
         simulate_scojo(w, 4)
+
+
+def test_gantt_figure_written_and_bad_windows_refused(capsys, lublin_swf, tmp_path):
+    png = tmp_path / "g.png"
+    code, _, _ = run(capsys, "simulate", lublin_swf, "--policy", "scojo", "--gantt", png, "--gantt-window", "0,50000")
+    assert code == 0 and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    code, _, err = run(capsys, "simulate", lublin_swf, "--policy", "scojo", "--gantt", png, "--gantt-window", "9,3")
+    one_line_error(code, err, "--gantt-window")
+    code, _, err = run(capsys, "simulate", lublin_swf, "--policy", "easy", "--shares", "0.5,0.5,0")
+    one_line_error(code, err, "--policy scojo")

@@ -40,3 +40,18 @@ def scojo_keys(schedule) -> dict:
 
     ts = timeshare_metrics(schedule)
     return {key: ts[key] for key in SCOJO_JSON_KEYS}
+
+
+def gantt_window_option(gantt, window: Optional[str]):
+    """``--gantt-window START,END`` -> (start, end) or None; a clear error for a bad window."""
+    if window is None:
+        return None
+    if gantt is None:
+        raise StrategyError("--gantt-window needs --gantt FILE.png")
+    try:
+        t0, t1 = (float(x) for x in window.split(","))
+    except ValueError:
+        raise StrategyError(f"--gantt-window must be START,END in seconds, got {window!r}") from None
+    if not t1 > t0:
+        raise StrategyError(f"--gantt-window END must be after START, got {window!r}")
+    return t0, t1

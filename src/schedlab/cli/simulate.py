@@ -199,6 +199,8 @@ def simulate_command(
     shares: Optional[str] = typer.Option(None, "--shares", help="scojo: class shares L,M,S summing to 1 (default 0.73,0.265,0.005)."),
     cycle: Optional[float] = typer.Option(None, "--cycle", help="scojo: cycle length in seconds (default 3600)."),
     no_smart_backfill: bool = typer.Option(False, "--no-smart-backfill", help="scojo: no smart backfilling of other classes."),
+    gantt: Optional[Path] = typer.Option(None, "--gantt", help="scojo: write a PNG of nodes over time (slices shaded)."),
+    gantt_window: Optional[str] = typer.Option(None, "--gantt-window", help="scojo: START,END of the --gantt window in s (default: 6 h from the first submit)."),
 ) -> None:
     """Simulate one strategy on a trace and print its metrics (UTIL in percent, times in seconds)."""
     if policy.strip().lower() == "help":
@@ -211,10 +213,13 @@ def simulate_command(
         raise OptionError(f"{schedule_out}: cannot write schedule: folder does not exist")
     extra: dict = {}
     if policy.strip().lower() == "scojo" and strategy_file is None:  # the time-sharing engine (cli/scojo.py)
-        from .scojo import scojo_config
+        from .scojo import gantt_window_option, scojo_config
 
         strategy = scojo_config(shares, cycle, not no_smart_backfill)
+        window = gantt_window_option(gantt, gantt_window)
     else:
+        if shares is not None or cycle is not None or no_smart_backfill or gantt is not None or gantt_window is not None:
+            raise OptionError("--shares, --cycle, --no-smart-backfill and --gantt need --policy scojo")
         strategy = load_strategy_file(strategy_file) if strategy_file is not None else Strategy(policy, order)
     workload, m = _load(trace, procs)
     schedule, seconds = run_strategy(workload, m, strategy, kill=not no_kill, repeat=repeat)
@@ -222,6 +227,11 @@ def simulate_command(
         from .scojo import scojo_keys
 
         extra = scojo_keys(schedule)
+        if gantt is not None:
+            from ..report.gantt import gantt_figure
+
+            t0, t1 = window or (float(workload.submit.min()), float(workload.submit.min()) + 6 * 3600.0)
+            gantt_figure(schedule, t0, t1, gantt)
     row = score(schedule, obj, seconds, bound=bound)
     if schedule_out is not None:
         write_schedule_csv(schedule, schedule_out)

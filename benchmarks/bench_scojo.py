@@ -9,23 +9,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
-import time
 from pathlib import Path
+
+from bench_grid import _median_time as median_time  # one warm-up, then the median of repeat timed runs
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKLOADS = Path(os.environ.get("SCHEDLAB_SHARED", ROOT.parent / "shared")) / "workloads"
 TARGETS = {"lublin-10000-seed71": 0.5, "SDSC-BLUE": 10.0}
-
-
-def median_time(fn, repeat: int) -> float:
-    fn()  # warm-up
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def main() -> None:

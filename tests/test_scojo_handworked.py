@@ -157,3 +157,21 @@ def test_rigid_schedules_unchanged_by_interval_representation():
     assert np.array_equal(s.processing, s.finish - s.start)
     m = compute_metrics(s)
     assert m["UTIL"] == pytest.approx(100 * (200 + 100 + 30) / (4 * 100))
+
+
+def test_time_of_day_share_schedule_sets_slice_lengths_by_hour():
+    # m = 4; a long and a wide medium job keep both classes busy for hours. Hour 0: L/M 0.5/0.5,
+    # later hours 0.9/0.1. A cycle is L 500 + 60 + M 500 + 60 = 1,120 s in hour 0; new cycles are
+    # drawn up at the boundaries 1060, 2180, 3300 (hour 0: slices 500/500, the long one beginning
+    # after the overhead at 1120, 2240, 3360) and 4420 (hour 1: slices 900/100).
+    table = ((0.5, 0.5, 0.0),) + ((0.9, 0.1, 0.0),) * 23
+    cfg = dataclasses.replace(CFG, share_schedule=table)
+    s = simulate_scojo(wl([0, 0], [20000, 8000], [2, 4], 4), 4, cfg)
+    validate_schedule(s)
+    ts = s.timeshare
+    slices = list(zip(ts.slice_class.tolist(), (ts.slice_end - ts.slice_begin).tolist(), ts.slice_begin.tolist()))
+    assert slices[:8] == [(2, 500, 0), (1, 500, 560), (2, 500, 1120), (1, 500, 1680), (2, 500, 2240), (1, 500, 2800),
+                          (2, 500, 3360), (1, 500, 3920)]
+    assert slices[8:10] == [(2, 900, 4480), (1, 100, 5440)]
+    with pytest.raises(StrategyError, match="24 rows"):
+        ScojoConfig(share_schedule=table[:5])

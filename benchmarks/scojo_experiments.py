@@ -126,7 +126,10 @@ def report() -> None:
               "(FCFS queue). Jobs killed at their estimate; Lublin estimates are exact. Bounded slowdown "
               "max(1, response / max(run time, 600 s)), response including suspended time; classes by run "
               "time: short < 10 min <= medium < 3 h <= long; width: narrow <= 10 %, medium <= 50 %, wide > 50 % "
-              "of the machine. Every schedule passed the shared validator (`validated` in results.json).", ""]
+              "of the machine. Every schedule passed the shared validator (`validated` in results.json).", "",
+              "Variants: `scojo/no-smart-backfill` (smart backfilling off), `scojo/suspend-needed` (jobs of the "
+              "outgoing class suspended only when the incoming class needs their nodes, `ScojoConfig.suspend`), "
+              "`scojo/cycle-7200` (cycle 7200 s instead of 3600 s, method-notes topic 5's sensitivity run).", ""]
     # Table 5
     lines += ["## Generator: thesis Table 5 (10,000 jobs, 128 processors, typeless parameter set)", ""]
     lines += ["| seed | | N short % | N med % | N long % | W short % | W med % | W long % | S short | S med | S long | inter-arrival s |",

@@ -67,6 +67,7 @@ def warm_simulation(workload, procs: int | None, strategies, *, kill: bool = Tru
 
     from ..sim import simulate
     from ..sim.model import Machine
+    from ..sim.timeshare import ScojoConfig, simulate_scojo
 
     if workload is None:
         workload = tiny_workload()
@@ -76,7 +77,8 @@ def warm_simulation(workload, procs: int | None, strategies, *, kill: bool = Tru
 
     def run() -> None:
         for strategy in strategies:
-            simulate(tiny, machine, strategy, kill=kill)
+            sim = simulate_scojo if isinstance(strategy, ScojoConfig) else simulate  # --policy scojo: its own engine
+            sim(tiny, machine, strategy, kill=kill)
 
     return warm_up("simulation", run)
 

@@ -37,6 +37,7 @@ POLICY_HELP = {
     "list": "start every queued job, in queue order, that fits now",
     "easy": "EASY backfilling: reserve the head, backfill jobs that do not delay it",
     "conservative": "conservative backfilling: every queued job holds a reservation",
+    "scojo": "SCOJO-PECT time sharing (--shares, --cycle, --no-smart-backfill; own engine)",
 }
 ORDER_HELP = {
     "submit": "increasing submit time (= decreasing wait; alias fcfs)",
@@ -88,13 +89,15 @@ def run_strategy(workload, procs: int, strategy: Strategy, *, kill: bool = True,
     """Simulate ``repeat`` times; the schedule and the median engine time of simulate() alone."""
     from ..sim import simulate
     from ..sim.model import Machine
+    from ..sim.timeshare import ScojoConfig, simulate_scojo
 
     machine = Machine(procs)
+    sim = simulate_scojo if isinstance(strategy, ScojoConfig) else simulate  # --policy scojo: its own engine
     times = []
     schedule = None
     for _ in range(repeat):
         t0 = time.perf_counter()
-        schedule = simulate(workload, machine, strategy, kill=kill)
+        schedule = sim(workload, machine, strategy, kill=kill)
         times.append(time.perf_counter() - t0)
     return schedule, statistics.median(times)
 
@@ -173,6 +176,11 @@ def simulate_command(
     fmt: Optional[str] = FORMAT,
     plot: Optional[Path] = typer.Option(None, "--plot", help="Also write the schedule's plots (utilisation, queue, Gantt, waits per group) and plots.html into this folder."),
     schedule_out: Optional[Path] = typer.Option(None, "--schedule-out", help="Write the schedule, one row per job with wait, response, bounded slowdown and killed_at_estimate: CSV, or Parquet for a .parquet path."),
+    shares: Optional[str] = typer.Option(None, "--shares", help="scojo: class shares L,M,S summing to 1 (default 0.73,0.265,0.005)."),
+    cycle: Optional[float] = typer.Option(None, "--cycle", help="scojo: cycle length in seconds (default 3600)."),
+    no_smart_backfill: bool = typer.Option(False, "--no-smart-backfill", help="scojo: no smart backfilling of other classes."),
+    gantt: Optional[Path] = typer.Option(None, "--gantt", help="scojo: write a PNG of nodes over time (slices shaded)."),
+    gantt_window: Optional[str] = typer.Option(None, "--gantt-window", help="scojo: START,END of the --gantt window in s (default: 6 h from the first submit)."),
 ) -> None:
     """Simulate one strategy on a trace and print its metrics (UTIL in percent, times in seconds)."""
     if policy.strip().lower() == "help":
@@ -184,13 +192,31 @@ def simulate_command(
     obj = _check_options(objective, repeat, bound)
     if schedule_out is not None:
         check_output(schedule_out, "schedule")
-    strategy = load_strategy_file(strategy_file) if strategy_file is not None else Strategy(policy, order)
+    extra: dict = {}
+    if policy.strip().lower() == "scojo" and strategy_file is None:  # the time-sharing engine (cli/scojo.py)
+        from .scojo import gantt_window_option, scojo_config
+
+        strategy = scojo_config(shares, cycle, not no_smart_backfill)
+        window = gantt_window_option(gantt, gantt_window)
+    else:
+        if shares is not None or cycle is not None or no_smart_backfill or gantt is not None or gantt_window is not None:
+            raise OptionError("--shares, --cycle, --no-smart-backfill and --gantt need --policy scojo")
+        strategy = load_strategy_file(strategy_file) if strategy_file is not None else Strategy(policy, order)
     workload = opts.load(trace)
     m = workload.machine_procs
     from .compiling import warm_simulation
 
     compile_seconds = warm_simulation(workload, m, [strategy], kill=not no_kill)
     schedule, seconds = run_strategy(workload, m, strategy, kill=not no_kill, repeat=repeat)
+    if schedule.timeshare is not None:
+        from .scojo import scojo_keys
+
+        extra = scojo_keys(schedule)
+        if gantt is not None:
+            from ..report.gantt import gantt_figure
+
+            t0, t1 = window or (float(workload.submit.min()), float(workload.submit.min()) + 6 * 3600.0)
+            gantt_figure(schedule, t0, t1, gantt)
     row = score(schedule, obj, seconds, bound=bound)
     row.update(trace=workload.name or str(trace), trace_options=opts.to_dict(), strategy=strategy.label,
                objective_expression=str(obj), compile_seconds=compile_seconds)
@@ -202,7 +228,7 @@ def simulate_command(
 
         write_schedule_plots({strategy.label: job_table(schedule, bound=bound)}, m, plot, title=_describe(workload, m, not no_kill))
     if as_json:
-        typer.echo(json.dumps({key: row[key] for key in JSON_KEYS}, allow_nan=False))
+        typer.echo(json.dumps({**{key: row[key] for key in JSON_KEYS}, **extra}, allow_nan=False))
         return
     _print_table(
         [(strategy.label, row)],
@@ -239,7 +265,10 @@ def compare_command(
     specs = [s for s in (p.strip() for p in policies.split(",")) if s]
     if not specs:
         raise OptionError("--policies is empty; e.g. --policies fcfs,list,easy,conservative")
-    strategies = [parse_policy(s) for s in specs]  # all errors before the first simulation
+    from .scojo import SCOJO_POLICIES, scojo_config
+
+    strategies = [scojo_config(smart_backfill=SCOJO_POLICIES[s]) if s in SCOJO_POLICIES else parse_policy(s)
+                  for s in specs]  # all errors before the first simulation
     workload = opts.load(trace)
     m = workload.machine_procs
     from .compiling import warm_simulation

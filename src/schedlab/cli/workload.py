@@ -11,7 +11,7 @@ import typer
 
 from ..errors import WorkloadError
 from .main import sub_app
-from .options import AS_JSON, CALIBRATE_LOAD, FORMAT, MONTHS, OUTPUT, PROCS, SCALE_TO, TRACE_HELP, OptionError, TraceOptions, check_output, positive
+from .options import DEFAULT_SEED, AS_JSON, CALIBRATE_LOAD, FORMAT, MONTHS, OUTPUT, PROCS, SCALE_TO, TRACE_HELP, OptionError, TraceOptions, check_output, positive
 
 workload_app = sub_app("workload", "Inspect and prepare workload traces: info, clean, cut, group, scale, convert (Slurm/PBS), fetch.")
 
@@ -248,3 +248,29 @@ def fetch_command(
         path = fetch(trace.name, folder, base_url=base_url, retries=retries, unverified=unverified, progress=progress, on_retry=retry)
     state = "verified" if trace.sha256 else f"NOT verified (sha256 of the uncompressed SWF: {swf_sha256(path.read_bytes())})"
     typer.echo(f"{path} ({path.stat().st_size:,} bytes, {state})")
+
+
+generate_app = typer.Typer(name="generate", help="Generate synthetic workloads: lublin.", no_args_is_help=True,
+                           add_completion=False, pretty_exceptions_enable=False)
+workload_app.add_typer(generate_app, name="generate")
+
+
+@generate_app.command("lublin")
+def generate_lublin_command(
+    output: Path = OUTPUT,
+    jobs: int = typer.Option(10_000, "--jobs", "-n", help="Number of jobs."),
+    procs: int = typer.Option(128, "--procs", "-m", help="Machine size (nodes); UHi = log2(procs)."),
+    seed: int = typer.Option(DEFAULT_SEED, "--seed", help="Random seed (the workload is deterministic for it)."),
+    params: str = typer.Option("typeless", "--params", help="Parameter set: typeless (thesis Table 5) | batch | interactive."),
+) -> None:
+    """Generate a Lublin-Feitelson workload (m_lublin99.c) and write it as SWF; the header records model and seed."""
+    from ..workload.lublin import PARAMETER_SETS, lublin
+
+    positive("--procs", procs)
+    check_output(output, "trace")
+    if jobs < 1:
+        raise WorkloadError(f"--jobs must be at least 1, got {jobs}")
+    if params not in PARAMETER_SETS:
+        raise WorkloadError(f"--params must be one of {', '.join(PARAMETER_SETS)}, got {params!r}")
+    workload = lublin(jobs, procs, seed=seed, params=params)
+    _write(workload, output)

@@ -160,7 +160,8 @@ def compute_metrics(schedule: "Schedule", *, bound: float = 10.0) -> Metrics:
     width = np.asarray(w.procs, dtype=np.float64)
     group = np.asarray(w.group)
 
-    p = finish - start
+    # rigid: finish - start; time-shared: the sum of the job's execution intervals
+    p = np.asarray(schedule.processing, dtype=np.float64)
     area = p * width  # p_j m_j
     response = finish - submit  # C_j - r_j
     wait = start - submit  # S_j - r_j

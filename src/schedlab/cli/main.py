@@ -27,6 +27,7 @@ def sub_app(name: str, help: str) -> typer.Typer:
 def _register() -> None:
     # Each verb lives in its own module; importing it registers its commands on `app`.
     from . import evolve, grid, simulate, workload  # noqa: F401
+    from . import federation  # noqa: F401
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -63,25 +63,30 @@ def _take_top(tj, PA, free_cnt, cnt):
 @njit
 def _swap_slower(PA, free_cnt, cnt, last_level):
     """Algorithm 1, lines 5-10: move tasks from the most powerful assigned nodes to free nodes whose
-    power is >= the job's minimum (only the minimum's level can have such free nodes left)."""
-    g_power, lvl_ptr = PA[0], PA[3]
+    power is >= the job's minimum. Only the minimum's level can have such free nodes left; they are
+    used group by group, the group with more spare nodes first (then lower cluster)."""
+    lvl_ptr = PA[3]
     a, b = lvl_ptr[last_level], lvl_ptr[last_level + 1]
-    spare = 0
-    for h in range(a, b):
-        spare += free_cnt[h] - cnt[h]
+    m = b - a
+    order = np.empty(m, dtype=np.int64)
+    for i in range(m):  # stable insertion sort by spare nodes, descending
+        h = a + i
+        spare = free_cnt[h] - cnt[h]
+        k = i
+        while k > 0 and free_cnt[order[k - 1]] - cnt[order[k - 1]] < spare:
+            order[k] = order[k - 1]
+            k -= 1
+        order[k] = h
+    pos = 0
     for g in range(a):  # groups above the minimum's level, most powerful first
-        while cnt[g] > 0 and spare > 0:
-            best = -1
-            for h in range(a, b):
-                rem = free_cnt[h] - cnt[h]
-                if rem > 0 and (best < 0 or rem > free_cnt[best] - cnt[best]):
-                    best = h
-            m = min(cnt[g], free_cnt[best] - cnt[best])
-            cnt[g] -= m
-            cnt[best] += m
-            spare -= m
-        if spare == 0:
-            break
+        while cnt[g] > 0 and pos < m:
+            h = order[pos]
+            x = min(cnt[g], free_cnt[h] - cnt[h])
+            if x == 0:
+                pos += 1
+                continue
+            cnt[g] -= x
+            cnt[h] += x
 
 
 @njit

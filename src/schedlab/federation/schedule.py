@@ -54,6 +54,16 @@ class PackageProblem:
 
     def build(self, order: np.ndarray | None = None):
         """Kernel output tuple for ``order`` (or for the method's own order: submit order / METL)."""
+        try:
+            return self._build(order)
+        except ValueError as exc:
+            if isinstance(exc, FederationOptionError):
+                raise
+            raise FederationOptionError(
+                f"{self.jobs.name or 'package'}: a job can never start under {self.method} on {self.platform.name!r} "
+                f"({exc}; e.g. CBS taken literally needs a 75 % chunk in one cluster)") from None
+
+    def _build(self, order: np.ndarray | None):
         if self.method == "metl" and order is None:
             return build_metl(self.JA, self.PA, self.opts)
         if order is None:

@@ -215,3 +215,65 @@ def _finish(run: RunFolder, config: FederationRunConfig, jobs: FederatedJobs, sc
     run.write_text("orders.json", json.dumps([[int(v) for v in o] for o in sched.orders]) + "\n")
     run.write_text("result.json", json.dumps(result, indent=2) + "\n")
     return FederationRunResult(run.path, result, sched, packages=pkg_rows)
+
+
+def compare_federation(
+    base: FederationRunConfig,
+    platform: Platform,
+    out: str | Path,
+    *,
+    package_sizes: Sequence[int],
+    workloads: int,
+    methods: Sequence[str],
+    executor_spec: str | None = "serial",
+    workers: int | None = None,
+    on_run: Callable[[str, int, str], None] | None = None,
+    progress: Callable[[str], Any] | None = None,
+) -> list[dict[str, Any]]:
+    """The paper's comparison: ``workloads`` consecutive windows of ``base.jobs`` jobs from
+    ``base.offset`` (Wk-1, Wk-2, ...), every method and package size, each a run folder
+    ``out/p{size}/Wk-{i}/{method}`` (resumable); writes results.json, table.md and the figures.
+
+    ``progress(label)`` may return a dict of run_federation callbacks (on_start, on_generation,
+    on_evaluation) for that run.
+    """
+    from ..report.federation import comparison_table_md, plot_by_package_size, plot_makespan
+    from .run import atomic_write_text
+
+    if base.jobs is None:
+        raise RunError("compare needs --jobs (the size of each workload window)")
+    if workloads < 1:
+        raise RunError(f"--workloads must be >= 1, got {workloads}")
+    for m in methods:
+        if m not in METHODS:
+            raise RunError(f"unknown method {m!r}; choose among {', '.join(METHODS)}")
+    out = Path(out)
+    windows = []
+    for w in range(workloads):  # load and check every window before any run starts
+        cfg = FederationRunConfig(**{**base.__dict__, "offset": base.offset + w * base.jobs, "method": methods[0],
+                                     "package_size": package_sizes[0]})
+        jobs = load_jobs(cfg)
+        jobs.check_fits(platform)
+        windows.append((f"Wk-{w + 1}", cfg.offset, jobs))
+    rows: list[dict[str, Any]] = []
+    for size in package_sizes:
+        for label, offset, jobs in windows:
+            for m in methods:
+                cfg = FederationRunConfig(**{**base.__dict__, "offset": offset, "method": m, "package_size": size})
+                if on_run is not None:
+                    on_run(label, size, m)
+                callbacks = progress(f"p{size} {label} {m}") if progress is not None else {}
+                res = run_federation(cfg, platform, out / f"p{size}" / label / m, executor_spec=executor_spec,
+                                     workers=workers, jobs=jobs, **(callbacks or {}))
+                if res.interrupted:
+                    raise KeyboardInterrupt
+                rows.append({"workload": label, "offset": offset, **res.result})
+    atomic_write_text(out / "results.json", json.dumps(rows, indent=2) + "\n")
+    atomic_write_text(out / "table.md", comparison_table_md(rows))
+    for size in package_sizes:
+        sub = [r for r in rows if r["package_size"] == size]
+        plot_makespan(out / f"makespan_p{size}.png", sub,
+                      f"makespan per workload, packages of {size} jobs ({platform.name})")
+    if len(package_sizes) > 1 and any(m.startswith("ga") for m in methods):
+        plot_by_package_size(out / "ga_by_package_size.png", rows, "GA makespan and time by package size")
+    return rows

@@ -243,6 +243,49 @@ def _current_slowdown(i, JA, PA, jk, loads, spcpu):
     return (1.0 - sigma) * spcpu[i] + sigma * spcom
 
 
+# ------------------------------------------------------------------------------- finish heap (static model)
+
+
+@njit
+def _before(finish, a, b):
+    return finish[a] < finish[b] or (finish[a] == finish[b] and a < b)
+
+
+@njit
+def _heap_push(h, n, j, finish):
+    """Insert job j into the binary min-heap h[:n] keyed by (finish, job); returns the new size."""
+    i = n
+    h[i] = j
+    while i > 0:
+        parent = (i - 1) // 2
+        if _before(finish, h[i], h[parent]):
+            h[i], h[parent] = h[parent], h[i]
+            i = parent
+        else:
+            break
+    return n + 1
+
+
+@njit
+def _heap_pop(h, n, finish):
+    """Remove and return the first job of the heap h[:n] (new size is n - 1)."""
+    top = h[0]
+    n -= 1
+    h[0] = h[n]
+    i = 0
+    while True:
+        a, b, m = 2 * i + 1, 2 * i + 2, i
+        if a < n and _before(finish, h[a], h[m]):
+            m = a
+        if b < n and _before(finish, h[b], h[m]):
+            m = b
+        if m == i:
+            break
+        h[i], h[m] = h[m], h[i]
+        i = m
+    return top
+
+
 # ------------------------------------------------------------------------------- state changes
 
 
@@ -280,13 +323,14 @@ def _commit(j, now, cnt, JA, PA, ST, OUT, dynamic):
         finish[j] = now
         _release(j, JA, PA, ST, OUT)
         return
-    run[counters[0]] = j
-    counters[0] += 1
-    if dynamic:
+    if dynamic:  # running jobs in a list, rates refreshed at every event
+        run[counters[0]] = j
+        counters[0] += 1
         remaining[j] = JA[1][j]
         _refresh_rates(JA, PA, ST, OUT)
-    else:
+    else:  # running jobs in a heap of fixed finish times
         finish[j] = now + JA[1][j] * spv
+        counters[0] = _heap_push(run, counters[0], j, finish)
 
 
 @njit
@@ -327,33 +371,34 @@ def _advance(now, JA, PA, ST, OUT, dynamic):
     free_cnt, slot, cfree, loads, run, counters, remaining, spcpu, cur_sp = ST
     finish = OUT[1]
     n = counters[0]
+    if not dynamic:
+        t = finish[run[0]]
+        while n > 0 and finish[run[0]] <= t:
+            i = _heap_pop(run, n, finish)
+            n -= 1
+            _release(i, JA, PA, ST, OUT)
+        counters[0] = n
+        return t
     t = np.inf
     for r in range(n):
         i = run[r]
-        f = finish[i] if not dynamic else now + remaining[i] * cur_sp[i]
+        f = now + remaining[i] * cur_sp[i]
         if f < t:
             t = f
-    if dynamic:
-        tol = _EPS * max(1.0, abs(t))
-        for r in range(n):
-            i = run[r]
-            f = now + remaining[i] * cur_sp[i]
-            if f <= t + tol:
-                remaining[i] = 0.0
-                finish[i] = t
-            else:
-                remaining[i] -= (t - now) / cur_sp[i]
+    tol = _EPS * max(1.0, abs(t))
     w = 0
     for r in range(n):
         i = run[r]
-        if finish[i] <= t and (not dynamic or remaining[i] == 0.0):
+        if now + remaining[i] * cur_sp[i] <= t + tol:
+            remaining[i] = 0.0
+            finish[i] = t
             _release(i, JA, PA, ST, OUT)
         else:
+            remaining[i] -= (t - now) / cur_sp[i]
             run[w] = i
             w += 1
     counters[0] = w
-    if dynamic:
-        _refresh_rates(JA, PA, ST, OUT)
+    _refresh_rates(JA, PA, ST, OUT)
     return t
 
 

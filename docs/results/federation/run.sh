@@ -4,7 +4,7 @@
 # re-running this script continues where it stopped. Usage: sh docs/results/federation/run.sh RUNS_DIR
 set -e
 RUNS=${1:-runs/federation}
-TRACE=../shared/workloads/HPC2N-2002-2.2-cln.swf.gz
+TRACE=${TRACE:-../shared/workloads/HPC2N-2002-2.2-cln.swf.gz}
 GENS=${GENS:-100}          # the paper: 500 (see README.md for what was run)
 LOCK="flock /work/wt/bench.lock"
 S=".venv/bin/schedlab federation"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
+
 import pytest
 
 from conftest import trace_path
@@ -110,3 +112,24 @@ def test_run_json_and_compare(tmp_path, capsys):
         assert (tmp_path / "cmp" / png).read_bytes()[:4] == b"\x89PNG"
     assert main(["federation", "compare", trace, "--jobs", "60", "--workloads", "1", "--methods", "jpr,nope",
                  "--out", str(tmp_path / "c2")]) == 2
+
+
+def test_given_communication_attributes(tmp_path, capsys):
+    from schedlab.optimize.federation_run import FederationRunConfig, load_jobs
+
+    trace = str(trace_path("HPC2N-2002-2.2-cln.swf.gz"))
+    drawn = load_jobs(FederationRunConfig(trace=trace, method="jpr", package_size=5, jobs=5))
+    comm = tmp_path / "comm.csv"
+    comm.write_text("id,sigma,ptbw\n" + "".join(f"{i},{0.1 * k},{k + 1}\n" for k, i in enumerate(drawn.id)))
+    given = load_jobs(FederationRunConfig(trace=trace, method="jpr", package_size=5, jobs=5, comm_file=str(comm)))
+    assert given.sigma.tolist() == pytest.approx([0.0, 0.1, 0.2, 0.3, 0.4]) and given.ptbw.tolist() == [1, 2, 3, 4, 5]
+    assert given.tasks.tolist() == drawn.tasks.tolist() and not np.allclose(given.sigma, drawn.sigma)
+    args = ["federation", "run", trace, "--method", "jpr", "--package-size", "5", "--jobs", "6", "--comm", str(comm),
+            "--out", str(tmp_path / "r")]
+    assert main(args) == 2  # the 6th job has no line
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{comm}: no line for job" in err and "1 job(s) of the window missing" in err
+    comm.write_text("id,sigma,ptbw\n1,0.5\n")
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{comm}:2: expected id,sigma,ptbw" in err

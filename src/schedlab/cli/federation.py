@@ -41,7 +41,8 @@ def _range(text: str, name: str) -> tuple[float, float]:
 
 def _config(trace: str, method: str, package_size: int, jobs: Optional[int], offset: int, procs: Optional[int],
             comm_seed: int, sigma: str, ptbw: str, dynamic: bool, metl_loss: str, cbs_cap: bool, generations: int,
-            pop: int, p_mutation: float, p_crossover: float, mutation_reading: str, seed: int):
+            pop: int, p_mutation: float, p_crossover: float, mutation_reading: str, seed: int,
+            comm_file: Optional[str] = None):
     from ..federation.model import FederationOptions
     from ..optimize.federation_ga import FederationGAConfig
     from ..optimize.federation_run import FederationRunConfig
@@ -54,6 +55,7 @@ def _config(trace: str, method: str, package_size: int, jobs: Optional[int], off
         options=FederationOptions(dynamic=dynamic, metl_loss=metl_loss, cbs_cap_chunk=cbs_cap),
         ga=FederationGAConfig(generations=generations, pop=pop, p_mutation=p_mutation, p_crossover=p_crossover,
                               mutation_reading=mutation_reading, seed=seed),
+        comm_file=None if comm_file is None else str(Path(comm_file).resolve()),
     )
 
 
@@ -98,6 +100,7 @@ _O = {
     "jobs": typer.Option(None, "--jobs", help="Number of jobs (the first after --offset, in submit order, of the cleaned trace)."),
     "offset": typer.Option(0, "--offset", help="Skip this many jobs of the cleaned trace first."),
     "procs": typer.Option(None, "--procs", help="Machine size when the trace has no MaxProcs header."),
+    "comm_file": typer.Option(None, "--comm", help="CSV id,sigma,ptbw giving each job's communication attributes (instead of drawing them)."),
     "comm_seed": typer.Option(0, "--comm-seed", help="Seed of the per-job communication draws (sigma_j, PTBW_j)."),
     "sigma": typer.Option("0.1,0.5", "--sigma", help="sigma_j ~ U(LOW,HIGH): communication fraction (method-notes topic 6)."),
     "ptbw": typer.Option("1,10", "--ptbw", help="PTBW_j ~ U(LOW,HIGH): per-task inter-cluster bandwidth demand."),
@@ -146,6 +149,7 @@ def run_command(
     platform: str = PLATFORM,
     as_json: bool = typer.Option(False, "--json", help='Print {"method", "makespan", "jobs", "package_size", "seconds"}.'),
     jobs: Optional[int] = _O["jobs"], offset: int = _O["offset"], procs: Optional[int] = _O["procs"],
+    comm_file: Optional[str] = _O["comm_file"],
     comm_seed: int = _O["comm_seed"], sigma: str = _O["sigma"], ptbw: str = _O["ptbw"], dynamic: bool = _O["dynamic"],
     metl_loss: str = _O["metl_loss"], cbs_cap: bool = _O["cbs_cap"], generations: int = _O["generations"],
     pop: int = _O["pop"], p_mutation: float = _O["p_mutation"], p_crossover: float = _O["p_crossover"],
@@ -157,7 +161,7 @@ def run_command(
 
     pf = _platform(platform)
     cfg = _config(trace, method, package_size, jobs, offset, procs, comm_seed, sigma, ptbw, dynamic, metl_loss, cbs_cap,
-                  generations, pop, p_mutation, p_crossover, mutation_reading, seed)
+                  generations, pop, p_mutation, p_crossover, mutation_reading, seed, comm_file)
     bar = _Bar()
     try:
         res = run_federation(cfg, pf, out, executor_spec=_executor(workers, dask), **bar.callbacks(method))
@@ -184,6 +188,7 @@ def compare_command(
     methods: str = typer.Option("jpr,cbs,metl,ga-random,ga-metl", "--methods", help="Comma-separated methods."),
     platform: str = PLATFORM,
     offset: int = _O["offset"], procs: Optional[int] = _O["procs"],
+    comm_file: Optional[str] = _O["comm_file"],
     comm_seed: int = _O["comm_seed"], sigma: str = _O["sigma"], ptbw: str = _O["ptbw"], dynamic: bool = _O["dynamic"],
     metl_loss: str = _O["metl_loss"], cbs_cap: bool = _O["cbs_cap"], generations: int = _O["generations"],
     pop: int = _O["pop"], p_mutation: float = _O["p_mutation"], p_crossover: float = _O["p_crossover"],
@@ -198,7 +203,7 @@ def compare_command(
     if not names:
         raise FederationCliError("--methods: name at least one method")
     cfg = _config(trace, names[0], package_size[0], jobs, offset, procs, comm_seed, sigma, ptbw, dynamic, metl_loss,
-                  cbs_cap, generations, pop, p_mutation, p_crossover, mutation_reading, seed)
+                  cbs_cap, generations, pop, p_mutation, p_crossover, mutation_reading, seed, comm_file)
     bar = _Bar()
     try:
         compare_federation(cfg, pf, out, package_sizes=package_size, workloads=workloads, methods=names,

@@ -47,6 +47,8 @@ class FederationRunConfig:
     ptbw_range: tuple[float, float] = (1.0, 10.0)
     options: FederationOptions = field(default_factory=FederationOptions)
     ga: FederationGAConfig = field(default_factory=FederationGAConfig)
+    #: a CSV file ``id,sigma,ptbw`` giving sigma_j and PTBW_j per SWF job id instead of drawing them
+    comm_file: str | None = None
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -67,6 +69,9 @@ class FederationRunConfig:
         }
         if self.method in GA_METHODS:
             d["ga"] = self.ga.to_dict()
+        if self.comm_file is not None:  # only when given, so that run folders without it keep resuming
+            d["comm_file"] = self.comm_file
+            d["comm_file_sha256"] = hashlib.sha256(Path(self.comm_file).read_bytes()).hexdigest()
         return d
 
 
@@ -82,10 +87,36 @@ def load_jobs(config: FederationRunConfig) -> FederatedJobs:
     if config.jobs is not None and stop - config.offset < config.jobs:
         raise WorkloadError(f"{config.trace}: asked for {config.jobs} jobs from {config.offset}, only {stop - config.offset} left")
     w = w.take(np.arange(config.offset, stop))
+    given = read_comm_file(config.comm_file, w.id) if config.comm_file is not None else (None, None)
     jobs = FederatedJobs.from_workload(w, seed=config.comm_seed, sigma_range=config.sigma_range,
-                                       ptbw_range=config.ptbw_range)
+                                       ptbw_range=config.ptbw_range, sigma=given[0], ptbw=given[1])
     return FederatedJobs(jobs.id, jobs.submit, jobs.tasks, jobs.base, jobs.sigma, jobs.ptbw,
                          f"{Path(config.trace).name} jobs {config.offset + 1}-{stop}")
+
+
+def read_comm_file(path: str, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """sigma_j and PTBW_j of the jobs ``ids`` from a CSV ``id,sigma,ptbw`` (header line first); one-line errors."""
+    try:
+        lines = Path(path).read_text().splitlines()
+    except OSError as exc:
+        raise WorkloadError(f"{path}: cannot read the communication file ({exc.strerror or exc})") from None
+    if not lines or [c.strip() for c in lines[0].split(",")] != ["id", "sigma", "ptbw"]:
+        raise WorkloadError(f"{path}:1: the first line must be the header id,sigma,ptbw")
+    table: dict[int, tuple[float, float]] = {}
+    for no, line in enumerate(lines[1:], 2):
+        if not line.strip():
+            continue
+        try:
+            a, b, c = line.split(",")
+            table[int(a)] = (float(b), float(c))
+        except ValueError:
+            raise WorkloadError(f"{path}:{no}: expected id,sigma,ptbw (an integer and two numbers), got {line!r}") from None
+        if not (0.0 <= table[int(a)][0] <= 1.0) or not table[int(a)][1] >= 0.0:
+            raise WorkloadError(f"{path}:{no}: sigma must lie in [0, 1] and ptbw be >= 0, got {line!r}")
+    missing = [int(i) for i in ids if int(i) not in table]
+    if missing:
+        raise WorkloadError(f"{path}: no line for job {missing[0]} ({len(missing)} job(s) of the window missing)")
+    return (np.array([table[int(i)][0] for i in ids]), np.array([table[int(i)][1] for i in ids]))
 
 
 def jobs_fingerprint(jobs: FederatedJobs) -> str:

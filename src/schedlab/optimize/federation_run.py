@@ -306,5 +306,5 @@ def compare_federation(
         plot_makespan(out / f"makespan_p{size}.png", sub,
                       f"makespan per workload, packages of {size} jobs ({platform.name})")
     if len(package_sizes) > 1 and any(m.startswith("ga") for m in methods):
-        plot_by_package_size(out / "ga_by_package_size.png", rows, "GA makespan and time by package size")
+        plot_by_package_size(out / "ga_by_package_size.png", rows, "GA makespan (bars) and GA time (lines) by package size")
     return rows

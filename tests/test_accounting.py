@@ -139,6 +139,8 @@ def test_torque_by_hand():
         (7200, -1, -1, -1, -1, -1),  # 2006: Q and S only: still running at the end of the log
     }
     assert w.id.tolist() == [1, 2, 3, 4, 5, 6]  # ids with [..] are not numbers: renumbered in submit order
+    # the running job 2006 (Q and S records only) gets alice's number from its S record; 2002 (no S) none
+    assert w.user[5] == w.user[0] and w.queue[5] == w.queue[0] and w.user[1] == -1
     _, rep = clean(w)
     assert (rep.cancelled, rep.runtime, rep.runtime_above_estimate, rep.jobs_out) == (2, 1, 1, 3)
 

@@ -125,6 +125,7 @@ def parse_pbs(path: str | os.PathLike, *, procs: int | None = None, tz: str | No
     ended: dict[str, tuple[int, dict[str, str]]] = {}
     queued: dict[str, float] = {}
     deleted: dict[str, float] = {}
+    started: dict[str, dict[str, str]] = {}  # S record attributes (user, group, queue of jobs without E)
     for lineno0, line in enumerate(lines):
         lineno = lineno0 + 1
         if not line.strip():
@@ -143,6 +144,8 @@ def parse_pbs(path: str | os.PathLike, *, procs: int | None = None, tz: str | No
                 except ValueError as exc:
                     raise SWFError(path, lineno, f"bad record date {date!r}: {exc}") from None
                 (queued if kind == "Q" else deleted).setdefault(job, when)
+            elif kind == "S":
+                started[job] = _attrs(rest)
             continue
         if "[]" in job:
             report.skip("array parent E records")
@@ -204,9 +207,10 @@ def parse_pbs(path: str | os.PathLike, *, procs: int | None = None, tz: str | No
         rows["req_procs"].append(-1)
         rows["estimate"].append(-1.0)
         rows["status"].append(5 if job in deleted else -1)
-        rows["user"].append(-1)
-        rows["unix_group"].append(-1)
-        rows["queue"].append(-1)
+        a = started.get(job, {})
+        rows["user"].append(names["user"](a.get("user", "")))
+        rows["unix_group"].append(names["group"](a.get("group", "")))
+        rows["queue"].append(names["queue"](a.get("queue", "")))
     numeric = [j.split(".", 1)[0] for j in ids]
     rows["id"] = [int(i) for i in numeric] if all(i.isdigit() for i in numeric) and len(set(numeric)) == len(numeric) else None
     w = build_workload(path, rows, fmt="pbs", zone=zone, procs=procs, report=report, names={"queue": names["queue"]})

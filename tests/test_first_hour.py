@@ -86,7 +86,7 @@ def test_options_mean_one_thing_across_verbs():
             takes_trace += 1
             flags = {o for p in cmd.params for o in p.opts}
             assert {"--procs", "--months", "--scale-to", "--calibrate-load"} <= flags, path
-    assert takes_trace == 9  # simulate, compare, evolve greedy/compare, workload info/clean/cut/group/scale
+    assert takes_trace == 11  # simulate, compare, evolve greedy/compare, workload info/clean/cut/group/scale, federation run/compare
 
 
 MISTAKES = [

@@ -12,6 +12,7 @@ import typer
 
 from ..errors import SchedlabError
 from .main import stopped, sub_app
+from .options import CALIBRATE_LOAD, DASK, MONTHS, PROCS, SCALE_TO, SEED, WORKERS, TraceOptions, executor_spec
 
 federation_app = sub_app("federation", "Heterogeneous federations: slowdown model, JPR / CBS / METL and the GA over job packages.")
 platform_app = typer.Typer(name="platform", help="Federated platforms (clusters, node powers, links).",
@@ -42,29 +43,31 @@ def _range(text: str, name: str) -> tuple[float, float]:
 def _config(trace: str, method: str, package_size: int, jobs: Optional[int], offset: int, procs: Optional[int],
             comm_seed: int, sigma: str, ptbw: str, dynamic: bool, metl_loss: str, cbs_cap: bool, generations: int,
             pop: int, p_mutation: float, p_crossover: float, mutation_reading: str, seed: int,
-            comm_file: Optional[str] = None):
+            comm_file: Optional[str] = None, trace_options: Optional[TraceOptions] = None):
     from ..federation.model import FederationOptions
     from ..optimize.federation_ga import FederationGAConfig
     from ..optimize.federation_run import FederationRunConfig
 
-    p = Path(trace)
+    opts = trace_options or TraceOptions(procs)
     return FederationRunConfig(
-        trace=str(p.resolve()) if p.exists() else trace, method=method, package_size=package_size, jobs=jobs,
+        trace=trace, method=method, package_size=package_size, jobs=jobs,
         offset=offset, procs=procs, comm_seed=comm_seed, sigma_range=_range(sigma, "--sigma"),
         ptbw_range=_range(ptbw, "--ptbw"),
         options=FederationOptions(dynamic=dynamic, metl_loss=metl_loss, cbs_cap_chunk=cbs_cap),
         ga=FederationGAConfig(generations=generations, pop=pop, p_mutation=p_mutation, p_crossover=p_crossover,
                               mutation_reading=mutation_reading, seed=seed),
         comm_file=None if comm_file is None else str(Path(comm_file).resolve()),
+        months=opts.months, scale_to=opts.scale_to, calibrate_load=opts.calibrate_load,
     )
 
 
-def _executor(workers: int, dask: Optional[str]) -> str:
-    if workers < 1:
-        raise FederationCliError(f"--workers must be >= 1, got {workers}")
-    if dask:
-        return "dask" if dask == "local" else f"dask:{dask}"
-    return "serial" if workers == 1 else f"processes:{workers}"
+def _executor(workers: Optional[int], dask: Optional[str]) -> str:
+    spec, workers = executor_spec(workers, dask)
+    if spec is not None:
+        return spec
+    if workers == 1:
+        return "serial"
+    return "processes" if workers is None else f"processes:{workers}"
 
 
 class _Bar:
@@ -99,7 +102,10 @@ class _Bar:
 _O = {
     "jobs": typer.Option(None, "--jobs", help="Number of jobs (the first after --offset, in submit order, of the cleaned trace)."),
     "offset": typer.Option(0, "--offset", help="Skip this many jobs of the cleaned trace first."),
-    "procs": typer.Option(None, "--procs", help="Machine size when the trace has no MaxProcs header."),
+    "procs": PROCS,
+    "months": MONTHS,
+    "scale_to": SCALE_TO,
+    "calibrate_load": CALIBRATE_LOAD,
     "comm_file": typer.Option(None, "--comm", help="CSV id,sigma,ptbw giving each job's communication attributes (instead of drawing them)."),
     "comm_seed": typer.Option(0, "--comm-seed", help="Seed of the per-job communication draws (sigma_j, PTBW_j)."),
     "sigma": typer.Option("0.1,0.5", "--sigma", help="sigma_j ~ U(LOW,HIGH): communication fraction (method-notes topic 6)."),
@@ -112,9 +118,9 @@ _O = {
     "p_mutation": typer.Option(0.01, "--p-mutation", help="Mutation probability (paper: 1 %)."),
     "p_crossover": typer.Option(0.8, "--p-crossover", help="Crossover probability (paper: 80 %)."),
     "mutation_reading": typer.Option("individual", "--mutation-reading", help="individual (one swap per mutated offspring) or gene."),
-    "seed": typer.Option(0, "--seed", help="GA seed."),
-    "workers": typer.Option(1, "--workers", help="Local worker processes evaluating GA individuals."),
-    "dask": typer.Option(None, "--dask", help="Dask scheduler address, scheduler file, or 'local'."),
+    "seed": SEED,
+    "workers": WORKERS,
+    "dask": DASK,
 }
 
 
@@ -148,12 +154,13 @@ def run_command(
     out: Path = typer.Option(..., "--out", help="Run folder (re-running the same command resumes it)."),
     platform: str = PLATFORM,
     as_json: bool = typer.Option(False, "--json", help='Print {"method", "makespan", "jobs", "package_size", "seconds"}.'),
-    jobs: Optional[int] = _O["jobs"], offset: int = _O["offset"], procs: Optional[int] = _O["procs"],
+    jobs: Optional[int] = _O["jobs"], offset: int = _O["offset"], procs: Optional[int] = _O["procs"], months: Optional[int] = _O["months"],
+    scale_to: Optional[int] = _O["scale_to"], calibrate_load: bool = _O["calibrate_load"],
     comm_file: Optional[str] = _O["comm_file"],
     comm_seed: int = _O["comm_seed"], sigma: str = _O["sigma"], ptbw: str = _O["ptbw"], dynamic: bool = _O["dynamic"],
     metl_loss: str = _O["metl_loss"], cbs_cap: bool = _O["cbs_cap"], generations: int = _O["generations"],
     pop: int = _O["pop"], p_mutation: float = _O["p_mutation"], p_crossover: float = _O["p_crossover"],
-    mutation_reading: str = _O["mutation_reading"], seed: int = _O["seed"], workers: int = _O["workers"],
+    mutation_reading: str = _O["mutation_reading"], seed: int = _O["seed"], workers: Optional[int] = _O["workers"],
     dask: Optional[str] = _O["dask"],
 ) -> None:
     """Schedule a workload's packages with one method; makespan summed over the packages."""
@@ -161,7 +168,8 @@ def run_command(
 
     pf = _platform(platform)
     cfg = _config(trace, method, package_size, jobs, offset, procs, comm_seed, sigma, ptbw, dynamic, metl_loss, cbs_cap,
-                  generations, pop, p_mutation, p_crossover, mutation_reading, seed, comm_file)
+                  generations, pop, p_mutation, p_crossover, mutation_reading, seed, comm_file,
+                  TraceOptions(procs, months, scale_to, calibrate_load))
     bar = _Bar()
     try:
         res = run_federation(cfg, pf, out, executor_spec=_executor(workers, dask), **bar.callbacks(method))
@@ -186,12 +194,13 @@ def compare_command(
     workloads: int = typer.Option(6, "--workloads", help="Number of consecutive windows (Wk-1, Wk-2, ...)."),
     methods: str = typer.Option("jpr,cbs,metl,ga-random,ga-metl", "--methods", help="Comma-separated methods."),
     platform: str = PLATFORM,
-    offset: int = _O["offset"], procs: Optional[int] = _O["procs"],
+    offset: int = _O["offset"], procs: Optional[int] = _O["procs"], months: Optional[int] = _O["months"],
+    scale_to: Optional[int] = _O["scale_to"], calibrate_load: bool = _O["calibrate_load"],
     comm_file: Optional[str] = _O["comm_file"],
     comm_seed: int = _O["comm_seed"], sigma: str = _O["sigma"], ptbw: str = _O["ptbw"], dynamic: bool = _O["dynamic"],
     metl_loss: str = _O["metl_loss"], cbs_cap: bool = _O["cbs_cap"], generations: int = _O["generations"],
     pop: int = _O["pop"], p_mutation: float = _O["p_mutation"], p_crossover: float = _O["p_crossover"],
-    mutation_reading: str = _O["mutation_reading"], seed: int = _O["seed"], workers: int = _O["workers"],
+    mutation_reading: str = _O["mutation_reading"], seed: int = _O["seed"], workers: Optional[int] = _O["workers"],
     dask: Optional[str] = _O["dask"],
 ) -> None:
     """Makespan per workload and method (table + bar charts as the paper's Figs. 1, 4, 5)."""
@@ -202,7 +211,8 @@ def compare_command(
     if not names:
         raise FederationCliError("--methods: name at least one method")
     cfg = _config(trace, names[0], package_size[0], jobs, offset, procs, comm_seed, sigma, ptbw, dynamic, metl_loss,
-                  cbs_cap, generations, pop, p_mutation, p_crossover, mutation_reading, seed, comm_file)
+                  cbs_cap, generations, pop, p_mutation, p_crossover, mutation_reading, seed, comm_file,
+                  TraceOptions(procs, months, scale_to, calibrate_load))
     bar = _Bar()
     try:
         compare_federation(cfg, pf, out, package_sizes=package_size, workloads=workloads, methods=names,

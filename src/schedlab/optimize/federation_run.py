@@ -49,6 +49,10 @@ class FederationRunConfig:
     ga: FederationGAConfig = field(default_factory=FederationGAConfig)
     #: a CSV file ``id,sigma,ptbw`` giving sigma_j and PTBW_j per SWF job id instead of drawing them
     comm_file: str | None = None
+    #: the shared trace options (``--months``, ``--scale-to``, ``--calibrate-load``), applied before the window
+    months: int | None = None
+    scale_to: int | None = None
+    calibrate_load: bool = False
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -69,6 +73,9 @@ class FederationRunConfig:
         }
         if self.method in GA_METHODS:
             d["ga"] = self.ga.to_dict()
+        for key in ("months", "scale_to", "calibrate_load"):  # only when given, so older run folders keep resuming
+            if getattr(self, key):
+                d[key] = getattr(self, key)
         if self.comm_file is not None:  # only when given, so that run folders without it keep resuming
             d["comm_file"] = self.comm_file
             d["comm_file_sha256"] = hashlib.sha256(Path(self.comm_file).read_bytes()).hexdigest()
@@ -79,7 +86,15 @@ def load_jobs(config: FederationRunConfig) -> FederatedJobs:
     """The cleaned trace's jobs [offset, offset + jobs) in submit order, with their communication draws."""
     from ..workload import load_trace
 
-    w = load_trace(config.trace, procs=config.procs)
+    w = load_trace(config.trace, procs=config.procs, months=config.months)
+    if config.scale_to is not None and config.calibrate_load:
+        from ..sim.calibrate import load_target, scale_to_util
+
+        w, _ = scale_to_util(w, config.scale_to, load_target(w, config.scale_to))
+    elif config.scale_to is not None:
+        from ..workload import scale
+
+        w = scale(w, config.scale_to)
     n = len(w)
     if config.offset >= n:
         raise WorkloadError(f"{config.trace}: --offset {config.offset} but the cleaned trace has {n} jobs")

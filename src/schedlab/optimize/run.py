@@ -86,8 +86,9 @@ def config_differences(stored: dict[str, Any], given: dict[str, Any]) -> list[st
     name of the same data are the same trace."""
     a, b = _canonical(stored), _canonical(given)
     if "data_sha256" in a and a.get("data_sha256") == b.get("data_sha256"):
-        a.pop("traces", None)
-        b.pop("traces", None)
+        for key in ("traces", "trace"):
+            a.pop(key, None)
+            b.pop(key, None)
     keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
     return [f"{k}: stored {_short(stored.get(k))}, given {_short(given.get(k))}" for k in keys]
 

@@ -108,6 +108,18 @@ def test_run_json_and_compare(tmp_path, capsys):
         for wk in ("Wk-1", "Wk-2"):
             mk = {r["method"]: r["makespan"] for r in rows if r["package_size"] == size and r["workload"] == wk}
             assert mk["ga-metl"] <= mk["metl"]
+    # every schedule of the comparison, read back from its run folder, through the federated validator
+    from schedlab.federation.platform import default_platform
+    from schedlab.federation.validate import validate_federated
+    from schedlab.optimize.federation_ga import FederationGAConfig
+    from schedlab.optimize.federation_run import FederationRunConfig, run_federation
+
+    for r in rows:
+        cfg = FederationRunConfig(trace=trace, method=r["method"], package_size=r["package_size"], jobs=60,
+                                  offset=r["offset"], ga=FederationGAConfig(generations=2, pop=6, seed=1))
+        res = run_federation(cfg, default_platform(), tmp_path / "cmp" / f"p{r['package_size']}" / r["workload"] / r["method"])
+        validate_federated(res.schedule)
+        assert res.schedule.makespan == pytest.approx(r["makespan"])
     for png in ("makespan_p30.png", "makespan_p60.png", "ga_by_package_size.png"):
         assert (tmp_path / "cmp" / png).read_bytes()[:4] == b"\x89PNG"
     assert main(["federation", "compare", trace, "--jobs", "60", "--workloads", "1", "--methods", "jpr,nope",

@@ -89,6 +89,17 @@ def _install_payload(payload: Any) -> None:
     _WORKER_PAYLOAD = payload
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    _die_with_parent()
+
+
+def _die_with_parent() -> None:
+    """Linux: a worker gets SIGKILL when its driver dies (e.g. SIGKILLed), instead of idling orphaned."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux / no glibc: workers exit when their queue breaks
+        pass
 
 
 def _call_with_worker_payload(fn: Callable[[Any, Any], Any], item: Any) -> Any:

@@ -11,7 +11,6 @@ Run (under the shared lock)::
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -21,18 +20,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
+from bench_grid import _median_time as median_time  # noqa: E402  (one warm-up, then the median of repeat timed runs)
 from schedlab.federation import FederationOptions, PackageProblem, default_platform  # noqa: E402
 from schedlab.optimize.federation_run import FederationRunConfig, load_jobs  # noqa: E402
-
-
-def _median(fn, repeat: int) -> float:
-    fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def main() -> None:
@@ -53,8 +43,8 @@ def main() -> None:
     rng = np.random.default_rng(0)
     orders = [rng.permutation(len(jobs)) for _ in range(args.repeat)]
     it = iter(range(10**9))
-    fit = _median(lambda: prob.makespan(orders[next(it) % len(orders)]), args.repeat)
-    metl = _median(prob.metl_order, max(3, args.repeat // 5))
+    fit = median_time(lambda: prob.makespan(orders[next(it) % len(orders)]), args.repeat)
+    metl = median_time(prob.metl_order, max(3, args.repeat // 5))
     rows = [(int(t), float(b), float(s), float(p)) for t, b, s, p in zip(jobs.tasks, jobs.base, jobs.sigma, jobs.ptbw)]
     cols = (pf.node_cluster, pf.node_power, pf.bandwidth)
     t0 = time.perf_counter()

@@ -97,3 +97,22 @@ def popen_stoppable(cmd: list[str], **kwargs):
     kwargs.setdefault("stderr", subprocess.PIPE)
     kwargs.setdefault("text", True)
     return subprocess.Popen(cmd, start_new_session=True, preexec_fn=_default_sigint, **kwargs)
+
+
+def run(capsys, *argv):
+    """``schedlab ARGV...`` in-process: (exit code, stdout, stderr)."""
+    from schedlab.cli.main import main
+
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_line_error(code, err, *words):
+    """Exit 2 with exactly one line ``error: ...`` naming every word, and no traceback."""
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    for word in words:
+        assert word in lines[0], (word, lines[0])
+    assert "Traceback" not in err

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from schedlab.cli.main import main
+from conftest import one_line_error, run
 from schedlab.cli.simulate import JSON_KEYS
 from schedlab.errors import WorkloadError
 from schedlab.metrics import compute_metrics
@@ -24,20 +24,6 @@ def lublin_swf(tmp_path_factory):
     path = tmp_path_factory.mktemp("lublin") / "l.swf"
     write_swf(lublin(600, 128, seed=35), path)
     return path
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_line_error(code, err, *words):
-    assert code == 2
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), err
-    for word in words:
-        assert word in lines[0], (word, lines[0])
 
 
 def test_json_has_usual_keys_and_time_sharing_keys_matching_the_api(capsys, lublin_swf):

@@ -8,8 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from conftest import trace_path
-from schedlab.cli.main import main
+from conftest import one_line_error, run, trace_path
 from schedlab.cli.simulate import CSV_KEYS, JSON_KEYS, SCHEDULE_COLUMNS
 from schedlab.metrics import Objective, compute_metrics
 from schedlab.sim import simulate
@@ -30,21 +29,6 @@ def kth_cut(tmp_path_factory):
     path = tmp_path_factory.mktemp("kth") / "KTH-2months.swf"
     write_swf(cut_months(read_trace(str(KTH)), 2), path)
     return path
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_line_error(code, err, *words):
-    assert code == 2
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), err
-    for word in words:
-        assert word in lines[0], (word, lines[0])
-    assert "Traceback" not in err
 
 
 def write_swf(path, rows, max_procs=4):

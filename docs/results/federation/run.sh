@@ -7,7 +7,7 @@ set -e
 RUNS=${1:-runs/federation}
 TRACE=${TRACE:-../shared/workloads/HPC2N-2002-2.2-cln.swf.gz}
 GENS=${GENS:-20}           # GA generations of the comparison (the paper: 500; see README.md)
-LOCK=${LOCK:-}             # e.g. LOCK="flock /tmp/bench.lock" on a shared machine
+LOCK=${LOCK:-}             # e.g. LOCK="flock bench.lock" on a shared machine
 S=".venv/bin/schedlab federation"
 mkdir -p "$RUNS"
 

@@ -20,7 +20,7 @@ from schedlab.sim import Machine, simulate, validate_schedule
 from schedlab.strategy import Strategy
 from schedlab.workload import load_trace, write_swf
 
-from conftest import trace_path
+from conftest import popen_stoppable, trace_path
 
 OBJ = "10*AWRT1 + 4*AWRT2"
 
@@ -100,20 +100,25 @@ def test_sigkill_or_ctrl_c_then_same_command_ends_like_uninterrupted(tmp_path, k
     assert _history(killed) == _history(tmp_path / "whole")
     assert (killed / "best.json").read_text() == (tmp_path / "whole" / "best.json").read_text()
 
-    # Ctrl-C: stops cleanly after a checkpoint (exit 130, one line), and the same command resumes
-    stopped = tmp_path / "ctrl-c"
-    args_c = _args(kth_file, stopped, "--generations", "5")
-    victim = subprocess.Popen(cmd + args_c, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 120
-    while time.time() < deadline and not ((stopped / "history.csv").exists() and len(_history(stopped)) >= 3):
-        time.sleep(0.02)
-    victim.send_signal(signal.SIGINT)
-    _, err = victim.communicate(timeout=60)
-    assert victim.returncode == 130
-    assert "interrupted: checkpoint saved" in err and "Traceback" not in err
-    assert 2 <= len(_history(stopped)) - 1 < 5
-    assert subprocess.run(cmd + args_c, capture_output=True, timeout=300).returncode == 0
-    assert _history(stopped) == _history(tmp_path / "whole")
+    # Ctrl-C and SIGTERM (batch systems): stop cleanly after a checkpoint (one line, exit 130 / 143),
+    # and the same command resumes to the uninterrupted result
+    for signum, code, name in ((signal.SIGINT, 130, "Ctrl-C"), (signal.SIGTERM, 143, "SIGTERM")):
+        stopped = tmp_path / name
+        args_c = _args(kth_file, stopped, "--generations", "5")
+        victim = popen_stoppable(cmd + args_c, env=env)
+        deadline = time.time() + 120
+        while time.time() < deadline and not ((stopped / "history.csv").exists() and len(_history(stopped)) >= 3):
+            time.sleep(0.02)
+        victim.send_signal(signum)
+        _, err = victim.communicate(timeout=60)
+        assert victim.returncode == code, err
+        assert err.strip().splitlines()[-1] == (f"interrupted by {name}: checkpoint saved in {stopped}; "
+                                                "re-run the same command to resume")
+        assert "Traceback" not in err
+        assert 2 <= len(_history(stopped)) - 1 < 5
+        assert subprocess.run(cmd + args_c, capture_output=True, timeout=300).returncode == 0
+        assert _history(stopped) == _history(tmp_path / "whole")
+        assert (stopped / "best.json").read_text() == (tmp_path / "whole" / "best.json").read_text()
 
 
 def _one_error_line(capsys) -> str:
@@ -170,12 +175,14 @@ def test_cmaes_run_and_compare_on_other_workloads(tmp_path, kth_file, capsys):
     assert len(best.order.criteria) == 3 and best.dispatch == "fcfs"
     other = tmp_path / "ctc-month1.swf"
     write_swf(load_trace(str(trace_path("CTC-SP2-1996-3.1-cln.swf.gz")), months=1), other)
-    rows_path = tmp_path / "rows.json"
     capsys.readouterr()
-    assert main(["evolve", "compare", str(out / "best.json"), str(kth_file), str(other), "--objective", OBJ,
-                 "--json", str(rows_path)]) == 0
-    rows = json.loads(rows_path.read_text())
-    assert len(rows) == 2 and "improvement" in capsys.readouterr().out
+    assert main(["evolve", "compare", str(out / "best.json"), str(kth_file), str(other), "--objective", OBJ]) == 0
+    assert "improvement" in capsys.readouterr().out
+    assert main(["evolve", "compare", str(out / "best.json"), str(kth_file), str(other), "--objective", OBJ, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["strategy"] == best.label and doc["objective_expression"] == str(Objective(OBJ))
+    rows = doc["rows"]
+    assert len(rows) == 2 and [r["workload"] for r in rows] == ["kth-month1", "ctc-month1"]
     for row, trace in zip(rows, (kth_file, other)):
         w = load_trace(str(trace))
         m = Machine(w.machine_procs)

@@ -6,18 +6,23 @@ import json
 
 import pytest
 
+from conftest import require_workloads
 from schedlab.cli.main import main
 from schedlab.grid.setups import SETUPS, load_grid, parse_site, resolve_site_trace
 from schedlab.grid.sim import simulate_grid
 
 SITES = ["--site", "KTH-SP2:100", "--site", "SDSC-SP2:128", "--months", "1"]
+#: two sites of the bundled trace: errors that do not depend on the shared traces
+BARE = ["--site", "KTH-SP2:100", "--site", "KTH-SP2:100", "--months", "1"]
 
 
 @pytest.mark.parametrize("exchange", ["none", "pool", "rq"])
 def test_simulate_json(capsys, exchange):
+    require_workloads()  # SDSC-SP2 is a shared trace
     assert main(["grid", "simulate", *SITES, "--exchange", exchange, "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert set(doc) == {"sites", "AWRT"}
+    assert set(doc) == {"grid", "months", "exchange", "sites", "AWRT"}
+    assert doc["exchange"] == exchange and doc["months"] == 1 and doc["grid"] == "KTH-SP2:100 SDSC-SP2:128"
     assert [s["name"] for s in doc["sites"]] == ["KTH-SP2", "SDSC-SP2"]
     for s in doc["sites"]:
         assert set(s) == {"name", "procs", "jobs", "AWRT", "UTIL", "migrated_in", "migrated_out"}
@@ -28,12 +33,14 @@ def test_simulate_json(capsys, exchange):
 
 
 def test_simulate_table(capsys):
+    require_workloads()
     assert main(["grid", "simulate", *SITES, "--exchange", "rq"]) == 0
     out = capsys.readouterr().out
     assert "KTH-SP2" in out and "SDSC-SP2" in out and "overall" in out
 
 
 def test_setups_are_table_1():
+    require_workloads()  # resolve_site_trace looks in the shared folder
     assert SETUPS["I"] == (("KTH-SP2", 100), ("SDSC-SP2", 128))
     assert SETUPS["IV"] == (("SDSC-BLUE", 1152), ("SDSC-DS", 1664))
     assert resolve_site_trace("CTC-SP2").name == "CTC-SP2-1996-3.1-cln.swf.gz"
@@ -49,11 +56,11 @@ def test_setups_are_table_1():
         (["grid", "simulate", "--site", "KTH-SP2:x", "--site", "KTH-SP2:5"], "not a whole number"),
         (["grid", "simulate", "--site", "KTH-SP2", "--site", "KTH-SP2:5"], "expected TRACE:PROCS"),
         (["grid", "simulate", "--site", "NOPE:10", "--site", "KTH-SP2:5"], "NOPE: no such file"),
-        (["grid", "simulate", *SITES, "--exchange", "steal"], "--exchange 'steal'"),
-        (["grid", "pareto", *SITES, "--out", "/proc/no/such", "--generations", "0"], "--generations must be"),
-        (["grid", "pareto", *SITES, "--out", "/proc/x", "--generations", "1", "--pop", "4"], "/proc/x"),
-        (["grid", "pareto", *SITES, "--out", "/tmp/never", "--p-rand", "1.5"], "--p-rand must lie in [0, 1]"),
-        (["grid", "pareto", *SITES, "--out", "/tmp/never", "--seed-with", "easy"], "--seed-with: cannot seed"),
+        (["grid", "simulate", *BARE, "--exchange", "steal"], "--exchange 'steal'"),
+        (["grid", "pareto", *BARE, "--out", "/proc/no/such", "--generations", "0"], "--generations must be"),
+        (["grid", "pareto", *BARE, "--out", "/proc/x", "--generations", "1", "--pop", "4"], "/proc/x"),
+        (["grid", "pareto", *BARE, "--out", "/tmp/never", "--p-rand", "1.5"], "--p-rand must lie in [0, 1]"),
+        (["grid", "pareto", *BARE, "--out", "/tmp/never", "--seed-with", "easy"], "--seed-with: cannot seed"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(capsys, args, message):
@@ -63,6 +70,7 @@ def test_bad_input_is_one_line_exit_2(capsys, args, message):
 
 
 def test_pareto_cli_writes_the_run_folder(capsys, tmp_path):
+    require_workloads()
     out = tmp_path / "run"
     assert main(["grid", "pareto", *SITES, "--out", str(out), "--generations", "2", "--pop", "4", "--seed", "3"]) == 0
     assert "front points after 2 generations (8 evaluations)" in capsys.readouterr().out
@@ -73,6 +81,11 @@ def test_pareto_cli_writes_the_run_folder(capsys, tmp_path):
     assert set(refs) == {"none", "pool", "rq"}
     front = (out / "front.csv").read_text().splitlines()
     assert front[0] == "AWRT_KTH-SP2,AWRT_SDSC-SP2,jobs_KTH-SP2,jobs_SDSC-SP2,migrated" and len(front) >= 2
+    # report.html: the front, the hypervolume and per site the schedule plots of no exchange vs RQ
+    page = (out / "report.html").read_text()
+    for name in ("front.png", "hypervolume.png", "site1_gantt.png", "site1_waits.png", "site2_utilisation.png"):
+        assert f'src="{name}"' in page and (out / name).stat().st_size > 0
+    assert "Site 2 (SDSC-SP2)" in page and "no exchange (EASY)" in (out / "site1_plots.html").read_text()
 
 
 def test_front_vs_references_gap():

@@ -12,6 +12,7 @@ import time
 import numpy as np
 import pytest
 
+from conftest import require_workloads
 from schedlab.errors import RunError
 from schedlab.grid.partition import PartitionProblem
 from schedlab.optimize.grid_pareto import pareto
@@ -32,6 +33,7 @@ SITES = ["KTH-SP2:100", "SDSC-SP2:128"]
 
 @pytest.fixture(scope="module")
 def grid():
+    require_workloads()  # SDSC-SP2 is a shared trace
     return load_grid(sites=SITES, months=1)
 
 
@@ -149,6 +151,7 @@ def _cli(out, generations):
 
 
 def test_resume_after_sigkill_ends_like_uninterrupted(tmp_path):
+    require_workloads()  # SDSC-SP2 is a shared trace
     gens = 15
     whole = tmp_path / "whole"
     assert subprocess.run(_cli(whole, gens), capture_output=True, timeout=300).returncode == 0

@@ -9,6 +9,7 @@ import pytest
 
 from schedlab.errors import WorkloadError
 from schedlab.grid.partition import PartitionProblem, evaluate_partition, split_trace
+from conftest import require_workloads
 from schedlab.grid.setups import load_grid
 from schedlab.metrics import compute_metrics
 from schedlab.sim import Machine, simulate, validate_schedule
@@ -18,6 +19,7 @@ from schedlab.strategy.model import Strategy
 @pytest.fixture(scope="module")
 def grid():
     # one month of KTH-SP2 (100 procs) and SDSC-SP2 (128 procs)
+    require_workloads()  # SDSC-SP2 is a shared trace
     return load_grid(sites=["KTH-SP2:100", "SDSC-SP2:128"], months=1)
 
 
@@ -44,6 +46,7 @@ def test_evaluation_equals_simulating_split_traces(grid, seed):
 
 
 def test_veto_sends_too_wide_jobs_home():
+    require_workloads()
     grid = load_grid(sites=["KTH-SP2:100", "CTC-SP2:430"], months=1)
     problem = PartitionProblem.from_trace(grid)
     everything_to_kth = np.zeros(len(grid), dtype=np.int8)

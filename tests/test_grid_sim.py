@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from grid_naive import naive_grid
 from schedlab.errors import WorkloadError
 from schedlab.grid.kernel import EXCHANGES, grid_kernel
+from conftest import require_workloads
 from schedlab.grid.setups import load_sites
 from schedlab.grid.sim import GridTrace, Site, check_site_schedules, simulate_grid
 from schedlab.metrics import compute_metrics
@@ -150,6 +151,7 @@ def test_pool_origin_may_still_start_its_pooled_job():
 # ---------------------------------------------------------------------------- real traces
 @pytest.fixture(scope="module")
 def real_sites():
+    require_workloads()  # SDSC-SP2 is a shared trace
     return load_sites([("KTH-SP2", 100), ("SDSC-SP2", 128)], months=1)
 
 

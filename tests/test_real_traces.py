@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from conftest import WORKLOADS, trace_path
+from conftest import WORKLOADS, require_workloads, trace_path
 from schedlab.cli.main import main
 from schedlab.workload import load_trace, read_swf, workload_info
 
@@ -28,6 +28,7 @@ def manifest() -> dict[str, dict]:
     return rows
 
 
+require_workloads()  # every test here is about the shared traces: skip (or fail in CI) the module without them
 MANIFEST = manifest()
 _CACHE: dict[str, object] = {}
 

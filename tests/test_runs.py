@@ -142,7 +142,7 @@ def test_different_config_is_refused_and_nothing_is_touched(tmp_path):
     optimize(RunFolder(tmp_path / "r", {"seed": 1}), lambda: SelfAdaptiveES([0], [1], mu=1, lam=2, seed=1),
              bumpy, SerialExecutor(0.0), 2)
     before = {p.name: (p.stat().st_mtime_ns, p.read_bytes()) for p in (tmp_path / "r").iterdir()}
-    with pytest.raises(RunError, match=r"different config \(differs in seed\)"):
+    with pytest.raises(RunError, match=r"different config \(seed: stored 1, given 2\)"):
         RunFolder(tmp_path / "r", {"seed": 2})
     # library versions and the executor do not change results: not part of the identity
     RunFolder(tmp_path / "r", {"seed": 1, "executor": "dask", "versions": {"numpy": "0"}})

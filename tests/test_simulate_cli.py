@@ -8,9 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from conftest import trace_path
-from schedlab.cli.main import main
-from schedlab.cli.simulate import JSON_KEYS, SCHEDULE_COLUMNS
+from conftest import one_line_error, run, trace_path
+from schedlab.cli.simulate import CSV_KEYS, JSON_KEYS, SCHEDULE_COLUMNS
 from schedlab.metrics import Objective, compute_metrics
 from schedlab.sim import simulate
 from schedlab.sim.model import Machine
@@ -30,21 +29,6 @@ def kth_cut(tmp_path_factory):
     path = tmp_path_factory.mktemp("kth") / "KTH-2months.swf"
     write_swf(cut_months(read_trace(str(KTH)), 2), path)
     return path
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_line_error(code, err, *words):
-    assert code == 2
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), err
-    for word in words:
-        assert word in lines[0], (word, lines[0])
-    assert "Traceback" not in err
 
 
 def write_swf(path, rows, max_procs=4):
@@ -85,7 +69,11 @@ def test_json_has_exactly_the_keys_and_agrees_with_compute_metrics(capsys, tmp_p
     assert_same_metrics(row, metrics)
     assert row["jobs"] == len(s.workload) and row["procs"] == 100
     assert row["objective"] == pytest.approx(10 * metrics["AWRT1"] + 4 * metrics["AWRT2"])
-    assert row["sim_seconds"] > 0
+    assert row["sim_seconds"] > 0 and row["compile_seconds"] >= 0
+    # batch results can be told apart: what was simulated is in the document
+    assert row["trace"] == "KTH-SP2-1996-2.1-cln" and row["strategy"] == "easy"
+    assert row["objective_expression"] == str(Objective("10*AWRT1 + 4*AWRT2"))
+    assert row["trace_options"] == {"procs": None, "months": None, "scale_to": None, "calibrate_load": False}
     # the schedule file: one row per job, the columns in order, the starts of the in-test run
     with open(out_csv, newline="") as fh:
         rows = list(csv.DictReader(fh))
@@ -202,7 +190,8 @@ def test_compare_table_and_csv_agree_with_the_api(capsys, tmp_path, kth_cut):
     with open(out_csv, newline="") as fh:
         rows = list(csv.DictReader(fh))
     assert [r["strategy"] for r in rows] == policies
-    assert tuple(rows[0])[1:] == JSON_KEYS
+    assert tuple(rows[0])[1:] == CSV_KEYS
+    assert all(r["jobs"].isdigit() and r["procs"].isdigit() for r in rows)  # counts as whole numbers
     from schedlab.cli.simulate import parse_policy
 
     objective = Objective("AWRT1 + AWRT")

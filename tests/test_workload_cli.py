@@ -51,7 +51,7 @@ def test_cut_group_scale(capsys, tmp_path):
     g = read_swf(tmp_path / "g.swf")
     assert code == 0 and "share of runtime*procs" in out
     assert np.array_equal(g.group, load_trace("KTH-SP2").group) and set(g.group.tolist()) == {1, 2, 3, 4, 5}
-    code, out, _ = run(capsys, "scale", str(tmp_path / "k1.swf"), "--procs", "400", "--seed", "3", "--q", "0", "-o", str(tmp_path / "s.swf"))
+    code, out, _ = run(capsys, "scale", str(tmp_path / "k1.swf"), "--scale-to", "400", "--scale-seed", "3", "--q", "0", "-o", str(tmp_path / "s.swf"))
     s = read_swf(tmp_path / "s.swf")
     cleaned, _ = clean(k1)
     assert code == 0 and s.machine_procs == 400 and len(s) == len(cleaned)  # q = 0: every job enlarged once
@@ -77,7 +77,7 @@ def test_missing_procs_and_other_errors(capsys, tmp_path):
     code, _, err = run(capsys, "info", str(tmp_path / "missing.swf"))
     assert code == 2 and "no such file" in err and "KTH-SP2" in err
     code, _, err = run(capsys, "cut", "KTH-SP2", "--months", "0", "-o", str(tmp_path / "c.swf"))
-    assert code == 2 and "months must be a positive integer" in err
+    assert code == 2 and "--months must be a positive whole number" in err
     code, _, err = run(capsys, "clean", "KTH-SP2", "--missing-estimate", "zero", "-o", str(tmp_path / "c.swf"))
     assert code == 2 and "missing_estimate" in err
     code, _, err = run(capsys, "cut", "KTH-SP2", "-o", str(tmp_path / "c.swf"))  # usage error: no traceback

@@ -1,7 +1,9 @@
 """Atomic file writes: a temporary file in the target's folder, then ``os.replace``.
 
 Every file schedlab writes for a person (SWF traces, schedules, tables, run folders, figures)
-goes through here, so an interrupted write never leaves a half-written file behind.
+goes through here, so an interrupted write never leaves a half-written file behind. The file gets
+the mode an ordinary ``open(path, "w")`` would give it (0666 less the umask), not the 0600 of a
+temporary file, so colleagues and web servers can read reports as the user's umask allows.
 """
 
 from __future__ import annotations
@@ -13,12 +15,27 @@ from pathlib import Path
 from typing import Any
 
 
+def _umask() -> int:
+    """The process umask, read without changing it where Linux tells it (else set and restored at once)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_bytes(path: str | os.PathLike, data: bytes, *, fsync: bool = True) -> Path:
     """Write ``data`` to ``path`` atomically (temp file in the same folder, fsync, os.replace)."""
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600 files
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             if fsync:

@@ -11,7 +11,8 @@ from rich.table import Table
 
 from ..metrics import DEFAULT_OBJECTIVE
 from ..strategy.registry import OPTIMIZERS
-from .main import sub_app
+from .main import stopped, sub_app
+from .options import AS_JSON, CALIBRATE_LOAD, DASK, MONTHS, PROCS, SCALE_TO, SEED, WORKERS, TraceOptions, executor_spec
 
 evolve_app = sub_app("evolve", "Evolve scheduling strategies for an owner's objective (greedy-es-sorting-criteria).")
 
@@ -22,12 +23,6 @@ def _out() -> Console:
     """stdout console at least 120 columns wide, so the comparison table never truncates numbers."""
     width = Console().width
     return Console(width=max(width, 120))
-
-
-def _executor_spec(workers: Optional[int], dask: Optional[str]) -> tuple[Optional[str], Optional[int]]:
-    if dask:
-        return ("dask" if dask == "local" else f"dask:{dask}"), workers
-    return None, workers
 
 
 class _Progress:
@@ -92,25 +87,36 @@ def greedy(
     mu: int = typer.Option(15, "--mu", help="parents"),
     lam: int = typer.Option(105, "--lambda", help="offspring per generation"),
     optimizer: str = typer.Option("es", "--optimizer", help="; ".join(f"{o.name}: {o.help}" for o in OPTIMIZERS)),
-    seed: int = typer.Option(0, "--seed", help="random seed of the optimizer"),
-    procs: Optional[int] = typer.Option(None, "--procs", help="machine size override when reading the traces"),
-    scale_to: Optional[int] = typer.Option(None, "--scale-to", help="scale every trace to this many processors"),
-    months: Optional[int] = typer.Option(None, "--months", help="train on the first N months of each trace only"),
-    calibrate_load: bool = typer.Option(False, "--calibrate-load", help="with --scale-to: raise the scaling factor until EASY's UTIL hits the published / original one"),
+    seed: int = SEED,
+    procs: Optional[int] = PROCS,
+    months: Optional[int] = MONTHS,
+    scale_to: Optional[int] = SCALE_TO,
+    calibrate_load: bool = CALIBRATE_LOAD,
     procedure: str = typer.Option("free", "--procedure", help="free (criterion per class searched), paper (4 runs + best of 64), or f1..f4 (that criterion in every class)"),
     gene_scale: str = typer.Option("linear", "--gene-scale", help="linear (paper) or log: genes of a, b spread over decades"),
-    workers: Optional[int] = typer.Option(None, "--workers", help="local worker processes (default: all cores; 1 = serial)"),
-    dask: Optional[str] = typer.Option(None, "--dask", help="Dask scheduler address, scheduler file, or 'local'"),
+    workers: Optional[int] = WORKERS,
+    dask: Optional[str] = DASK,
 ) -> None:
     """Evolve the parameters of the greedy sorting criteria for OBJECTIVE on the training TRACES."""
     from ..optimize.evolve import EvolveConfig, evolve_greedy
+    from ..strategy import Strategy
+    from .compiling import warm_simulation
+    from .simulate import DEFAULT_GREEDY
 
+    TraceOptions(procs, months, scale_to, calibrate_load)  # every option checked before anything is read or written
+    spec, workers = executor_spec(workers, dask)
     config = EvolveConfig(
         traces=tuple(traces), objective=objective, generations=generations, mu=mu, lam=lam, optimizer=optimizer,
         seed=seed, procs=procs, scale_to=scale_to, months=months, procedure=procedure,
         gene_scale=gene_scale, calibrate_load=calibrate_load,
     )
-    spec, workers = _executor_spec(workers, dask)
+    from ..metrics import Objective
+    from ..workload.load import resolve_trace
+
+    Objective(objective)  # cheap mistakes first: no compile wait before a typo's error
+    for trace in traces:
+        resolve_trace(trace)
+    warm_simulation(None, None, [Strategy("easy"), Strategy.greedy(DEFAULT_GREEDY)])
     bar = _Progress(lam)
     try:
         result = evolve_greedy(config, out, executor_spec=spec, workers=workers, on_start=bar.start, on_generation=bar.step,
@@ -118,8 +124,7 @@ def greedy(
     finally:
         bar.stop()
     if result.interrupted:
-        typer.echo(f"interrupted: checkpoint saved in {out}; re-run the same command to resume", err=True)
-        raise typer.Exit(130)
+        raise stopped(f"checkpoint saved in {out}; re-run the same command to resume")
     _out().print(_comparison_table(result.comparison, f"{result.best.label} vs EASY — {objective}"))
     typer.echo(f"best objective {result.best_f:.6g} after {result.evaluations} evaluations; best strategy: {out / 'best.json'}")
 
@@ -128,28 +133,31 @@ def greedy(
 def compare(
     strategy: Path = typer.Argument(..., help="trained strategy (best.json of a run)"),
     traces: list[str] = typer.Argument(..., help="workloads to apply it to"),
-    objective: str = typer.Option(DEFAULT_OBJECTIVE, "--objective"),
-    procs: Optional[int] = typer.Option(None, "--procs"),
-    scale_to: Optional[int] = typer.Option(None, "--scale-to"),
-    months: Optional[int] = typer.Option(None, "--months"),
-    calibrate_load: bool = typer.Option(False, "--calibrate-load", help="with --scale-to: calibrate each scaled trace's load (see evolve greedy)"),
-    json_out: Optional[Path] = typer.Option(None, "--json", help="also write the rows to this JSON file"),
+    objective: str = typer.Option(DEFAULT_OBJECTIVE, "--objective", help="objective over the metrics, minimised"),
+    procs: Optional[int] = PROCS,
+    months: Optional[int] = MONTHS,
+    scale_to: Optional[int] = SCALE_TO,
+    calibrate_load: bool = CALIBRATE_LOAD,
+    as_json: bool = AS_JSON,
 ) -> None:
     """Apply a trained strategy to other workloads: % improvement over EASY per workload and metric (Figs. 2-3)."""
     import json
 
     from ..optimize.evolve import EvolveConfig, compare_with_easy, load_training
-    from ..optimize.run import atomic_write_text
     from .simulate import load_strategy_file
 
+    opts = TraceOptions(procs, months, scale_to, calibrate_load)
     chosen = load_strategy_file(strategy)
     from ..metrics import Objective
 
-    Objective(objective)
+    obj = Objective(objective)
     config = EvolveConfig(traces=tuple(traces), objective=objective, procs=procs, scale_to=scale_to, months=months,
                           calibrate_load=calibrate_load)
     workloads, machines = load_training(config)
     rows = compare_with_easy(chosen, workloads, machines, objective)
+    if as_json:
+        doc = {"strategy": chosen.label, "strategy_file": str(strategy), "objective_expression": str(obj),
+               "trace_options": opts.to_dict(), "rows": rows}
+        typer.echo(json.dumps(doc, allow_nan=False))
+        return
     _out().print(_comparison_table(rows, f"{chosen.label} vs EASY — {objective}"))
-    if json_out is not None:
-        atomic_write_text(json_out, json.dumps(rows, indent=2) + "\n")

@@ -10,7 +10,8 @@ from typing import List, Optional
 import typer
 
 from ..errors import SchedlabError
-from .main import sub_app
+from .main import stopped, sub_app
+from .options import DASK, SEED, WORKERS, executor_spec
 
 grid_app = sub_app("grid", "Grids of independent EASY sites: job exchange (none, POOL, RQ) and NSGA-II Pareto fronts of partitions.")
 
@@ -45,9 +46,15 @@ def simulate_command(
 
     if exchange not in EXCHANGES:
         raise GridOptionError(f"--exchange {exchange!r}: choose one of {', '.join(EXCHANGES)}")
-    summary = simulate_grid(_trace(setup, site, months), exchange).summary()
+    from .compiling import warm_grid
+
+    trace = _trace(setup, site, months)
+    warm_grid(trace, [exchange])
+    summary = simulate_grid(trace, exchange).summary()
     if as_json:
-        typer.echo(json.dumps({"sites": summary["sites"], "AWRT": summary["AWRT"]}))
+        doc = {"grid": setup.upper() if setup else " ".join(site or ()), "months": months or None, "exchange": exchange,
+               "sites": summary["sites"], "AWRT": summary["AWRT"]}
+        typer.echo(json.dumps(doc))
         return
     from rich.console import Console
     from rich.table import Table
@@ -70,26 +77,27 @@ def pareto_command(
     months: int = MONTHS,
     generations: int = typer.Option(200, "--generations", help="NSGA-II generations (the initial population is 1)."),
     pop: int = typer.Option(70, "--pop", help="Population size mu."),
-    seed: int = typer.Option(1, "--seed", help="Random seed of the run."),
+    seed: int = SEED,
     p_rand: float = typer.Option(0.1, "--p-rand", help="Random mutation: probability that a gene moves to another site."),
     seed_with: str = typer.Option("", "--seed-with", help="Also start from the partitions these exchange policies realise: pool, rq or rq,pool (not in the paper)."),
-    workers: int = typer.Option(1, "--workers", help="Local worker processes evaluating partitions."),
-    dask: Optional[str] = typer.Option(None, "--dask", help="Dask scheduler address (tcp://host:port) or scheduler file."),
+    workers: Optional[int] = WORKERS,
+    dask: Optional[str] = DASK,
 ) -> None:
     """NSGA-II Pareto front of AWRT per site over job-to-site partitions (paper's operators); resumable."""
     from ..optimize.grid_pareto import pareto
     from ..optimize.nsga2_grid import GridNSGA2Config
 
-    if generations < 1 or pop < 2 or workers < 1:
-        raise GridOptionError("--generations must be >= 1, --pop >= 2 and --workers >= 1")
+    if generations < 1 or pop < 2:
+        raise GridOptionError("--generations must be >= 1 and --pop >= 2")
     if not 0.0 <= p_rand <= 1.0:
         raise GridOptionError(f"--p-rand must lie in [0, 1], got {p_rand}")
-    if dask and workers != 1:
-        raise GridOptionError("give either --dask or --workers, not both")
-    executor = f"dask:{dask}" if dask else ("serial" if workers == 1 else f"processes:{workers}")
+    executor, workers = executor_spec(workers, dask)
     label = setup.upper() if setup else " ".join(site or ())
     config = GridNSGA2Config(pop=pop, generations=generations, seed=seed, p_rand=p_rand, seed_with=seed_with)
     trace = _trace(setup, site, months)
+    from .compiling import warm_grid
+
+    warm_grid(trace, ["none", "pool", "rq"])
 
     def show(row: dict) -> None:
         best = ", ".join(f"{row[k]:,.0f}" for k in row if k.startswith("best_AWRT"))
@@ -99,9 +107,27 @@ def pareto_command(
             err=True,
         )
 
-    result = pareto(trace, out, config, executor=executor, label=label, on_generation=show)
+    result = pareto(trace, out, config, executor=executor, workers=workers, label=label, on_generation=show)
     if result.interrupted:
-        typer.echo(f"interrupted after generation {result.generations}; re-run the same command to resume", err=True)
-        raise typer.Exit(130)
+        raise stopped(f"checkpoint of generation {result.generations} saved in {out}; re-run the same command to resume")
+    _grid_report(out, trace)
     typer.echo(f"wrote {out}: {len(result.front_F)} front points after {result.generations} generations "
-               f"({result.evaluations} evaluations)")
+               f"({result.evaluations} evaluations), report.html")
+
+
+def _grid_report(out: Path, trace) -> None:
+    """report.html of the run, with schedule plots per site of the no-exchange (EASY) and RQ grids."""
+    from ..grid.sim import simulate_grid
+    from ..metrics.per_job import job_table
+    from ..report.grid_report import write_grid_report
+    from ..report.schedule_plots import write_schedule_plots
+
+    grids = {"no exchange (EASY)": simulate_grid(trace, "none"), "RQ": simulate_grid(trace, "rq")}
+    plots = {}
+    for k, name in enumerate(trace.names):
+        tables = {label: job_table(g.site_schedule(k)) for label, g in grids.items()}
+        paths = write_schedule_plots(tables, int(trace.site_procs[k]), out, title=f"site {name}", prefix=f"site{k + 1}_")
+        plots[f"{k + 1} ({name})"] = [p.name for p in paths]
+    config = json.loads((Path(out) / "config.json").read_text())
+    comparison = json.loads((Path(out) / "comparison.json").read_text())
+    write_grid_report(out, config, comparison, plots)

@@ -17,6 +17,31 @@ app = typer.Typer(
 )
 
 
+def version() -> str:
+    """schedlab's installed version (and the git commit when run from a checkout)."""
+    from importlib import metadata
+
+    try:
+        text = metadata.version("schedlab")
+    except metadata.PackageNotFoundError:  # pragma: no cover - source tree without install
+        text = "unknown"
+    return text
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"schedlab {version()}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    show_version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                      help="Print schedlab's version and exit."),
+) -> None:
+    """Develop online scheduling strategies for parallel machines and grids on real workload traces."""
+
+
 def sub_app(name: str, help: str) -> typer.Typer:
     """A verb's sub-command group (``schedlab NAME ...``), registered on :data:`app`."""
     sub = typer.Typer(name=name, help=help, **_FLAGS)
@@ -26,20 +51,40 @@ def sub_app(name: str, help: str) -> typer.Typer:
 
 def _register() -> None:
     # Each verb lives in its own module; importing it registers its commands on `app`.
-    from . import evolve, grid, simulate, workload  # noqa: F401
+    from . import evolve, federation, grid, plot, simulate, workload  # noqa: F401
+
+
+_stop_reported: list[bool] = []
+
+
+def stopped(what: str) -> typer.Exit:
+    """One line saying what a stop by Ctrl-C or SIGTERM left behind; the Exit to raise (130 / 143)."""
+    from .._signals import exit_code, stop_reason
+
+    _stop_reported.append(True)
+    typer.echo(f"interrupted by {stop_reason()}: {what}", err=True)
+    return typer.Exit(exit_code())
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: run the CLI, turning every SchedlabError into one clear line and exit code 2."""
+    """Entry point: run the CLI, turning every SchedlabError into one clear line and exit code 2.
+
+    Ctrl-C ends with exit code 130, SIGTERM (batch systems at their time limit) with 143; long
+    runs stop after their last checkpoint and say so (:func:`stopped`).
+    """
+    from .._signals import EXIT_SIGINT, exit_code, stop_reason, stop_signals
+
     _register()
+    _stop_reported.clear()
     try:
-        rc = app(args=argv, standalone_mode=False)
+        with stop_signals():
+            rc = app(args=argv, standalone_mode=False)
     except SchedlabError as exc:
         typer.echo(f"error: {exc}", err=True)
         return 2
-    except (typer.Abort, KeyboardInterrupt):
-        typer.echo("aborted", err=True)
-        return 130
+    except (typer.Abort, KeyboardInterrupt) as exc:
+        typer.echo(f"stopped by {stop_reason(exc)}", err=True)
+        return exit_code(exc)
     except typer.Exit as exc:
         return exc.exit_code
     except Exception as exc:  # click usage errors
@@ -53,7 +98,11 @@ def main(argv: list[str] | None = None) -> int:
             exc.show()
             return 2
         raise
-    return rc if isinstance(rc, int) else 0  # click returns typer.Exit's code in non-standalone mode
+    rc = rc if isinstance(rc, int) else 0  # click returns typer.Exit's code in non-standalone mode
+    if rc == EXIT_SIGINT and not _stop_reported:  # typer turns KeyboardInterrupt (and so SIGTERM) into exit 130
+        typer.echo(f"stopped by {stop_reason()}", err=True)
+        return exit_code()
+    return rc
 
 
 if __name__ == "__main__":  # pragma: no cover

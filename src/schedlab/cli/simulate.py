@@ -13,26 +13,29 @@ import typer
 
 from ..errors import SchedlabError, StrategyError
 from ..metrics import DEFAULT_OBJECTIVE, METRIC_NAMES, Objective, compute_metrics
+from ..metrics.per_job import JOB_COLUMNS as SCHEDULE_COLUMNS
 from ..strategy import DISPATCH_RULES, STATIC_ORDERS, Criterion, Strategy, registry
 from .main import app
+from .options import AS_JSON, CALIBRATE_LOAD, MONTHS, PROCS, SCALE_TO, TRACE_HELP, FORMAT, OptionError, TraceOptions, check_output
 
-#: the keys of ``schedlab simulate --json``, in order
-JSON_KEYS: tuple[str, ...] = (*METRIC_NAMES, "objective", "sim_seconds")
+#: the columns of ``schedlab compare --csv``, in order
+CSV_KEYS: tuple[str, ...] = (*METRIC_NAMES, "objective", "sim_seconds")
+#: the keys of ``schedlab simulate --json``, in order: what was simulated, then the figures
+#: (``objective`` its value, ``objective_expression`` the formula; ``sim_seconds`` excludes compilation)
+JSON_KEYS: tuple[str, ...] = ("trace", "trace_options", "strategy", "objective_expression", *CSV_KEYS, "compile_seconds")
 #: the Greedy scheduler ``compare --policies greedy`` runs (greedy-es-sorting-criteria, f2 + FCFS):
 #: user-group priority K = (5, 4, 3, 2, 1), group 1 first, ties by submit time (a = b = 0). On KTH-SP2
 #: it beats EASY on the default objective 10*AWRT1 + 4*AWRT2 at the price of groups 3-5, as in the paper.
 DEFAULT_GREEDY = Criterion("f2", a=0.0, b=0.0, K=(5.0, 4.0, 3.0, 2.0, 1.0))
 DEFAULT_POLICIES = "fcfs,list,easy,conservative"
 #: columns dropped, in this order, when a comparison table is wider than the terminal
-_DROP_ORDER = ("mean_response", "mean_slowdown", "makespan", "AWWT", "AWRT5", "AWRT4", "AWRT3", "sim_seconds",
+_DROP_ORDER = ("mean_user_AWRT", "max_user_AWRT", "p95_wait", "max_wait", "mean_response", "mean_slowdown", "makespan", "AWWT", "AWRT5", "AWRT4", "AWRT3", "sim_seconds",
                "mean_bounded_slowdown", "mean_wait")
 
+#: the rigid engine's rules from the registry, plus the time-sharing engine (its own loop, sim/timeshare.py)
 POLICY_HELP = {r.name: r.help for r in registry.DISPATCH}
+POLICY_HELP["scojo"] = "SCOJO-PECT time sharing (--shares, --cycle, --no-smart-backfill; own engine)"
 ORDER_HELP = {o.name: o.help for o in registry.static_orders()}
-
-
-class OptionError(SchedlabError, ValueError):
-    """A command-line option with a value that cannot be used."""
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -73,44 +76,19 @@ def parse_policy(spec: str) -> Strategy:
     return Strategy(dispatch, order or "submit")
 
 
-def _load(trace: str, procs: Optional[int]):
-    """``load_trace(trace, procs=procs)``, refusing an explicit ``--procs`` narrower than some job."""
-    from ..errors import WorkloadError
-    from ..workload import clean, load_trace, read_trace
-
-    if procs is not None and procs <= 0:
-        raise OptionError(f"--procs must be a positive number of processors, got {procs}")
-    raw = read_trace(trace)
-    if procs is not None:
-        # cleaning drops jobs wider than the machine; with an explicit --procs that is a mistake
-        _, report = clean(raw, procs=procs)
-        if report.too_wide:
-            raise WorkloadError(
-                f"{trace}: {report.too_wide} jobs are wider than the machine (--procs {procs}); "
-                f"the widest needs {int(_widest(raw))} processors"
-            )
-    workload = load_trace(raw, procs=procs)
-    m = procs if procs is not None else workload.machine_procs
-    return workload, int(m)
-
-
-def _widest(raw) -> int:
-    from ..workload import job_width
-
-    return int(job_width(raw).max())
-
-
 def run_strategy(workload, procs: int, strategy: Strategy, *, kill: bool = True, repeat: int = 1):
     """Simulate ``repeat`` times; the schedule and the median engine time of simulate() alone."""
     from ..sim import simulate
     from ..sim.model import Machine
+    from ..sim.timeshare import ScojoConfig, simulate_scojo
 
     machine = Machine(procs)
+    sim = simulate_scojo if isinstance(strategy, ScojoConfig) else simulate  # --policy scojo: its own engine
     times = []
     schedule = None
     for _ in range(repeat):
         t0 = time.perf_counter()
-        schedule = simulate(workload, machine, strategy, kill=kill)
+        schedule = sim(workload, machine, strategy, kill=kill)
         times.append(time.perf_counter() - t0)
     return schedule, statistics.median(times)
 
@@ -163,26 +141,37 @@ def _check_options(objective: str, repeat: int, bound: float) -> Objective:
     return Objective(objective)
 
 
-def _describe(workload, procs: int, kill: bool) -> str:
+def _describe(workload, procs: int, kill: bool, opts: TraceOptions | None = None) -> str:
     name = workload.name or "trace"
     killing = "jobs killed at their estimate" if kill else "jobs run to completion (no killing)"
-    return f"{name}: {len(workload):,} jobs on {procs:,} processors, {killing}"
+    setup = opts.describe() if opts is not None else ""
+    return f"{name}{f' ({setup})' if setup else ''}: {len(workload):,} jobs on {procs:,} processors, {killing}"
 
 
 # ---------------------------------------------------------------------------- commands
 @app.command("simulate")
 def simulate_command(
-    trace: Optional[str] = typer.Argument(None, help="SWF trace: a path or a bundled name such as KTH-SP2."),
+    trace: Optional[str] = typer.Argument(None, help=TRACE_HELP),
     policy: str = typer.Option("easy", "--policy", "-p", help="fcfs | list | easy | conservative ('help' lists them)."),
-    order: str = typer.Option("submit", "--order", "-o", help="Queue order: submit | procs | estimate | group."),
+    order: str = typer.Option("submit", "--order", help="Queue order: submit | procs | estimate | group."),
     strategy_file: Optional[Path] = typer.Option(None, "--strategy", help="Strategy JSON file (overrides --policy/--order)."),
-    procs: Optional[int] = typer.Option(None, "--procs", "-m", help="Machine size m (default: the trace's)."),
+    procs: Optional[int] = PROCS,
+    months: Optional[int] = MONTHS,
+    scale_to: Optional[int] = SCALE_TO,
+    calibrate_load: bool = CALIBRATE_LOAD,
     objective: str = typer.Option(DEFAULT_OBJECTIVE, "--objective", help="Objective over metric names, e.g. '10*AWRT1 + 4*AWRT2'."),
     no_kill: bool = typer.Option(False, "--no-kill", help="Let jobs run past their estimate (default: kill at the estimate)."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of a table."),
+    as_json: bool = AS_JSON,
     repeat: int = typer.Option(1, "--repeat", help="Simulate N times; sim_seconds is the median."),
     bound: float = typer.Option(10.0, "--bound", help="Bounded-slowdown threshold in seconds."),
-    schedule_out: Optional[Path] = typer.Option(None, "--schedule-out", help="Write the schedule as CSV (one row per job)."),
+    fmt: Optional[str] = FORMAT,
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Also write the schedule's plots (utilisation, queue, Gantt, waits per group) and plots.html into this folder."),
+    schedule_out: Optional[Path] = typer.Option(None, "--schedule-out", help="Write the schedule, one row per job with wait, response, bounded slowdown and killed_at_estimate: CSV, or Parquet for a .parquet path."),
+    shares: Optional[str] = typer.Option(None, "--shares", help="scojo: class shares L,M,S summing to 1 (default 0.73,0.265,0.005)."),
+    cycle: Optional[float] = typer.Option(None, "--cycle", help="scojo: cycle length in seconds (default 3600)."),
+    no_smart_backfill: bool = typer.Option(False, "--no-smart-backfill", help="scojo: no smart backfilling of other classes."),
+    gantt: Optional[Path] = typer.Option(None, "--gantt", help="scojo: write a PNG of nodes over time (slices shaded)."),
+    gantt_window: Optional[str] = typer.Option(None, "--gantt-window", help="scojo: START,END of the --gantt window in s (default: 6 h from the first submit)."),
 ) -> None:
     """Simulate one strategy on a trace and print its metrics (UTIL in percent, times in seconds)."""
     if policy.strip().lower() == "help":
@@ -190,21 +179,51 @@ def simulate_command(
         return
     if trace is None:
         raise OptionError("missing TRACE: give an SWF file or a bundled name such as KTH-SP2")
+    opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
     obj = _check_options(objective, repeat, bound)
-    if schedule_out is not None and not Path(schedule_out).resolve().parent.is_dir():
-        raise OptionError(f"{schedule_out}: cannot write schedule: folder does not exist")
-    strategy = load_strategy_file(strategy_file) if strategy_file is not None else Strategy(policy, order)
-    workload, m = _load(trace, procs)
-    schedule, seconds = run_strategy(workload, m, strategy, kill=not no_kill, repeat=repeat)
-    row = score(schedule, obj, seconds, bound=bound)
     if schedule_out is not None:
-        write_schedule_csv(schedule, schedule_out)
+        check_output(schedule_out, "schedule")
+    extra: dict = {}
+    if policy.strip().lower() == "scojo" and strategy_file is None:  # the time-sharing engine (cli/scojo.py)
+        from .scojo import gantt_window_option, scojo_config
+
+        strategy = scojo_config(shares, cycle, not no_smart_backfill)
+        window = gantt_window_option(gantt, gantt_window)
+    else:
+        if shares is not None or cycle is not None or no_smart_backfill or gantt is not None or gantt_window is not None:
+            raise OptionError("--shares, --cycle, --no-smart-backfill and --gantt need --policy scojo")
+        strategy = load_strategy_file(strategy_file) if strategy_file is not None else Strategy(policy, order)
+    workload = opts.load(trace)
+    m = workload.machine_procs
+    from .compiling import warm_simulation
+
+    compile_seconds = warm_simulation(workload, m, [strategy], kill=not no_kill)
+    schedule, seconds = run_strategy(workload, m, strategy, kill=not no_kill, repeat=repeat)
+    if schedule.timeshare is not None:
+        from .scojo import scojo_keys
+
+        extra = scojo_keys(schedule)
+        if gantt is not None:
+            from ..report.gantt import gantt_figure
+
+            t0, t1 = window or (float(workload.submit.min()), float(workload.submit.min()) + 6 * 3600.0)
+            gantt_figure(schedule, t0, t1, gantt)
+    row = score(schedule, obj, seconds, bound=bound)
+    row.update(trace=workload.name or str(trace), trace_options=opts.to_dict(), strategy=strategy.label,
+               objective_expression=str(obj), compile_seconds=compile_seconds)
+    if schedule_out is not None:
+        write_schedule_csv(schedule, schedule_out, bound=bound)
+    if plot is not None:
+        from ..metrics.per_job import job_table
+        from ..report.schedule_plots import write_schedule_plots
+
+        write_schedule_plots({strategy.label: job_table(schedule, bound=bound)}, m, plot, title=_describe(workload, m, not no_kill))
     if as_json:
-        typer.echo(json.dumps({key: row[key] for key in JSON_KEYS}, allow_nan=False))
+        typer.echo(json.dumps({**{key: row[key] for key in JSON_KEYS}, **extra}, allow_nan=False))
         return
     _print_table(
         [(strategy.label, row)],
-        title=_describe(workload, m, not no_kill),
+        title=_describe(workload, m, not no_kill, opts),
         caption=f"objective: {obj} (lower is better)",
         label="strategy",
     )
@@ -212,21 +231,40 @@ def simulate_command(
 
 @app.command("compare")
 def compare_command(
-    trace: str = typer.Argument(..., help="SWF trace: a path or a bundled name such as KTH-SP2."),
-    policies: str = typer.Option(DEFAULT_POLICIES, "--policies", help="Comma-separated: POLICY[/ORDER], greedy, or FILE.json."),
-    procs: Optional[int] = typer.Option(None, "--procs", "-m", help="Machine size m (default: the trace's)."),
+    trace: Optional[str] = typer.Argument(None, help=TRACE_HELP),
+    policies: str = typer.Option(DEFAULT_POLICIES, "--policies", help="Comma-separated: POLICY or POLICY/ORDER, greedy, or FILE.json ('help' lists them)."),
+    procs: Optional[int] = PROCS,
+    months: Optional[int] = MONTHS,
+    scale_to: Optional[int] = SCALE_TO,
+    calibrate_load: bool = CALIBRATE_LOAD,
     objective: str = typer.Option(DEFAULT_OBJECTIVE, "--objective", help="Objective over metric names."),
     no_kill: bool = typer.Option(False, "--no-kill", help="Let jobs run past their estimate."),
     bound: float = typer.Option(10.0, "--bound", help="Bounded-slowdown threshold in seconds."),
     csv_out: Optional[Path] = typer.Option(None, "--csv", help="Also write the table as CSV (all metrics)."),
+    fmt: Optional[str] = FORMAT,
 ) -> None:
     """Simulate several strategies on one trace and print one table: rows strategies, columns metrics."""
+    if policies.strip().lower() == "help":
+        typer.echo(_policy_listing())
+        return
+    if trace is None:
+        raise OptionError("missing TRACE: give an SWF file or a bundled name such as KTH-SP2")
+    opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
     obj = _check_options(objective, 1, bound)
+    if csv_out is not None:
+        check_output(csv_out, "CSV table")
     specs = [s for s in (p.strip() for p in policies.split(",")) if s]
     if not specs:
         raise OptionError("--policies is empty; e.g. --policies fcfs,list,easy,conservative")
-    strategies = [parse_policy(s) for s in specs]  # all errors before the first simulation
-    workload, m = _load(trace, procs)
+    from .scojo import SCOJO_POLICIES, scojo_config
+
+    strategies = [scojo_config(smart_backfill=SCOJO_POLICIES[s]) if s in SCOJO_POLICIES else parse_policy(s)
+                  for s in specs]  # all errors before the first simulation
+    workload = opts.load(trace)
+    m = workload.machine_procs
+    from .compiling import warm_simulation
+
+    compile_seconds = warm_simulation(workload, m, strategies, kill=not no_kill)
     rows = []
     from rich.console import Console
 
@@ -238,24 +276,28 @@ def compare_command(
     if csv_out is not None:
         from ..report.table import write_metrics_csv
 
-        write_metrics_csv(csv_out, rows, columns=JSON_KEYS)
+        write_metrics_csv(csv_out, rows, columns=CSV_KEYS)
+    compiled = f"; kernels compiled/loaded in {compile_seconds:.1f} s (not in sim s)" if compile_seconds >= 0.5 else ""
     _print_table(
         rows,
-        title=_describe(workload, m, not no_kill),
-        caption=f"objective: {obj}; lower is better except UTIL; best of each column in green",
+        title=_describe(workload, m, not no_kill, opts),
+        caption=f"objective: {obj}; lower is better except UTIL; best of each column in green{compiled}",
         label="strategy",
     )
 
 
-SCHEDULE_COLUMNS: tuple[str, ...] = ("id", "submit", "start", "finish", "procs", "runtime", "estimate", "user", "group")
-
-
-def write_schedule_csv(schedule, path: Path) -> Path:
-    """The schedule as CSV, one row per job (columns :data:`SCHEDULE_COLUMNS`), written atomically."""
+def write_schedule_csv(schedule, path: Path, *, bound: float = 10.0) -> Path:
+    """The schedule, one row per job (:data:`SCHEDULE_COLUMNS`: the schedule plus wait, response,
+    bounded slowdown and killed_at_estimate), written atomically: Parquet for ``.parquet`` paths,
+    else CSV."""
+    from .._atomic import atomic_write_bytes
+    from ..metrics.per_job import job_table
     from ..report.table import write_text_atomic
 
-    df = schedule.to_dataframe()[list(SCHEDULE_COLUMNS)]
+    df = job_table(schedule, bound=bound)
     try:
+        if str(path).lower().endswith(".parquet"):
+            return atomic_write_bytes(path, df.to_parquet(index=False))
         return write_text_atomic(path, df.to_csv(index=False, lineterminator="\n"))
     except OSError as exc:
         raise OptionError(f"{path}: cannot write schedule: {exc.strerror or exc}") from None

@@ -1,4 +1,4 @@
-"""`schedlab workload` commands: info, clean, cut, group, scale (thin layer over schedlab.workload)."""
+"""`schedlab workload` commands: info, clean, cut, group, scale, convert, fetch (thin layer over schedlab.workload)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,11 @@ import typer
 
 from ..errors import WorkloadError
 from .main import sub_app
+from .options import DEFAULT_SEED, AS_JSON, CALIBRATE_LOAD, FORMAT, MONTHS, OUTPUT, PROCS, SCALE_TO, TRACE_HELP, OptionError, TraceOptions, check_output, positive
 
-workload_app = sub_app("workload", "Inspect and prepare SWF workload traces: info, clean, cut, group, scale.")
+workload_app = sub_app("workload", "Inspect and prepare workload traces: info, clean, cut, group, scale, convert (Slurm/PBS), fetch.")
 
-TRACE = typer.Argument(..., help="SWF trace (.swf or .swf.gz) or a bundled name such as KTH-SP2.")
-OUT = typer.Option(..., "--output", "-o", help="Output SWF file (.gz to compress); written atomically.")
-PROCS = typer.Option(None, "--procs", "-m", help="Machine size m (overrides the header's MaxProcs/MaxNodes).")
+TRACE = typer.Argument(..., help=TRACE_HELP)
 
 
 def _console():
@@ -26,33 +25,49 @@ def _console():
     return console if console.is_terminal else Console(file=sys.stdout, width=200)
 
 
-def _check_procs(procs: Optional[int]) -> None:
-    if procs is not None and procs <= 0:
-        raise WorkloadError(f"--procs must be a positive number of processors, got {procs}")
+def _write(workload, output: Path) -> None:
+    """Write the trace atomically, the output path checked first; then one line saying what was written."""
+    from ..workload import write_swf
+
+    write_swf(workload, output)
+    typer.echo(f"wrote {output} ({len(workload):,} jobs, {workload.machine_procs} processors)")
 
 
-def _done(out: Path, workload) -> None:
-    typer.echo(f"wrote {out} ({len(workload):,} jobs, {workload.machine_procs} processors)")
+def _reshaped(workload, opts: TraceOptions):
+    """``--months`` then ``--scale-to`` of a cleaned workload (the verb's own step comes first)."""
+    from ..workload import assign_groups, cut_months
+
+    if opts.months is not None:
+        workload = assign_groups(cut_months(workload, opts.months))
+    return opts.rescale(workload)
 
 
 @workload_app.command("info")
 def info_command(
     trace: str = TRACE,
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of a table."),
+    as_json: bool = AS_JSON,
     procs: Optional[int] = PROCS,
+    months: Optional[int] = MONTHS,
+    scale_to: Optional[int] = SCALE_TO,
+    calibrate_load: bool = CALIBRATE_LOAD,
+    fmt: Optional[str] = FORMAT,
 ) -> None:
-    """Summarise a trace: jobs, machine size, span, offered load, estimates, users, user groups."""
+    """Summarise a trace: jobs, machine size, span, offered load, estimates, users, user groups.
+
+    With --months or --scale-to, the summary is of the trace as simulate would run it (cleaned, cut, scaled).
+    """
     from rich.table import Table
 
     from ..workload import read_trace, workload_info
     from ..workload.info import info_rows
 
-    _check_procs(procs)
-    info = workload_info(read_trace(trace, procs=procs))
+    opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
+    reshaped = months is not None or scale_to is not None
+    info = workload_info(opts.load(trace) if reshaped else read_trace(trace, procs=procs, format=fmt))
     if as_json:
-        typer.echo(json.dumps(info, allow_nan=False))
+        typer.echo(json.dumps({"trace": info["name"], "trace_options": opts.to_dict(), **info}, allow_nan=False))
         return
-    table = Table(title=f"{info['name']}")
+    table = Table(title=f"{info['name']}" + (f" ({opts.describe()})" if opts.describe() else ""))
     table.add_column("property")
     table.add_column("value")
     for label, value in info_rows(info):
@@ -63,47 +78,65 @@ def info_command(
 @workload_app.command("clean")
 def clean_command(
     trace: str = TRACE,
-    output: Path = OUT,
+    output: Path = OUTPUT,
     procs: Optional[int] = PROCS,
+    months: Optional[int] = MONTHS,
+    scale_to: Optional[int] = SCALE_TO,
+    calibrate_load: bool = CALIBRATE_LOAD,
     missing_estimate: str = typer.Option("runtime", "--missing-estimate", help="Jobs without estimate: 'runtime' (use runtime) or 'drop'."),
+    fmt: Optional[str] = FORMAT,
 ) -> None:
-    """Remove jobs that cannot be simulated and print how many for each reason."""
-    from ..workload import clean, read_trace, write_swf
+    """Remove jobs that cannot be simulated and print how many for each reason (then --months, --scale-to)."""
+    from ..workload import clean, read_trace
 
-    _check_procs(procs)
-    cleaned, report = clean(read_trace(trace), procs=procs, missing_estimate=missing_estimate)
-    write_swf(cleaned, output)
+    opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
+    check_output(output, "trace")
+    cleaned, report = clean(read_trace(trace, format=fmt), procs=procs, missing_estimate=missing_estimate)
+    out = _reshaped(cleaned, opts) if (months or scale_to) else cleaned
     _console().print(report.to_table(title=f"cleaning {cleaned.name}"))
-    _done(output, cleaned)
+    _write(out, output)
 
 
 @workload_app.command("cut")
 def cut_command(
     trace: str = TRACE,
-    output: Path = OUT,
-    months: int = typer.Option(..., "--months", help="Keep the first N calendar months (trace time zone)."),
+    output: Path = OUTPUT,
+    months: Optional[int] = MONTHS,
+    procs: Optional[int] = PROCS,
+    scale_to: Optional[int] = SCALE_TO,
+    calibrate_load: bool = CALIBRATE_LOAD,
+    fmt: Optional[str] = FORMAT,
 ) -> None:
-    """Keep the jobs of the first N calendar months; submit times rebased to 0."""
-    from ..workload import cut_months, read_trace, write_swf
+    """Keep the jobs of the first N calendar months (--months, required); submit times rebased to 0."""
+    from ..workload import cut_months, read_trace
 
-    cut = cut_months(read_trace(trace), months)
-    write_swf(cut, output)
-    _done(output, cut)
+    if months is None:
+        raise OptionError("cut needs --months N (the calendar months to keep)")
+    opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
+    check_output(output, "trace")
+    if scale_to is not None:  # scaling needs a cleaned trace
+        out = opts.load(trace)
+    else:
+        out = cut_months(read_trace(trace, procs=procs, format=fmt), months)
+    _write(out, output)
 
 
 @workload_app.command("group")
 def group_command(
     trace: str = TRACE,
-    output: Path = OUT,
+    output: Path = OUTPUT,
     procs: Optional[int] = PROCS,
-    months: Optional[int] = typer.Option(None, "--months", help="Cut to the first N months first."),
+    months: Optional[int] = MONTHS,
+    scale_to: Optional[int] = SCALE_TO,
+    calibrate_load: bool = CALIBRATE_LOAD,
+    fmt: Optional[str] = FORMAT,
 ) -> None:
     """Clean, assign the 5 user groups, print their shares, write the trace (groups in a header line)."""
-    from ..workload import group_shares, load_trace, write_swf
+    from ..workload import group_shares
 
-    _check_procs(procs)
-    grouped = load_trace(trace, procs=procs, months=months)
-    write_swf(grouped, output)
+    opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
+    check_output(output, "trace")
+    grouped = opts.load(trace)
     from rich.table import Table
 
     table = Table(title=f"user groups of {grouped.name} (greedy-es-sorting-criteria Table II)")
@@ -112,25 +145,132 @@ def group_command(
     for g, s in group_shares(grouped).items():
         table.add_row(str(g), f"{s['users']:,}", f"{s['jobs']:,}", f"{100 * s['job_share']:.1f} %", f"{100 * s['area_share']:.1f} %")
     _console().print(table)
-    _done(output, grouped)
+    _write(grouped, output)
 
 
 @workload_app.command("scale")
 def scale_command(
     trace: str = TRACE,
-    output: Path = OUT,
-    procs: int = typer.Option(..., "--procs", "-m", help="Target machine size m'."),
-    source_procs: Optional[int] = typer.Option(None, "--source-procs", help="Machine size of the input (overrides its header)."),
-    seed: int = typer.Option(0, "--seed", help="Random seed (the result is deterministic for it)."),
+    output: Path = OUTPUT,
+    scale_to: Optional[int] = SCALE_TO,
+    procs: Optional[int] = PROCS,
+    months: Optional[int] = MONTHS,
+    calibrate_load: bool = CALIBRATE_LOAD,
+    scale_seed: int = typer.Option(0, "--scale-seed", help="Seed of the scaling (0, as every verb's --scale-to)."),
     f_adj: Optional[float] = typer.Option(None, "--f-adj", help="Adjusted scaling factor (default m'/m)."),
     q: Optional[float] = typer.Option(None, "--q", help="Copy probability (default: calibrated to the published job count, else 0.5)."),
+    fmt: Optional[str] = FORMAT,
 ) -> None:
-    """Clean the trace and scale it to another machine size (Ernemann et al. 2003)."""
-    from ..workload import clean, read_trace, scale, write_swf
+    """Clean the trace and scale it to --scale-to processors (Ernemann et al. 2003); --procs is the input's size."""
+    from ..workload import assign_groups, clean, cut_months, read_trace, scale
 
-    _check_procs(procs)
-    _check_procs(source_procs)
-    cleaned, _ = clean(read_trace(trace), procs=source_procs)
-    scaled = scale(cleaned, procs, f_adj=f_adj, q=q, seed=seed)
-    write_swf(scaled, output)
-    _done(output, scaled)
+    if scale_to is None:
+        raise OptionError("scale needs --scale-to M (the target machine size)")
+    opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
+    if calibrate_load and (f_adj is not None or q is not None):
+        raise OptionError("--calibrate-load chooses the scaling factor itself: drop --f-adj / --q")
+    check_output(output, "trace")
+    if calibrate_load:
+        scaled = opts.load(trace)
+    else:
+        cleaned, _ = clean(read_trace(trace, format=fmt), procs=procs)
+        if months is not None:
+            cleaned = assign_groups(cut_months(cleaned, months))
+        scaled = scale(cleaned, scale_to, f_adj=f_adj, q=q, seed=scale_seed)
+    _write(scaled, output)
+
+
+@workload_app.command("convert")
+def convert_command(
+    file: Path = typer.Argument(..., help="A Slurm 'sacct --parsable2' file or a PBS/Torque/PBS Pro accounting log."),
+    source: str = typer.Option(..., "--from", help="Input format: sacct or pbs (sacct:ZONE / pbs:ZONE for local times not in UTC)."),
+    output: Path = OUTPUT,
+    procs: Optional[int] = typer.Option(None, "--procs", "-m", help="Machine size m, written as MaxProcs (accounting files do not say)."),
+    tz: Optional[str] = typer.Option(None, "--tz", help="IANA time zone of the file's local times (default UTC; same as --from sacct:ZONE)."),
+) -> None:
+    """Convert Slurm or PBS accounting to SWF (with a header); print what was skipped and what cleaning will do."""
+    from ..workload import clean, write_swf
+
+    check_output(output, "trace")
+    from ..workload.load import parse_format
+    from ..workload.pbs import parse_pbs
+    from ..workload.sacct import parse_sacct
+
+    positive("--procs", procs)
+    name, zone = parse_format(source)
+    if name not in ("sacct", "pbs"):
+        raise WorkloadError(f"--from {source!r}: choose sacct or pbs")
+    if tz and zone and tz != zone:
+        raise WorkloadError(f"--tz {tz} contradicts --from {source}")
+    reader = parse_sacct if name == "sacct" else parse_pbs
+    workload, read = reader(file, procs=procs, tz=tz or zone)
+    write_swf(workload, output)
+    from rich.table import Table
+
+    table = Table(title=f"reading {file.name} as {name}")
+    table.add_column("records")
+    table.add_column("count", justify="right")
+    for label, value in read.rows():
+        table.add_row(label, f"{value:,}")
+    _console().print(table)
+    if workload.machine_procs is not None:
+        _, report = clean(workload)
+        _console().print(report.to_table(title="what 'schedlab workload clean' will do"))
+    typer.echo(f"wrote {output} ({len(workload):,} jobs, {workload.machine_procs or 'unknown'} processors, time zone {workload.timezone})")
+
+
+@workload_app.command("fetch")
+def fetch_command(
+    name: str = typer.Argument(..., help="Archive name, e.g. CTC-SP2-1996-3.1-cln (a unique prefix such as CTC-SP2 is enough)."),
+    folder: Optional[Path] = typer.Option(None, "--dir", help="Where to put it (default $SCHEDLAB_CACHE/workloads or ~/.cache/schedlab/workloads)."),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="Archive base URL (default $SCHEDLAB_ARCHIVE_URL, else the Parallel Workloads Archive)."),
+    retries: int = typer.Option(3, "--retries", help="Retries of a broken download (each resumes it)."),
+    unverified: bool = typer.Option(False, "--unverified", help="Allow a trace whose checksum schedlab does not know (prints its sha256)."),
+) -> None:
+    """Download a Parallel Workloads Archive trace into a local cache, verified by checksum; resumable."""
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn
+
+    from ..workload.fetch import find_trace, fetch, swf_sha256
+
+    if retries < 0:
+        raise WorkloadError(f"--retries must be >= 0, got {retries}")
+    trace = find_trace(name)
+    columns = (TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn())
+    with Progress(*columns, transient=True) as bar:
+        task = bar.add_task(trace.file, total=None)
+
+        def progress(done: int, total: Optional[int]) -> None:
+            bar.update(task, completed=done, total=total)
+
+        def retry(attempt: int, reason: str) -> None:
+            bar.console.print(f"download broken ({reason}); retry {attempt}/{retries}, resuming")
+
+        path = fetch(trace.name, folder, base_url=base_url, retries=retries, unverified=unverified, progress=progress, on_retry=retry)
+    state = "verified" if trace.sha256 else f"NOT verified (sha256 of the uncompressed SWF: {swf_sha256(path.read_bytes())})"
+    typer.echo(f"{path} ({path.stat().st_size:,} bytes, {state})")
+
+
+generate_app = typer.Typer(name="generate", help="Generate synthetic workloads: lublin.", no_args_is_help=True,
+                           add_completion=False, pretty_exceptions_enable=False)
+workload_app.add_typer(generate_app, name="generate")
+
+
+@generate_app.command("lublin")
+def generate_lublin_command(
+    output: Path = OUTPUT,
+    jobs: int = typer.Option(10_000, "--jobs", "-n", help="Number of jobs."),
+    procs: int = typer.Option(128, "--procs", "-m", help="Machine size (nodes); UHi = log2(procs)."),
+    seed: int = typer.Option(DEFAULT_SEED, "--seed", help="Random seed (the workload is deterministic for it)."),
+    params: str = typer.Option("typeless", "--params", help="Parameter set: typeless (thesis Table 5) | batch | interactive."),
+) -> None:
+    """Generate a Lublin-Feitelson workload (m_lublin99.c) and write it as SWF; the header records model and seed."""
+    from ..workload.lublin import PARAMETER_SETS, lublin
+
+    positive("--procs", procs)
+    check_output(output, "trace")
+    if jobs < 1:
+        raise WorkloadError(f"--jobs must be at least 1, got {jobs}")
+    if params not in PARAMETER_SETS:
+        raise WorkloadError(f"--params must be one of {', '.join(PARAMETER_SETS)}, got {params!r}")
+    workload = lublin(jobs, procs, seed=seed, params=params)
+    _write(workload, output)

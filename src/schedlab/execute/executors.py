@@ -80,10 +80,26 @@ class SerialExecutor(_Base):
 
 
 def _install_payload(payload: Any) -> None:
-    """Process-pool initializer: keep the payload for every later task; leave Ctrl-C to the driver."""
+    """Process-pool initializer: keep the payload for every later task; leave Ctrl-C and SIGTERM to the driver.
+
+    A batch system stopping a job sends SIGTERM to all its processes; the workers ignore it so that
+    the driver, not a broken pool, decides how the run ends (it checkpoints, then kills them).
+    """
     global _WORKER_PAYLOAD
     _WORKER_PAYLOAD = payload
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    _die_with_parent()
+
+
+def _die_with_parent() -> None:
+    """Linux: a worker gets SIGKILL when its driver dies (e.g. SIGKILLed), instead of idling orphaned."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux / no glibc: workers exit when their queue breaks
+        pass
 
 
 def _call_with_worker_payload(fn: Callable[[Any, Any], Any], item: Any) -> Any:
@@ -130,7 +146,7 @@ class ProcessExecutor(_Base):
         processes = list((getattr(self._pool, "_processes", None) or {}).values())
         self._pool.shutdown(wait=False, cancel_futures=True)
         for proc in processes:
-            proc.terminate()
+            proc.kill()  # workers ignore SIGTERM (see _install_payload)
         for proc in processes:
             proc.join(5)
 

@@ -93,14 +93,24 @@ def load_sites(specs: Sequence[tuple[str, int]], months: int | None = MONTHS) ->
     """Load each site's trace (cleaned, cut to ``months``) for its machine size.
 
     With the paper's 11 months, the traces Table 1 takes whole (:data:`WHOLE_IN_PAPER`) are not cut.
+    A trace with jobs wider than its site is refused (as ``schedlab simulate --procs`` does), not
+    silently thinned out by the cleaning.
     """
-    from ..workload.load import load_trace
+    from ..workload import clean, job_width
+    from ..workload.load import load_trace, read_trace
 
     out = []
     for trace, procs in specs:
         cut = None if months == MONTHS and trace.upper() in WHOLE_IN_PAPER else months
-        w = load_trace(resolve_site_trace(trace), procs=procs, months=cut)
         name = trace if not Path(trace).exists() else Path(trace).name.split(".swf")[0]
+        raw = read_trace(resolve_site_trace(trace))
+        too_wide = clean(raw, procs=procs)[1].too_wide
+        if too_wide:
+            raise WorkloadError(
+                f"site {name}: the trace has {too_wide:,} jobs wider than the site's {procs:,} processors "
+                f"(the widest needs {int(job_width(raw).max()):,}); give the site more processors"
+            )
+        w = load_trace(raw, procs=procs, months=cut)
         out.append(Site(name=name, workload=w, procs=procs))
     return out
 

@@ -32,6 +32,10 @@ METRIC_NAMES: tuple[str, ...] = (
     "mean_slowdown",
     "mean_bounded_slowdown",
     "makespan",
+    "p95_wait",
+    "max_wait",
+    "max_user_AWRT",
+    "mean_user_AWRT",
 )
 
 #: one line per metric: what it is and its unit (used by ``--help`` texts and tables)
@@ -47,6 +51,10 @@ METRIC_HELP: dict[str, str] = {
     "mean_slowdown": "mean (C - r) / p over the jobs with p > 0",
     "mean_bounded_slowdown": "mean max(1, (C - r) / max(p, bound))",
     "makespan": "max C - min r in s",
+    "p95_wait": "95th percentile of the wait S - r in s (linear interpolation between order statistics)",
+    "max_wait": "longest wait S - r in s",
+    "max_user_AWRT": "the worst AWRT of a single user in s (AWRT over each user's jobs, eq. (6))",
+    "mean_user_AWRT": "mean over users of each user's AWRT in s (every user counts once)",
 }
 
 
@@ -125,6 +133,11 @@ def compute_metrics(schedule: "Schedule", *, bound: float = 10.0) -> Metrics:
     - ``mean_bounded_slowdown`` = mean max(1, (C - r) / max(p, bound)) over all jobs
       (Feitelson's bounded slowdown; ``bound`` > 0 seconds, default 10).
     - ``makespan`` = max C - min r: from the first submit to the last completion.
+    - ``p95_wait`` = the 95th percentile of S - r (numpy's default linear interpolation between
+      order statistics); ``max_wait`` = max (S - r): the tail of the wait.
+    - ``max_user_AWRT`` / ``mean_user_AWRT``: the largest / the plain mean of the per-user AWRT
+      (eq. (6) over the jobs of one ``user``, see :func:`user_awrt`); users whose jobs have no
+      weight p m are left out (None when no user is left).
     - ``jobs`` = number of jobs; ``procs`` = machine size m.
 
     Every value is None for a schedule without jobs, except ``jobs`` (0) and ``procs``.
@@ -147,7 +160,8 @@ def compute_metrics(schedule: "Schedule", *, bound: float = 10.0) -> Metrics:
     width = np.asarray(w.procs, dtype=np.float64)
     group = np.asarray(w.group)
 
-    p = finish - start
+    # rigid: finish - start; time-shared: the sum of the job's execution intervals
+    p = np.asarray(schedule.processing, dtype=np.float64)
     area = p * width  # p_j m_j
     response = finish - submit  # C_j - r_j
     wait = start - submit  # S_j - r_j
@@ -165,4 +179,33 @@ def compute_metrics(schedule: "Schedule", *, bound: float = 10.0) -> Metrics:
     values["mean_slowdown"] = _mean(response[ran] / p[ran])
     values["mean_bounded_slowdown"] = _mean(np.maximum(1.0, response / np.maximum(p, bound)))
     values["makespan"] = float(finish.max() - submit.min())
+    values["p95_wait"] = float(np.percentile(wait, 95))
+    values["max_wait"] = float(wait.max())
+    per_user = _user_awrt(np.asarray(w.user), area, response)[1]
+    if per_user.size:
+        values["max_user_AWRT"] = float(per_user.max())
+        values["mean_user_AWRT"] = float(per_user.mean())
     return Metrics(values, bound=bound)
+
+
+def _user_awrt(user: np.ndarray, area: np.ndarray, response: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(users, their AWRT) for the users whose jobs have weight sum p m > 0."""
+    users, inverse = np.unique(user, return_inverse=True)
+    weight = np.bincount(inverse, weights=area, minlength=users.size)
+    weighted = np.bincount(inverse, weights=area * response, minlength=users.size)
+    has = weight > 0.0
+    return users[has], weighted[has] / weight[has]
+
+
+def user_awrt(schedule: "Schedule") -> dict[int, float]:
+    """AWRT of every user (``workload.user``): sum p m (C - r) / sum p m over the user's jobs.
+
+    Users whose jobs all have p m = 0 are left out. The per-user counterpart of eq. (7), which
+    averages over user *groups*.
+    """
+    w = schedule.workload
+    p = np.asarray(schedule.finish, dtype=np.float64) - np.asarray(schedule.start, dtype=np.float64)
+    area = p * np.asarray(w.procs, dtype=np.float64)
+    response = np.asarray(schedule.finish, dtype=np.float64) - np.asarray(w.submit, dtype=np.float64)
+    users, values = _user_awrt(np.asarray(w.user), area, response)
+    return {int(u): float(v) for u, v in zip(users, values)}

@@ -69,6 +69,15 @@ class Objective:
         #: the metric names the objective uses, in order of first appearance
         self.names: tuple[str, ...] = tuple(names)
 
+    def canonical(self) -> str:
+        """The parsed expression with every number as a float: equal for texts that mean the same
+        (``10*AWRT1+4*AWRT2``, ``10 * AWRT1 + 4.0 * AWRT2``); run folders compare objectives by it."""
+        tree = ast.parse(self._expr, mode="eval")
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+                node.value = float(node.value)
+        return ast.dump(tree.body, annotate_fields=False)
+
     # ------------------------------------------------------------------ parsing
     @staticmethod
     def _check(node: ast.AST, text: str, names: list[str]) -> None:

@@ -105,9 +105,11 @@ class SelfAdaptiveES:
             s = np.tile(self.sigma0 * self.span, (self.lam, 1))
         else:
             # discrete recombination over all mu parents for x, intermediate of 2 parents for s
-            pick = rng.integers(0, self.mu, size=(self.lam, self.n))
+            # (fewer than mu parents while lambda < mu: the first generation has only lambda points)
+            parents = len(self.parents_x)
+            pick = rng.integers(0, parents, size=(self.lam, self.n))
             x = self.parents_x[pick, np.arange(self.n)[None, :]]
-            pair = rng.integers(0, self.mu, size=(self.lam, 2))
+            pair = rng.integers(0, parents, size=(self.lam, 2))
             s = 0.5 * (self.parents_s[pair[:, 0]] + self.parents_s[pair[:, 1]])
             # log-normal self-adaptation, then mutate x with the new step sizes
             glob = rng.standard_normal((self.lam, 1))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +66,8 @@ class EvolveConfig:
         for name in ("generations", "mu", "lam"):
             if int(getattr(self, name)) != getattr(self, name) or getattr(self, name) < 1:
                 raise RunError(f"--{'lambda' if name == 'lam' else name} must be a positive whole number")
+        if self.optimizer == "cmaes" and self.mu > self.lam:
+            raise RunError(f"--mu {self.mu} exceeds --lambda {self.lam}: CMA-ES selects mu of its lambda candidates")
         if not self.traces:
             raise RunError("give at least one training trace")
         if self.calibrate_load and self.scale_to is None:
@@ -93,9 +95,12 @@ def _procedure_doc(procedure: str) -> str:
 
 
 def _config_trace(spec: str) -> str:
-    """A trace spec as stored in the config: an absolute path if it is a file, else the bundled name."""
-    p = Path(spec)
-    return str(p.resolve()) if p.exists() else spec
+    """A trace spec as stored in the config: as given (a path, relative if given so, or a bundled name).
+
+    The run's identity is the trace's data (``data_sha256``), not its path, so the config carries
+    no absolute path of the machine that ran it and resumes from another folder or by another name.
+    """
+    return str(spec)
 
 
 def load_training(config: EvolveConfig) -> tuple[list[Workload], list[Machine]]:
@@ -281,8 +286,44 @@ def evolve_greedy(
     if report:
         from ..report.run_report import write_run_report
 
-        write_run_report(run.path, cfg, {k: r.history for k, r in result.runs.items()}, result.comparison, result.best)
+        plots = write_run_schedule_plots(run.path, result.best, training.workloads[0], training.machines[0])
+        write_run_report(run.path, cfg, {k: r.history for k, r in result.runs.items()}, result.comparison, result.best,
+                         schedule_plots=plots)
     return result
+
+
+def write_run_schedule_plots(run_dir: Path, best: Strategy, workload: Workload, machine: Machine) -> list[str]:
+    """Plots of EASY and ``best`` on ``workload`` (utilisation, queue, Gantt, waits per group) into
+    ``run_dir`` as ``schedule_*.png``; the file names, for the report."""
+    from ..metrics.per_job import job_table
+    from ..report.schedule_plots import write_schedule_plots
+    from ..sim import simulate
+
+    tables = {label: job_table(simulate(workload, machine, s)) for label, s in (("EASY", Strategy("easy")), ("evolved", best))}
+    paths = write_schedule_plots(tables, machine.procs, run_dir, title=f"{workload.name}: EASY vs the evolved strategy",
+                                 prefix="schedule_")
+    return [p.name for p in paths]
+
+
+def run_workload(run_dir: str | Path, trace: str | None = None) -> tuple[Workload, Machine, Strategy]:
+    """The first training workload of an evolve run folder (as the run prepared it) and its best
+    strategy; ``trace`` replaces the trace path stored in config.json (e.g. on another machine)."""
+    run_dir = Path(run_dir)
+    try:
+        cfg = json.loads((run_dir / "config.json").read_text())
+        best = Strategy.from_json((run_dir / "best.json").read_text())
+    except FileNotFoundError as exc:
+        raise RunError(f"{run_dir}: not a finished evolve run ({Path(exc.filename).name} missing)") from None
+    except (ValueError, OSError) as exc:
+        raise RunError(f"{run_dir}: cannot read the run: {exc}") from None
+    if cfg.get("kind") != "greedy":
+        raise RunError(f"{run_dir}: a {cfg.get('kind')!r} run; schedule plots of evolve (greedy) runs only")
+    names = {f.name for f in fields(EvolveConfig)}
+    kwargs = {k: v for k, v in cfg.items() if k in names}
+    kwargs["lam"] = cfg["lambda"]
+    kwargs["traces"] = (trace,) if trace else (cfg["traces"][0],)
+    workloads, machines = load_training(EvolveConfig(**kwargs))
+    return workloads[0], machines[0], best
 
 
 def _assemble(run: RunFolder, encodings, runs: dict[str, RunResult], executor) -> tuple[Strategy, float]:

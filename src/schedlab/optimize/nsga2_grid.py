@@ -37,6 +37,7 @@ from pymoo.core.repair import Repair
 from pymoo.operators.crossover.pntx import TwoPointCrossover
 from pymoo.operators.selection.tournament import TournamentSelection
 
+from .._signals import stop_signals
 from ..errors import RunError
 from ..grid.partition import AWRT_LIMIT, PartitionProblem
 
@@ -239,13 +240,14 @@ def _front(algorithm) -> tuple[np.ndarray, np.ndarray]:
     return F[order], X[order]
 
 
+@stop_signals()  # SIGTERM (batch systems) stops like Ctrl-C
 def run_pareto(run, payload: PartitionProblem, config: GridNSGA2Config, executor, *, on_generation=None) -> ParetoResult:
     """Run or resume NSGA-II for ``config.generations`` generations in ``run`` (a RunFolder).
 
     Each generation: ask -> evaluate the offspring through ``executor`` (payload = the
     PartitionProblem) -> tell -> write history.csv and points.csv -> checkpoint (pickled pymoo
     algorithm incl. its np.random.Generator; the commit point). Generation 1 is the initial
-    population (pymoo's count). Ctrl-C stops after the last complete generation.
+    population (pymoo's count). Ctrl-C or SIGTERM stops after the last complete generation.
     """
     from pymoo.core.evaluator import Evaluator
     from pymoo.problems.static import StaticProblem

@@ -37,6 +37,7 @@ CHECKPOINT_FORMAT = 1
 #: config keys that do not change results (how it is executed), ignored when comparing configs
 EXECUTION_KEYS = ("versions", "executor", "workers", "dask", "created")
 from .._atomic import atomic_write_bytes, atomic_write_text  # noqa: E402  (re-exported)
+from .._signals import stop_signals  # noqa: E402
 
 RUN_FILES = ("config.json", "checkpoint", "history.csv", "best.json", "report.html")
 
@@ -65,7 +66,36 @@ def library_versions() -> dict[str, str]:
 
 
 def _canonical(config: dict[str, Any]) -> dict[str, Any]:
-    return json.loads(json.dumps({k: v for k, v in config.items() if k not in EXECUTION_KEYS}, sort_keys=True))
+    """What a config means: execution keys dropped, the objective parsed (so spacing or ``10`` vs
+    ``10.0`` do not matter)."""
+    out = json.loads(json.dumps({k: v for k, v in config.items() if k not in EXECUTION_KEYS}, sort_keys=True))
+    if isinstance(out.get("objective"), str):
+        from ..errors import ObjectiveError
+        from ..metrics import Objective
+
+        try:
+            out["objective"] = Objective(out["objective"]).canonical()
+        except ObjectiveError:
+            pass
+    return out
+
+
+def config_differences(stored: dict[str, Any], given: dict[str, Any]) -> list[str]:
+    """The keys whose meaning differs, as ``key: stored X, given Y``. The traces are compared by the
+    content hash of their data (``data_sha256``) when both configs have it: a path and the bundled
+    name of the same data are the same trace."""
+    a, b = _canonical(stored), _canonical(given)
+    if "data_sha256" in a and a.get("data_sha256") == b.get("data_sha256"):
+        for key in ("traces", "trace"):
+            a.pop(key, None)
+            b.pop(key, None)
+    keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+    return [f"{k}: stored {_short(stored.get(k))}, given {_short(given.get(k))}" for k in keys]
+
+
+def _short(value: Any, width: int = 70) -> str:
+    text = json.dumps(value, sort_keys=True) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 class RunFolder:
@@ -87,11 +117,10 @@ class RunFolder:
                 old = json.loads(cfg_path.read_text())
             except (OSError, json.JSONDecodeError) as exc:
                 raise RunError(f"{cfg_path}: cannot read the run config ({exc}); not touching this folder") from exc
-            a, b = _canonical(old), _canonical(self.config)
-            if a != b:
-                keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+            differences = config_differences(old, self.config)
+            if differences:
                 raise RunError(
-                    f"{path}: holds a run of a different config (differs in {', '.join(keys)}); "
+                    f"{path}: holds a run of a different config ({'; '.join(differences)}); "
                     "use another --out folder or delete this one"
                 )
             if not os.access(path, os.W_OK):
@@ -170,6 +199,7 @@ class RunResult:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+@stop_signals()  # SIGTERM (batch systems) stops like Ctrl-C
 def optimize(
     run: RunFolder,
     new_optimizer: Callable[[], Any],
@@ -188,8 +218,8 @@ def optimize(
     ``evaluate(payload, x)`` is mapped over the offspring by the executor (pure: same x, same
     value). After every generation history.csv and best.json are rewritten and then the
     checkpoint (the commit point). ``on_evaluation(done_generations, evaluations)`` reports every
-    finished evaluation (for progress bars). Ctrl-C stops after the last complete generation, whose
-    checkpoint is on disk, and returns with ``interrupted=True``.
+    finished evaluation (for progress bars). Ctrl-C or SIGTERM stops after the last complete generation,
+    whose checkpoint is on disk, and returns with ``interrupted=True``.
     """
     state = run.load_checkpoint()
     if state is None:

@@ -4,6 +4,11 @@ Figures (matplotlib, PNG) are written beside report.html: ``convergence.png`` (b
 objective per generation of every (sub-)run) and ``awrt_groups.png`` (AWRT_1..5 of the evolved
 strategy and of EASY per training workload, as the paper's Fig. 1 / Table III). All numbers come
 from the caller; this module computes no metric itself. Every file is written atomically.
+
+The report is for people: traces by file name (no absolute paths of the machine that ran it), the
+training set-up in words (:func:`training_setup`), AWRT in hours in the table and the chart alike,
+legends outside the bars. :func:`regenerate_run_report` rebuilds it from a run folder's stored
+files (config.json, history.csv, comparison.json, best.json) without re-running anything.
 """
 
 from __future__ import annotations
@@ -17,6 +22,40 @@ from typing import Any
 from .._atomic import atomic_write_text, save_figure_atomic
 
 GROUP_METRICS = ("AWRT1", "AWRT2", "AWRT3", "AWRT4", "AWRT5")
+#: seconds per hour: every AWRT of the report (table and chart) is in hours
+HOUR = 3600.0
+
+
+def trace_label(spec: Any) -> str:
+    """A trace as a person reads it: the file name of a path (never the machine's absolute path)."""
+    text = str(spec)
+    return Path(text).name if ("/" in text or "\\" in text) else text
+
+
+def training_setup(config: Mapping[str, Any], comparison: Sequence[Mapping[str, Any]] = ()) -> str:
+    """The training set-up in words, e.g. 'CTC-SP2-1996-3.1-cln.swf.gz read on 430 processors, scaled to
+    1,024 processors ... and load-calibrated ...; 136,528 jobs on 1,024 processors'."""
+    parts = []
+    traces = list(config.get("traces", []))
+    jobs = list(config.get("jobs", []))
+    machines = list(config.get("machine_procs", []))
+    for i, spec in enumerate(traces):
+        words = [trace_label(spec)]
+        if config.get("procs"):
+            words.append(f"read on {int(config['procs']):,} processors")
+        if config.get("months"):
+            words.append(f"first {int(config['months'])} months")
+        if config.get("scale_to"):
+            scaled = f"scaled to {int(config['scale_to']):,} processors (Ernemann et al. 2003, seed {config.get('scale_seed', 0)})"
+            if config.get("calibrate_load"):
+                util = comparison[i].get("UTIL_easy") if i < len(comparison) else None
+                scaled += (" and load-calibrated: scaling factor raised until EASY's UTIL met the target"
+                           + (f" (EASY's UTIL {util:.2f} % on the trained trace)" if util is not None else ""))
+            words.append(scaled)
+        if i < len(jobs) and i < len(machines):
+            words.append(f"{int(jobs[i]):,} jobs on {int(machines[i]):,} processors")
+        parts.append(", ".join(words))
+    return "; ".join(parts)
 
 
 def _save_figure(fig: Any, path: Path) -> None:
@@ -48,7 +87,8 @@ def convergence_figure(histories: Mapping[str, Sequence[Mapping[str, Any]]], pat
 
 
 def awrt_groups_figure(comparison: Sequence[Mapping[str, Any]], path: Path) -> None:
-    """Grouped bars of AWRT_1..5 (hours): evolved strategy vs EASY, one panel per workload."""
+    """Grouped bars of AWRT_1..5 (hours): evolved strategy vs EASY, one panel per workload; one legend
+    above the panels, so that it covers no bar."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -58,16 +98,56 @@ def awrt_groups_figure(comparison: Sequence[Mapping[str, Any]], path: Path) -> N
     fig, axes = plt.subplots(1, n, figsize=(5 * n, 3.8), squeeze=False)
     for ax, row in zip(axes[0], comparison):
         xs = range(len(GROUP_METRICS))
-        mine = [(row.get(m) or 0.0) / 3600 for m in GROUP_METRICS]
-        easy = [(row.get(f"{m}_easy") or 0.0) / 3600 for m in GROUP_METRICS]
-        ax.bar([x - 0.2 for x in xs], mine, width=0.4, label="evolved greedy")
-        ax.bar([x + 0.2 for x in xs], easy, width=0.4, label="EASY")
+        mine = [(row.get(m) or 0.0) / HOUR for m in GROUP_METRICS]
+        easy = [(row.get(f"{m}_easy") or 0.0) / HOUR for m in GROUP_METRICS]
+        ax.bar([x - 0.2 for x in xs], mine, width=0.4, label="evolved greedy", color="C0")
+        ax.bar([x + 0.2 for x in xs], easy, width=0.4, label="EASY", color="C1")
         ax.set_xticks(list(xs), [m.replace("AWRT", "group ") for m in GROUP_METRICS])
-        ax.set_ylabel("AWRT [h]")
-        ax.set_title(str(row.get("workload")))
-        ax.legend(fontsize="small")
+        ax.set_ylabel("AWRT (h)")
+        ax.set_title(str(row.get("workload")), pad=4)
+        ax.grid(axis="y", alpha=0.3)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncol=2, frameon=False, bbox_to_anchor=(0.5, 1.0))
+    fig.tight_layout(rect=(0, 0, 1, 0.92))
     _save_figure(fig, path)
     plt.close(fig)
+
+
+def public_config(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The config as shown to people: trace paths reduced to file names."""
+    out = dict(config)
+    if "traces" in out:
+        out["traces"] = [trace_label(t) for t in out["traces"]]
+    return out
+
+
+def regenerate_run_report(run_dir: str | Path) -> Path:
+    """Rebuild report.html and its figures from a finished run folder's stored files (nothing re-run).
+
+    Needs config.json, history.csv, comparison.json and best.json; a missing one is a RunError
+    naming it. For ``--procedure paper`` the per-system histories are the ``system`` column.
+    """
+    import csv
+
+    from ..errors import RunError
+    from ..strategy.model import Strategy
+
+    run_dir = Path(run_dir)
+    for name in ("config.json", "history.csv", "comparison.json", "best.json"):
+        if not (run_dir / name).exists():
+            raise RunError(f"{run_dir / name}: missing; the report needs it (re-run the command to make it)")
+    config = json.loads((run_dir / "config.json").read_text())
+    comparison = json.loads((run_dir / "comparison.json").read_text())
+    best = Strategy.from_json((run_dir / "best.json").read_text())
+    histories: dict[str, list[dict[str, Any]]] = {}
+    with (run_dir / "history.csv").open(newline="") as fh:
+        for r in csv.DictReader(fh):
+            label = r.get("system") or str(config.get("procedure", "run"))
+            histories.setdefault(label, []).append(
+                {"gen": int(r["gen"]), "evaluations": int(r["evaluations"]), "best": float(r["best"]),
+                 "median": float(r["median"]), "elapsed": float(r["elapsed"])}
+            )
+    return write_run_report(run_dir, config, histories, comparison, best)
 
 
 def _fmt(v: Any) -> str:
@@ -84,17 +164,30 @@ def write_run_report(
     histories: Mapping[str, Sequence[Mapping[str, Any]]],
     comparison: Sequence[Mapping[str, Any]],
     best: Any,
+    *,
+    schedule_plots: Sequence[str] = (),
 ) -> Path:
-    """Write report.html (+ convergence.png, awrt_groups.png) into ``run_dir``; return its path."""
+    """Write report.html (+ convergence.png, awrt_groups.png) into ``run_dir``; return its path.
+
+    ``schedule_plots`` are image files in ``run_dir`` (from
+    :func:`schedlab.report.schedule_plots.write_schedule_plots`) shown in their own section."""
+    from .schedule_plots import plots_section
+
     run_dir = Path(run_dir)
     convergence_figure(histories, run_dir / "convergence.png")
     awrt_groups_figure(comparison, run_dir / "awrt_groups.png")
     cols = ["objective", "AWRT", *GROUP_METRICS, "UTIL"]
-    head = "".join(f"<th>{c}</th>" for c in ["workload", "schedule", *cols])
+    units = {"objective": "objective", "UTIL": "UTIL (%)", **{c: f"{c} (h)" for c in ("AWRT", *GROUP_METRICS)}}
+    head = "".join(f"<th>{c}</th>" for c in ["workload", "schedule", *(units[c] for c in cols)])
     body = []
+
+    def value(row: Mapping[str, Any], key: str, col: str) -> Any:
+        v = row.get(key)
+        return v / HOUR if (v is not None and col.startswith("AWRT")) else v
+
     for row in comparison:
         for label, suffix in (("evolved greedy", ""), ("EASY", "_easy")):
-            cells = "".join(f"<td>{_fmt(row.get(c + suffix))}</td>" for c in cols)
+            cells = "".join(f"<td>{_fmt(value(row, c + suffix, c))}</td>" for c in cols)
             body.append(f"<tr><td>{_fmt(row.get('workload'))}</td><td>{label}</td>{cells}</tr>")
         imp = [row.get(f"{c}_improvement_pct") for c in cols[:-1]] + [row.get("UTIL_diff_points")]
         cells = "".join(f"<td>{_fmt(v)}</td>" for v in imp)
@@ -112,8 +205,8 @@ def write_run_report(
 td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}}pre{{background:#f6f6f6;padding:8px}}</style>
 </head><body>
 <h1>Evolved greedy strategy — {html.escape(str(config.get('objective', '')))}</h1>
-<p>Training traces: {html.escape(', '.join(map(str, config.get('traces', []))))};
-optimizer {html.escape(str(config.get('optimizer')))}, procedure {html.escape(str(config.get('procedure')))},
+<p>Trained on {html.escape(training_setup(config, comparison))}.</p>
+<p>Optimizer {html.escape(str(config.get('optimizer')))}, procedure {html.escape(str(config.get('procedure')))},
 mu={config.get('mu')}, lambda={config.get('lambda')}, generations={config.get('generations')},
 seed={config.get('seed')}.</p>
 <ul>{runs}</ul>
@@ -121,8 +214,11 @@ seed={config.get('seed')}.</p>
 <table><tr>{head}</tr>{''.join(body)}</table>
 <h2>Convergence</h2><img src="convergence.png" alt="convergence">
 <h2>AWRT per user group</h2><img src="awrt_groups.png" alt="AWRT per group">
+{plots_section(schedule_plots, "Schedules: EASY vs the evolved strategy (first training trace)") if schedule_plots else ""}
 <h2>Best strategy (best.json)</h2><pre>{strategy}</pre>
-<h2>Config</h2><pre>{html.escape(json.dumps(dict(config), indent=2, sort_keys=True))}</pre>
+<p>AWRT in hours; the objective in the units of its expression (AWRT in seconds); improvement in % of
+EASY's value (positive = better than EASY), UTIL difference in percentage points.</p>
+<h2>Config</h2><pre>{html.escape(json.dumps(public_config(config), indent=2, sort_keys=True))}</pre>
 </body></html>
 """
     path = run_dir / "report.html"

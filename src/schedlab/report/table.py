@@ -38,6 +38,10 @@ HEADINGS: dict[str, str] = {
     "mean_slowdown": "slowdown",
     "mean_bounded_slowdown": "bnd. sld.",
     "makespan": "makespan s",
+    "p95_wait": "p95 wait s",
+    "max_wait": "max wait s",
+    "max_user_AWRT": "max user AWRT s",
+    "mean_user_AWRT": "mean user AWRT s",
     "objective": "objective",
     "sim_seconds": "sim s",
 }
@@ -104,8 +108,21 @@ def metrics_csv(rows: Sequence[Row], *, columns: Sequence[str] = DEFAULT_COLUMNS
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([label, *present])
     for row_label, values in rows:
-        writer.writerow([row_label, *("" if values.get(c) is None else repr(float(values[c])) for c in present)])
+        writer.writerow([row_label, *(_csv_number(c, values.get(c)) for c in present)])
     return out.getvalue()
+
+
+#: columns that count things: written as whole numbers (28467, not 28467.0)
+COUNT_COLUMNS = frozenset({"jobs", "procs"})
+
+
+def _csv_number(name: str, value) -> str:
+    """Full precision (repr) for measures, a whole number for counts, empty for undefined."""
+    if value is None:
+        return ""
+    if name in COUNT_COLUMNS and float(value).is_integer():
+        return str(int(value))
+    return repr(float(value))
 
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> Path:

@@ -41,10 +41,16 @@ class Schedule:
     finish: np.ndarray
     killed: bool = True
     site: np.ndarray | None = None
+    #: time-shared schedules (SCOJO-PECT): a :class:`schedlab.sim.timeshare.TimeShared` with each
+    #: job's node set and execution intervals; None for rigid schedules
+    timeshare: object | None = None
 
     @property
     def processing(self) -> np.ndarray:
-        """The processing time p_j the job actually used: finish - start."""
+        """The processing time p_j the job actually used: finish - start (rigid), or the sum of
+        its execution intervals (time-shared)."""
+        if self.timeshare is not None:
+            return self.timeshare.executed()
         return self.finish - self.start
 
     @property

@@ -44,6 +44,10 @@ def validate_schedule(schedule, *, replay_until: float | None = None) -> None:
     Every rule is checked on the whole schedule; ``replay_until`` (an option for quick looks at
     huge schedules, not used by the tests) stops the replay of rule 5 after that start time.
     """
+    if getattr(schedule, "timeshare", None) is not None:  # preemptive schedules: sim/validate_ts.py
+        from .validate_ts import validate_timeshared
+
+        return validate_timeshared(schedule)
     w = schedule.workload
     n = len(w)
     start = np.asarray(schedule.start, dtype=np.float64)

@@ -68,6 +68,22 @@ def _fmt(value, spec: str = ",") -> str:
     return format(value, spec)
 
 
+def _start(unix_start: int | None, timezone: str | None) -> str:
+    """The recording's start as a date and time in the trace's time zone (UTC when unknown), with the epoch."""
+    if unix_start is None:
+        return "unknown"
+    from datetime import datetime, timezone as tz
+
+    try:
+        from zoneinfo import ZoneInfo
+
+        zone = ZoneInfo(timezone) if timezone else tz.utc
+    except Exception:  # unknown zone name: show UTC
+        zone, timezone = tz.utc, None
+    when = datetime.fromtimestamp(int(unix_start), zone)
+    return f"{when:%Y-%m-%d %H:%M:%S} {timezone or 'UTC'} (Unix time {int(unix_start)})"
+
+
 def info_rows(info: dict) -> list[tuple[str, str]]:
     """The summary as (label, text) rows for a table."""
     m = info["machine_procs"]
@@ -81,7 +97,8 @@ def info_rows(info: dict) -> list[tuple[str, str]]:
         ("median runtime/estimate", _fmt(info["median_runtime_over_estimate"], ".3f")),
         ("runtime > estimate", _fmt(None if info["runtime_above_estimate_share"] is None else 100 * info["runtime_above_estimate_share"], ".1f") + " % of estimated jobs"),
         ("users", f"{info['users']:,}"),
-        ("time zone", f"{info['timezone'] or 'unknown (UTC)'}, start {info['unix_start'] if info['unix_start'] is not None else 'unknown'}"),
+        ("time zone", f"{info['timezone'] or 'unknown (UTC)'}"),
+        ("start", _start(info["unix_start"], info["timezone"])),
     ]
     if info["unsorted"]:
         rows.append(("unsorted submits", f"{info['unsorted']:,} inversions"))

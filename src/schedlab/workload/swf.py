@@ -227,9 +227,18 @@ def _first_bad_integer(path: Path, values: np.ndarray, body: bytes, first_line: 
                 raise SWFError(
                     path,
                     first_line + offset,
-                    f"field {field_index + 1} ({SWF_FIELDS[field_index]}) must be an integer, found {values[row, field_index]!r}",
+                    f"field {field_index + 1} ({SWF_FIELDS[field_index]}) must be an integer, "
+                    f"found {_token(line, field_index, values[row, field_index])}",
                 )
     raise SWFError(path, None, f"field {field_index + 1} ({SWF_FIELDS[field_index]}) must be an integer")
+
+
+def _token(line: bytes, index: int, value: float) -> str:
+    """Field ``index`` of a data line as written in the file (else the value as a plain number)."""
+    tokens = line.split()
+    if index < len(tokens):
+        return tokens[index].decode("ascii", "replace")
+    return f"{float(value):g}"
 
 
 def read_swf(path: str | os.PathLike, *, procs: int | None = None) -> Workload:

@@ -1,0 +1,65 @@
+"""Stop long runs cleanly on Ctrl-C (SIGINT) and on SIGTERM, the signal batch systems send.
+
+Slurm sends SIGTERM at the time limit (SIGKILL after a grace period), PBS and ``kill`` do the
+same. Inside :func:`stop_signals` SIGTERM raises :class:`Terminated`, a ``KeyboardInterrupt``,
+so every loop that already stops cleanly on Ctrl-C (checkpoint of the last complete generation
+on disk, ``interrupted=True``) stops the same way on SIGTERM. :func:`exit_code` then tells the
+CLI which exit code to use: :data:`EXIT_SIGINT` (130) after Ctrl-C, :data:`EXIT_SIGTERM` (143)
+after SIGTERM, the shell's ``128 + signal number`` convention.
+
+SIGINT keeps Python's own handler (``KeyboardInterrupt``); where SIGINT is ignored (a
+background job of a non-interactive shell, ``nohup``), it stays ignored, as POSIX has it.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+#: exit code after Ctrl-C (128 + SIGINT)
+EXIT_SIGINT = 128 + signal.SIGINT
+#: exit code after SIGTERM (128 + SIGTERM)
+EXIT_SIGTERM = 128 + signal.SIGTERM
+
+_last: list[int] = []  # the signals that stopped a run in this process, latest last
+
+
+class Terminated(KeyboardInterrupt):
+    """Raised in the main thread when SIGTERM arrives inside :func:`stop_signals`."""
+
+    def __init__(self, signum: int = signal.SIGTERM) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _on_sigterm(signum, frame) -> None:
+    _last.append(signum)
+    raise Terminated(signum)
+
+
+@contextmanager
+def stop_signals() -> Iterator[None]:
+    """Turn SIGTERM into :class:`Terminated` while the block runs (main thread only; nests)."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) is _on_sigterm:
+        yield
+        return
+    _last.clear()
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def stop_reason(exc: BaseException | None = None) -> str:
+    """``SIGTERM`` or ``Ctrl-C``: what stopped the run (``exc``, else the latest signal seen)."""
+    return "SIGTERM" if exit_code(exc) == EXIT_SIGTERM else "Ctrl-C"
+
+
+def exit_code(exc: BaseException | None = None) -> int:
+    """143 if SIGTERM stopped the run (``exc`` a :class:`Terminated`, else the latest signal seen), else 130."""
+    if isinstance(exc, Terminated) or (exc is None and _last and _last[-1] == signal.SIGTERM):
+        return EXIT_SIGTERM
+    return EXIT_SIGINT

@@ -1,0 +1,135 @@
+"""Options shared by the verbs: one name, one meaning and one default each, defined once here.
+
+Every verb that takes a TRACE takes the trace options :data:`PROCS`, :data:`MONTHS`,
+:data:`SCALE_TO`, :data:`CALIBRATE_LOAD` and :data:`FORMAT` and loads the trace through
+:meth:`TraceOptions.load`, so a strategy trained on a scaled, load-calibrated trace is replayed
+on exactly that trace by ``simulate`` / ``compare``. Short flags mean one thing everywhere:
+``-m`` = ``--procs``, ``-o`` = ``--output``, ``-p`` = ``--policy``. ``--seed`` defaults to
+:data:`DEFAULT_SEED` and ``--workers`` to all cores in every long run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Optional
+
+import typer
+
+from ..errors import SchedlabError
+from .trace_format import FORMAT  # noqa: F401  (re-exported: one of the trace options)
+
+#: the one default seed of every verb (the committed runs of docs/results used it)
+DEFAULT_SEED = 1
+
+TRACE_HELP = "Trace: SWF (.swf, .swf.gz), Slurm sacct --parsable2 or PBS accounting file, or a bundled name such as KTH-SP2."
+PROCS = typer.Option(None, "--procs", "-m", help="Machine size m (default: the trace header's); a job wider than m is an error.")
+MONTHS = typer.Option(None, "--months", help="Keep the first N calendar months of the trace only.")
+SCALE_TO = typer.Option(None, "--scale-to", help="Scale the trace to this many processors (Ernemann et al. 2003, seed 0).")
+CALIBRATE_LOAD = typer.Option(
+    False, "--calibrate-load",
+    help="With --scale-to: raise the scaling factor until EASY's UTIL hits the published / original one.",
+)
+SEED = typer.Option(DEFAULT_SEED, "--seed", help="Random seed (same seed, same result on 1 or N workers).")
+WORKERS = typer.Option(None, "--workers", help="Local worker processes (default: all cores; 1 = serial).")
+DASK = typer.Option(None, "--dask", help="Dask scheduler address (tcp://host:port), scheduler file, or 'local'.")
+AS_JSON = typer.Option(False, "--json", help="Print one JSON document instead of a table.")
+OUTPUT = typer.Option(..., "--output", "-o", help="Output SWF file (.gz to compress); written atomically.")
+
+
+class OptionError(SchedlabError, ValueError):
+    """A command-line option with a value that cannot be used."""
+
+
+def positive(name: str, value: Optional[int]) -> None:
+    """Refuse a whole-number option below 1 (None = not given)."""
+    if value is not None and value < 1:
+        raise OptionError(f"{name} must be a positive whole number, got {value}")
+
+
+def executor_spec(workers: Optional[int], dask: Optional[str]) -> tuple[Optional[str], Optional[int]]:
+    """``(spec, workers)`` for :func:`schedlab.execute.make_executor`; bad values refused before any work."""
+    positive("--workers", workers)
+    if dask:
+        return ("dask" if dask == "local" else f"dask:{dask}"), workers
+    return None, workers
+
+
+@dataclass(frozen=True)
+class TraceOptions:
+    """The trace options of one command, checked on construction (before anything is read or written)."""
+
+    procs: Optional[int] = None
+    months: Optional[int] = None
+    scale_to: Optional[int] = None
+    calibrate_load: bool = False
+    #: ``--format``: auto (None), swf, sacct[:ZONE] or pbs[:ZONE]
+    fmt: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        positive("--procs", self.procs)
+        positive("--months", self.months)
+        positive("--scale-to", self.scale_to)
+        if self.calibrate_load and self.scale_to is None:
+            raise OptionError("--calibrate-load calibrates a scaled trace: give --scale-to too")
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        if out["fmt"] is None:  # sniffed: not part of what was simulated
+            del out["fmt"]
+        return out
+
+    def describe(self) -> str:
+        """The set-up in words, e.g. 'first 2 months, scaled to 1024 processors, load-calibrated'."""
+        parts = []
+        if self.procs is not None:
+            parts.append(f"on {self.procs:,} processors")
+        if self.months is not None:
+            parts.append(f"first {self.months} months")
+        if self.scale_to is not None:
+            parts.append(f"scaled to {self.scale_to:,} processors" + (", load-calibrated" if self.calibrate_load else ""))
+        return ", ".join(parts)
+
+    def load(self, trace: str):
+        """Read, clean (refusing jobs wider than an explicit ``--procs``), cut, group, scale: a Workload."""
+        from ..errors import WorkloadError
+        from ..workload import clean, job_width, load_trace, read_trace
+
+        raw = read_trace(trace, format=self.fmt)
+        if self.procs is not None:
+            _, report = clean(raw, procs=self.procs)
+            if report.too_wide:  # cleaning drops jobs wider than the machine; with an explicit --procs that is a mistake
+                raise WorkloadError(
+                    f"{trace}: {report.too_wide} jobs are wider than the machine (--procs {self.procs}); "
+                    f"the widest needs {int(job_width(raw).max())} processors"
+                )
+        workload = load_trace(raw, procs=self.procs, months=self.months)
+        if len(workload) == 0:
+            raise WorkloadError(f"{trace}: trace has no jobs to schedule")
+        return self.rescale(workload)
+
+    def rescale(self, workload):
+        """``--scale-to`` (and ``--calibrate-load``) of a cleaned workload, as ``evolve greedy`` trains on it."""
+        if self.scale_to is not None and self.calibrate_load:
+            from ..optimize.calibrate import load_target, scale_to_util
+
+            workload, _ = scale_to_util(workload, self.scale_to, load_target(workload, self.scale_to))
+        elif self.scale_to is not None:
+            from ..workload import scale
+
+            workload = scale(workload, self.scale_to)
+        return workload
+
+
+def check_output(path, what: str) -> None:
+    """Refuse, before any work, an output path that is a folder or whose folder is missing or read-only."""
+    import os
+    from pathlib import Path
+
+    path = Path(path)
+    if path.is_dir():
+        raise OptionError(f"{path}: is a folder; give a file name for the {what}")
+    folder = path.resolve().parent
+    if not folder.is_dir():
+        raise OptionError(f"{path}: cannot write the {what}: folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise OptionError(f"{path}: cannot write the {what}: folder {folder} is not writable")

@@ -1,0 +1,58 @@
+"""`schedlab plot`: the plots of one or more schedules, or of an evolve run (EASY vs its best)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from ..errors import SchedlabError
+from .main import app
+
+
+class PlotOptionError(SchedlabError, ValueError):
+    """A `schedlab plot` option with a value that cannot be used."""
+
+
+@app.command("plot")
+def plot_command(
+    inputs: List[Path] = typer.Argument(..., help="Schedules written by 'simulate --schedule-out' (CSV or Parquet; several are drawn together), or one evolve RUN folder."),
+    out: Path = typer.Option(..., "--out", help="Folder for utilisation.png, gantt.png, waits.png and plots.html (created)."),
+    procs: Optional[int] = typer.Option(None, "--procs", "-m", help="Machine size m of the schedules (required for schedule files)."),
+    label: Optional[List[str]] = typer.Option(None, "--label", help="Legend label per schedule file (default: the file name)."),
+    window_start: Optional[float] = typer.Option(None, "--window-start", help="Gantt window start, days since trace start (default: the median submit)."),
+    window_days: float = typer.Option(2.0, "--window-days", help="Gantt window length in days."),
+    trace: Optional[str] = typer.Option(None, "--trace", help="For a RUN: the training trace, when the path in its config.json does not exist here."),
+) -> None:
+    """Utilisation and queue length over time, a Gantt chart of a time window, wait per user group."""
+    from ..report.schedule_plots import default_window, read_schedule_table, write_schedule_plots
+
+    if not window_days > 0:
+        raise PlotOptionError(f"--window-days must be > 0, got {window_days}")
+    if len(inputs) == 1 and inputs[0].is_dir():
+        from ..metrics.per_job import job_table
+        from ..optimize.evolve import run_workload
+        from ..sim import simulate
+        from ..strategy import Strategy
+
+        workload, machine, best = run_workload(inputs[0], trace)
+        tables = {label_: job_table(simulate(workload, machine, s)) for label_, s in (("EASY", Strategy("easy")), ("evolved", best))}
+        m = machine.procs
+        title = f"{workload.name}: EASY vs the evolved strategy of {inputs[0].name}"
+    else:
+        if procs is None or procs <= 0:
+            raise PlotOptionError("--procs: give the machine size m of the schedules (a positive number)")
+        if label and len(label) != len(inputs):
+            raise PlotOptionError(f"--label given {len(label)} times for {len(inputs)} schedules")
+        names = label or [p.stem for p in inputs]
+        tables = {n: read_schedule_table(p) for n, p in zip(names, inputs)}
+        m = procs
+        widest = max(int(t["procs"].max()) for t in tables.values())
+        if widest > m:
+            raise PlotOptionError(f"--procs {m} is narrower than a job of the schedules ({widest} processors)")
+        title = " vs ".join(names)
+    first = next(iter(tables.values()))
+    t0 = window_start * 86400.0 if window_start is not None else default_window(first)[0]
+    paths = write_schedule_plots(tables, m, out, title=title, window=(t0, t0 + window_days * 86400.0))
+    typer.echo("wrote " + ", ".join(str(p) for p in paths))

@@ -1,0 +1,519 @@
+"""Compiled (numba) package schedule builders: allocation, slowdown model, the strict-order decoder, METL.
+
+All kernels work on plain arrays grouped in tuples (see :func:`schedlab.federation.model.platform_arrays`):
+
+``PA`` (platform): ``g_power[G], g_cluster[G], g_ptr[G+1], lvl_ptr[L+1], c_ptr[K+1], c_groups[G],
+node_group[N], bw[K], g_nodes[N]``. A *group* is the set of nodes of one cluster with one power;
+groups are sorted by power (descending), then cluster; a *level* is a run of groups of equal
+power. Nodes of a group are interchangeable, so allocation decides counts per group and then
+takes node ids from the group's free stack (deterministic).
+
+``JA`` (jobs of one package): ``tasks[J], base[J], sigma[J], ptbw[J]``.
+
+``opts`` (int64 array): ``[alloc_mode, dynamic, metl_loss, cbs_cap]`` with alloc modes
+``ALG1`` (Algorithm 1), ``TOP`` (JPR: most powerful free nodes) and ``CBS``.
+
+The slowdown model (method-notes topic 6): SP_j = (1 - sigma_j) SPcpu_j + sigma_j SPcom_j with
+SPcpu_j = max_{n in A_j} 1/Gamma_n, and, for a job spanning >= 2 clusters, SPcom_j =
+max_{k used} max(1, Load_k / MBW_k), Load_k = sum over running co-allocated jobs i of
+t_{i,k} PTBW_i (the job's own load included); SPcom_j = 1 for a job inside one cluster.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._config import njit
+
+ALG1, TOP, CBS = 0, 1, 2
+#: opts indices
+O_ALLOC, O_DYNAMIC, O_LOSS, O_CBSCAP = 0, 1, 2, 3
+#: a dynamic-model job finishes when its predicted finish is within this relative distance of the event
+_EPS = 1e-12
+
+
+# ------------------------------------------------------------------------------- allocation
+
+
+@njit
+def _take_top(tj, PA, free_cnt, cnt):
+    """Counts per group of the t_j most powerful free nodes (ties: group with more free nodes, then lower cluster)."""
+    g_power, g_cluster, g_ptr, lvl_ptr = PA[0], PA[1], PA[2], PA[3]
+    need = tj
+    last_level = -1
+    for lv in range(lvl_ptr.size - 1):
+        if need == 0:
+            break
+        a, b = lvl_ptr[lv], lvl_ptr[lv + 1]
+        while need > 0:
+            best = -1
+            for g in range(a, b):
+                rem = free_cnt[g] - cnt[g]
+                if rem > 0 and cnt[g] == 0 and (best < 0 or rem > free_cnt[best] - cnt[best]):
+                    best = g
+            if best < 0:
+                break
+            m = min(need, free_cnt[best])
+            cnt[best] = m
+            need -= m
+            last_level = lv
+    return last_level if need == 0 else -2
+
+
+@njit
+def _swap_slower(PA, free_cnt, cnt, last_level):
+    """Algorithm 1, lines 5-10: move tasks from the most powerful assigned nodes to free nodes whose
+    power is >= the job's minimum. Only the minimum's level can have such free nodes left; they are
+    used group by group, the group with more spare nodes first (then lower cluster)."""
+    lvl_ptr = PA[3]
+    a, b = lvl_ptr[last_level], lvl_ptr[last_level + 1]
+    m = b - a
+    order = np.empty(m, dtype=np.int64)
+    for i in range(m):  # stable insertion sort by spare nodes, descending
+        h = a + i
+        spare = free_cnt[h] - cnt[h]
+        k = i
+        while k > 0 and free_cnt[order[k - 1]] - cnt[order[k - 1]] < spare:
+            order[k] = order[k - 1]
+            k -= 1
+        order[k] = h
+    pos = 0
+    for g in range(a):  # groups above the minimum's level, most powerful first
+        while cnt[g] > 0 and pos < m:
+            h = order[pos]
+            x = min(cnt[g], free_cnt[h] - cnt[h])
+            if x == 0:
+                pos += 1
+                continue
+            cnt[g] -= x
+            cnt[h] += x
+
+
+@njit
+def _cluster_take(k, m, PA, free_cnt, cnt):
+    """Take the m most powerful free nodes of cluster k into cnt; return the power of the slowest taken."""
+    g_power, c_ptr, c_groups = PA[0], PA[4], PA[5]
+    pmin = np.inf
+    for i in range(c_ptr[k], c_ptr[k + 1]):
+        if m == 0:
+            break
+        g = c_groups[i]
+        x = min(m, free_cnt[g] - cnt[g])
+        if x > 0:
+            cnt[g] += x
+            m -= x
+            pmin = g_power[g]
+    return pmin
+
+
+@njit
+def _cluster_min_power(k, m, PA, free_cnt):
+    """Power of the m-th most powerful free node of cluster k (-1 if it has fewer than m free)."""
+    g_power, c_ptr, c_groups = PA[0], PA[4], PA[5]
+    for i in range(c_ptr[k], c_ptr[k + 1]):
+        g = c_groups[i]
+        m -= free_cnt[g]
+        if m <= 0:
+            return g_power[g]
+    return -1.0
+
+
+@njit
+def _take_cbs(tj, PA, free_cnt, cfree, cap, cnt):
+    """CBS (method-notes topic 6): whole job in the one cluster with the best min-power if any holds
+    it; else a big chunk (>= ceil(0.75 t_j), every free node of the cluster with most free nodes)
+    plus small chunks over the others by decreasing free nodes; else no fit. ``cap``: the chunk
+    requirement is capped at the largest cluster's size, so a job wider than 4/3 of every cluster
+    can still run (see FederationOptions.cbs_cap_chunk)."""
+    K = cfree.size
+    c_ptr, c_groups, g_ptr = PA[4], PA[5], PA[2]
+    best, bestp = -1, -1.0
+    for k in range(K):
+        if cfree[k] >= tj:
+            p = _cluster_min_power(k, tj, PA, free_cnt)
+            if p > bestp:
+                best, bestp = k, p
+    if best >= 0:
+        _cluster_take(best, tj, PA, free_cnt, cnt)
+        return True
+    total = 0
+    for k in range(K):
+        total += cfree[k]
+    if total < tj:
+        return False
+    need_chunk = (3 * tj + 3) // 4  # ceil(0.75 t)
+    if cap:
+        largest = 0
+        for k in range(K):
+            size = 0
+            for i in range(c_ptr[k], c_ptr[k + 1]):
+                g = c_groups[i]
+                size += g_ptr[g + 1] - g_ptr[g]
+            largest = max(largest, size)
+        need_chunk = min(need_chunk, largest)
+    big = -1
+    for k in range(K):
+        if cfree[k] >= need_chunk and (big < 0 or cfree[k] > cfree[big]):
+            big = k
+    if big < 0:
+        return False
+    left = tj - cfree[big]
+    _cluster_take(big, cfree[big], PA, free_cnt, cnt)
+    used = np.zeros(K, dtype=np.bool_)
+    used[big] = True
+    while left > 0:
+        nxt = -1
+        for k in range(K):
+            if not used[k] and cfree[k] > 0 and (nxt < 0 or cfree[k] > cfree[nxt]):
+                nxt = k
+        used[nxt] = True
+        x = min(left, cfree[nxt])
+        _cluster_take(nxt, x, PA, free_cnt, cnt)
+        left -= x
+    return True
+
+
+@njit
+def choose(tj, mode, cap, PA, free_cnt, cfree, cnt):
+    """Counts per group for a job of t_j tasks under allocation ``mode``; False when it does not fit now."""
+    cnt[:] = 0
+    total = 0
+    for k in range(cfree.size):
+        total += cfree[k]
+    if tj > total:
+        return False
+    if mode == CBS:
+        return _take_cbs(tj, PA, free_cnt, cfree, cap, cnt)
+    last = _take_top(tj, PA, free_cnt, cnt)
+    if last < 0:
+        return False
+    if mode == ALG1:
+        _swap_slower(PA, free_cnt, cnt, last)
+    return True
+
+
+# ------------------------------------------------------------------------------- slowdown model
+
+
+@njit
+def slowdown_at_start(j, cnt, JA, PA, loads, jk_out):
+    """SP_j of job j placed as ``cnt`` given the link loads of the running jobs (its own load added).
+
+    Fills jk_out (tasks per cluster). Does not change ``loads``.
+    """
+    g_power, g_cluster, bw = PA[0], PA[1], PA[7]
+    jk_out[:] = 0
+    pmin = np.inf
+    for g in range(cnt.size):
+        if cnt[g] > 0:
+            jk_out[g_cluster[g]] += cnt[g]
+            if g_power[g] < pmin:
+                pmin = g_power[g]
+    spans = 0
+    for k in range(jk_out.size):
+        if jk_out[k] > 0:
+            spans += 1
+    spcom = 1.0
+    if spans >= 2:
+        for k in range(jk_out.size):
+            if jk_out[k] > 0:
+                s = (loads[k] + jk_out[k] * JA[3][j]) / bw[k]
+                if s > spcom:
+                    spcom = s
+    sigma = JA[2][j]
+    return (1.0 - sigma) * (1.0 / pmin) + sigma * spcom
+
+
+@njit
+def _current_slowdown(i, JA, PA, jk, loads, spcpu):
+    """Dynamic model: SP_i of running job i under the current loads (its own load already in them)."""
+    bw = PA[7]
+    spans = 0
+    spcom = 1.0
+    for k in range(loads.size):
+        if jk[i, k] > 0:
+            spans += 1
+    if spans >= 2:
+        for k in range(loads.size):
+            if jk[i, k] > 0:
+                s = loads[k] / bw[k]
+                if s > spcom:
+                    spcom = s
+    sigma = JA[2][i]
+    return (1.0 - sigma) * spcpu[i] + sigma * spcom
+
+
+# ------------------------------------------------------------------------------- finish heap (static model)
+
+
+@njit
+def _before(finish, a, b):
+    return finish[a] < finish[b] or (finish[a] == finish[b] and a < b)
+
+
+@njit
+def _heap_push(h, n, j, finish):
+    """Insert job j into the binary min-heap h[:n] keyed by (finish, job); returns the new size."""
+    i = n
+    h[i] = j
+    while i > 0:
+        parent = (i - 1) // 2
+        if _before(finish, h[i], h[parent]):
+            h[i], h[parent] = h[parent], h[i]
+            i = parent
+        else:
+            break
+    return n + 1
+
+
+@njit
+def _heap_pop(h, n, finish):
+    """Remove and return the first job of the heap h[:n] (new size is n - 1)."""
+    top = h[0]
+    n -= 1
+    h[0] = h[n]
+    i = 0
+    while True:
+        a, b, m = 2 * i + 1, 2 * i + 2, i
+        if a < n and _before(finish, h[a], h[m]):
+            m = a
+        if b < n and _before(finish, h[b], h[m]):
+            m = b
+        if m == i:
+            break
+        h[i], h[m] = h[m], h[i]
+        i = m
+    return top
+
+
+# ------------------------------------------------------------------------------- state changes
+
+
+@njit
+def _commit(j, now, cnt, JA, PA, ST, OUT, dynamic):
+    """Start job j at ``now`` on the nodes counted in cnt: take node ids, add its link load, set SP."""
+    g_power, g_ptr = PA[0], PA[2]
+    free_cnt, slot, cfree, loads, run, counters, remaining, spcpu, cur_sp = ST
+    start, finish, sp, jk, alloc_ptr, alloc_nodes, seq = OUT
+    spv = slowdown_at_start(j, cnt, JA, PA, loads, jk[j])
+    pos = alloc_ptr[j]
+    pmin = np.inf
+    for g in range(cnt.size):
+        for _ in range(cnt[g]):
+            free_cnt[g] -= 1
+            alloc_nodes[pos] = slot[g_ptr[g] + free_cnt[g]]
+            pos += 1
+        if cnt[g] > 0:
+            cfree[PA[1][g]] -= cnt[g]
+            if g_power[g] < pmin:
+                pmin = g_power[g]
+    spans = 0
+    for k in range(loads.size):
+        if jk[j, k] > 0:
+            spans += 1
+    if spans >= 2:
+        for k in range(loads.size):
+            loads[k] += jk[j, k] * JA[3][j]
+    start[j] = now
+    sp[j] = spv
+    spcpu[j] = 1.0 / pmin
+    seq[j] = counters[1]
+    counters[1] += 1
+    if JA[1][j] == 0.0:  # a zero-length job is over at once: it never counts as running
+        finish[j] = now
+        _release(j, JA, PA, ST, OUT)
+        return
+    if dynamic:  # running jobs in a list, rates refreshed at every event
+        run[counters[0]] = j
+        counters[0] += 1
+        remaining[j] = JA[1][j]
+        _refresh_rates(JA, PA, ST, OUT)
+    else:  # running jobs in a heap of fixed finish times
+        finish[j] = now + JA[1][j] * spv
+        counters[0] = _heap_push(run, counters[0], j, finish)
+
+
+@njit
+def _refresh_rates(JA, PA, ST, OUT):
+    """Dynamic model: recompute SP of every running job from the current link loads."""
+    free_cnt, slot, cfree, loads, run, counters, remaining, spcpu, cur_sp = ST
+    jk = OUT[3]
+    for r in range(counters[0]):
+        i = run[r]
+        cur_sp[i] = _current_slowdown(i, JA, PA, jk, loads, spcpu)
+
+
+@njit
+def _release(i, JA, PA, ST, OUT):
+    g_ptr, node_group = PA[2], PA[6]
+    free_cnt, slot, cfree, loads, run, counters, remaining, spcpu, cur_sp = ST
+    jk, alloc_ptr, alloc_nodes = OUT[3], OUT[4], OUT[5]
+    for p in range(alloc_ptr[i], alloc_ptr[i + 1]):
+        n = alloc_nodes[p]
+        g = node_group[n]
+        slot[g_ptr[g] + free_cnt[g]] = n
+        free_cnt[g] += 1
+        cfree[PA[1][g]] += 1
+    spans = 0
+    for k in range(loads.size):
+        if jk[i, k] > 0:
+            spans += 1
+    if spans >= 2:
+        for k in range(loads.size):
+            loads[k] -= jk[i, k] * JA[3][i]
+            if loads[k] < 1e-9:  # no float residue once the last co-allocated job has left
+                loads[k] = 0.0
+
+
+@njit
+def _advance(now, JA, PA, ST, OUT, dynamic):
+    """Advance to the earliest predicted finish; release every job finishing then. Returns the new time."""
+    free_cnt, slot, cfree, loads, run, counters, remaining, spcpu, cur_sp = ST
+    finish = OUT[1]
+    n = counters[0]
+    if not dynamic:
+        t = finish[run[0]]
+        while n > 0 and finish[run[0]] <= t:
+            i = _heap_pop(run, n, finish)
+            n -= 1
+            _release(i, JA, PA, ST, OUT)
+        counters[0] = n
+        return t
+    t = np.inf
+    for r in range(n):
+        i = run[r]
+        f = now + remaining[i] * cur_sp[i]
+        if f < t:
+            t = f
+    tol = _EPS * max(1.0, abs(t))
+    w = 0
+    for r in range(n):
+        i = run[r]
+        if now + remaining[i] * cur_sp[i] <= t + tol:
+            remaining[i] = 0.0
+            finish[i] = t
+            _release(i, JA, PA, ST, OUT)
+        else:
+            remaining[i] -= (t - now) / cur_sp[i]
+            run[w] = i
+            w += 1
+    counters[0] = w
+    _refresh_rates(JA, PA, ST, OUT)
+    return t
+
+
+@njit
+def _new_state(PA, J):
+    g_ptr, g_nodes = PA[2], PA[8]
+    G = g_ptr.size - 1
+    K = PA[7].size
+    free_cnt = np.empty(G, dtype=np.int64)
+    for g in range(G):
+        free_cnt[g] = g_ptr[g + 1] - g_ptr[g]
+    cfree = np.zeros(K, dtype=np.int64)
+    for g in range(G):
+        cfree[PA[1][g]] += free_cnt[g]
+    return (free_cnt, g_nodes.copy(), cfree, np.zeros(K), np.empty(g_nodes.size, dtype=np.int64),
+            np.zeros(2, dtype=np.int64), np.zeros(J), np.zeros(J), np.zeros(J))
+
+
+@njit
+def _new_out(JA, K):
+    J = JA[0].size
+    alloc_ptr = np.zeros(J + 1, dtype=np.int64)
+    for j in range(J):
+        alloc_ptr[j + 1] = alloc_ptr[j] + JA[0][j]
+    return (np.full(J, np.nan), np.full(J, np.nan), np.full(J, np.nan), np.zeros((J, K), dtype=np.int64),
+            alloc_ptr, np.full(alloc_ptr[J], -1, dtype=np.int64), np.full(J, -1, dtype=np.int64))
+
+
+@njit
+def _drain(now, JA, PA, ST, OUT, dynamic):
+    while ST[5][0] > 0:
+        now = _advance(now, JA, PA, ST, OUT, dynamic)
+    return now
+
+
+# ------------------------------------------------------------------------------- builders
+
+
+@njit
+def build_in_order(order, JA, PA, opts):
+    """Start the jobs strictly in ``order`` (each as soon as it fits, never before the previous one);
+    when a job does not fit, advance to the earliest predicted finish (slowdown-guided-ga-federation,
+    Sect. 3: "If we run out of computational nodes, GA predicts the first job to finish using a
+    execution slowdown model and releases its allocated nodes for the subsequent jobs").
+
+    Returns (start, finish, sp, jk, alloc_ptr, alloc_nodes, seq) for the package (time 0 = package start).
+    """
+    J = JA[0].size
+    K = PA[7].size
+    G = PA[0].size
+    mode, dynamic, cap = opts[O_ALLOC], opts[O_DYNAMIC] != 0, opts[O_CBSCAP] != 0
+    ST = _new_state(PA, J)
+    OUT = _new_out(JA, K)
+    cnt = np.zeros(G, dtype=np.int64)
+    now = 0.0
+    for idx in range(J):
+        j = order[idx]
+        while not choose(JA[0][j], mode, cap, PA, ST[0], ST[2], cnt):
+            if ST[5][0] == 0:  # empty platform and still no fit: the job can never run
+                raise ValueError("a job does not fit on the empty platform")
+            now = _advance(now, JA, PA, ST, OUT, dynamic)
+        _commit(j, now, cnt, JA, PA, ST, OUT, dynamic)
+    _drain(now, JA, PA, ST, OUT, dynamic)
+    return OUT
+
+
+@njit
+def makespan_in_order(order, JA, PA, opts):
+    """Makespan (max finish - min start) of :func:`build_in_order` — the GA's fitness."""
+    OUT = build_in_order(order, JA, PA, opts)
+    if OUT[0].size == 0:
+        return 0.0
+    return OUT[1].max() - OUT[0].min()
+
+
+@njit
+def build_metl(JA, PA, opts):
+    """METL (method-notes topic 6): at each time, among the package's jobs that fit the free nodes,
+    start the one with the smallest predicted execution-time loss (Algorithm 1 allocation, model
+    runtime with its own link load, loss = T_j - Tb_j / Gamma_max or (T_j - T*_j) / T*_j; ties ->
+    earlier job); when none fits, advance to the earliest predicted finish. The start order
+    (``seq``) is METL's ordering."""
+    J = JA[0].size
+    K = PA[7].size
+    G = PA[0].size
+    dynamic, relative = opts[O_DYNAMIC] != 0, opts[O_LOSS] != 0
+    pmax = PA[0].max()
+    ST = _new_state(PA, J)
+    OUT = _new_out(JA, K)
+    cnt = np.zeros(G, dtype=np.int64)
+    best_cnt = np.zeros(G, dtype=np.int64)
+    jk = np.zeros(K, dtype=np.int64)
+    active = np.ones(J, dtype=np.bool_)
+    left = J
+    now = 0.0
+    while left > 0:
+        best, best_loss = -1, np.inf
+        for j in range(J):
+            if not active[j]:
+                continue
+            if not choose(JA[0][j], ALG1, False, PA, ST[0], ST[2], cnt):
+                continue
+            spv = slowdown_at_start(j, cnt, JA, PA, ST[3], jk)
+            base = JA[1][j]
+            loss = (spv * pmax - 1.0) if relative else (base * spv - base / pmax)
+            if loss < best_loss:
+                best, best_loss = j, loss
+                best_cnt[:] = cnt
+        if best < 0:
+            if ST[5][0] == 0:
+                raise ValueError("a job does not fit on the empty platform")
+            now = _advance(now, JA, PA, ST, OUT, dynamic)
+            continue
+        _commit(best, now, best_cnt, JA, PA, ST, OUT, dynamic)
+        active[best] = False
+        left -= 1
+    _drain(now, JA, PA, ST, OUT, dynamic)
+    return OUT

@@ -1,0 +1,325 @@
+"""`schedlab federation run` / `compare`: one method on one workload as a resumable run folder, and
+the paper's comparison over consecutive workloads and package sizes (Figs. 1, 4, 5).
+
+A run folder holds ``config.json`` (trace, job window, platform, communication draws, model
+options, GA settings, data fingerprint, library versions), ``checkpoint`` (GA runs: after every
+generation), ``history.csv`` (GA: one row per package and generation), ``packages.csv`` (one row
+per package: makespan, seconds) and at the end ``result.json`` ({"method", "makespan", "jobs",
+"package_size", "seconds"}) and ``orders.json`` (the start order of every package).
+Re-running the same command on the folder resumes it (a finished run is read back).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import RunError, WorkloadError
+from ..federation.jobs import COMM_READING, PACKAGE_READING, FederatedJobs, packages
+from ..federation.model import GA_METHODS, METHODS, FederationOptions
+from ..federation.platform import Platform
+from ..federation.schedule import FederatedSchedule, PackageProblem, schedule_workload
+from .federation_ga import FederationGAConfig, run_package_ga
+from .run import RunFolder
+
+
+@dataclass(frozen=True)
+class FederationRunConfig:
+    """Everything that determines one federation run's result (stored in config.json)."""
+
+    trace: str
+    method: str
+    package_size: int
+    jobs: int | None = None
+    offset: int = 0
+    procs: int | None = None
+    comm_seed: int = 0
+    sigma_range: tuple[float, float] = (0.1, 0.5)
+    ptbw_range: tuple[float, float] = (1.0, 10.0)
+    options: FederationOptions = field(default_factory=FederationOptions)
+    ga: FederationGAConfig = field(default_factory=FederationGAConfig)
+    #: a CSV file ``id,sigma,ptbw`` giving sigma_j and PTBW_j per SWF job id instead of drawing them
+    comm_file: str | None = None
+    #: the shared trace options (``--months``, ``--scale-to``, ``--calibrate-load``), applied before the window
+    months: int | None = None
+    scale_to: int | None = None
+    calibrate_load: bool = False
+
+    def __post_init__(self) -> None:
+        if self.method not in METHODS:
+            raise RunError(f"unknown method {self.method!r}; choose one of {', '.join(METHODS)}")
+        if int(self.package_size) != self.package_size or self.package_size < 1:
+            raise RunError(f"--package-size must be a positive whole number, got {self.package_size}")
+        if self.jobs is not None and (int(self.jobs) != self.jobs or self.jobs < 1):
+            raise RunError(f"--jobs must be a positive whole number, got {self.jobs}")
+        if int(self.offset) != self.offset or self.offset < 0:
+            raise RunError(f"--offset must be a whole number >= 0, got {self.offset}")
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "kind": "federation", "trace": self.trace, "method": self.method, "package_size": self.package_size,
+            "jobs": self.jobs, "offset": self.offset, "procs": self.procs, "comm_seed": self.comm_seed,
+            "sigma_range": list(self.sigma_range), "ptbw_range": list(self.ptbw_range),
+            "options": self.options.to_dict(), "comm_reading": COMM_READING, "package_reading": PACKAGE_READING,
+        }
+        if self.method in GA_METHODS:
+            d["ga"] = self.ga.to_dict()
+        for key in ("months", "scale_to", "calibrate_load"):  # only when given, so older run folders keep resuming
+            if getattr(self, key):
+                d[key] = getattr(self, key)
+        if self.comm_file is not None:  # only when given, so that run folders without it keep resuming
+            d["comm_file"] = self.comm_file
+            d["comm_file_sha256"] = hashlib.sha256(Path(self.comm_file).read_bytes()).hexdigest()
+        return d
+
+
+def load_jobs(config: FederationRunConfig) -> FederatedJobs:
+    """The cleaned trace's jobs [offset, offset + jobs) in submit order, with their communication draws."""
+    from ..workload import load_trace
+
+    w = load_trace(config.trace, procs=config.procs, months=config.months)
+    if config.scale_to is not None and config.calibrate_load:
+        from .calibrate import load_target, scale_to_util
+
+        w, _ = scale_to_util(w, config.scale_to, load_target(w, config.scale_to))
+    elif config.scale_to is not None:
+        from ..workload import scale
+
+        w = scale(w, config.scale_to)
+    n = len(w)
+    if config.offset >= n:
+        raise WorkloadError(f"{config.trace}: --offset {config.offset} but the cleaned trace has {n} jobs")
+    stop = n if config.jobs is None else min(n, config.offset + config.jobs)
+    if config.jobs is not None and stop - config.offset < config.jobs:
+        raise WorkloadError(f"{config.trace}: asked for {config.jobs} jobs from {config.offset}, only {stop - config.offset} left")
+    w = w.take(np.arange(config.offset, stop))
+    given = read_comm_file(config.comm_file, w.id) if config.comm_file is not None else (None, None)
+    jobs = FederatedJobs.from_workload(w, seed=config.comm_seed, sigma_range=config.sigma_range,
+                                       ptbw_range=config.ptbw_range, sigma=given[0], ptbw=given[1])
+    return FederatedJobs(jobs.id, jobs.submit, jobs.tasks, jobs.base, jobs.sigma, jobs.ptbw,
+                         f"{Path(config.trace).name} jobs {config.offset + 1}-{stop}")
+
+
+def read_comm_file(path: str, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """sigma_j and PTBW_j of the jobs ``ids`` from a CSV ``id,sigma,ptbw`` (header line first); one-line errors."""
+    try:
+        lines = Path(path).read_text().splitlines()
+    except OSError as exc:
+        raise WorkloadError(f"{path}: cannot read the communication file ({exc.strerror or exc})") from None
+    if not lines or [c.strip() for c in lines[0].split(",")] != ["id", "sigma", "ptbw"]:
+        raise WorkloadError(f"{path}:1: the first line must be the header id,sigma,ptbw")
+    table: dict[int, tuple[float, float]] = {}
+    for no, line in enumerate(lines[1:], 2):
+        if not line.strip():
+            continue
+        try:
+            a, b, c = line.split(",")
+            table[int(a)] = (float(b), float(c))
+        except ValueError:
+            raise WorkloadError(f"{path}:{no}: expected id,sigma,ptbw (an integer and two numbers), got {line!r}") from None
+        if not (0.0 <= table[int(a)][0] <= 1.0) or not table[int(a)][1] >= 0.0:
+            raise WorkloadError(f"{path}:{no}: sigma must lie in [0, 1] and ptbw be >= 0, got {line!r}")
+    missing = [int(i) for i in ids if int(i) not in table]
+    if missing:
+        raise WorkloadError(f"{path}: no line for job {missing[0]} ({len(missing)} job(s) of the window missing)")
+    return (np.array([table[int(i)][0] for i in ids]), np.array([table[int(i)][1] for i in ids]))
+
+
+def jobs_fingerprint(jobs: FederatedJobs) -> str:
+    h = hashlib.sha256()
+    for a in (jobs.id, jobs.tasks, jobs.base, jobs.sigma, jobs.ptbw):
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
+
+
+@dataclass
+class FederationRunResult:
+    """Outcome of :func:`run_federation` (``result`` is what result.json / --json hold)."""
+
+    run_dir: Path
+    result: dict[str, Any]
+    schedule: FederatedSchedule | None
+    interrupted: bool = False
+    packages: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _history_text(old: str, package: int, rows: Sequence[dict[str, Any]]) -> str:
+    """history.csv with every row of packages before ``package`` kept from ``old`` plus ``rows``."""
+    cols = ["package", "gen", "evaluations", "best", "median", "elapsed"]
+    kept = [line for line in old.splitlines()[1:] if line and int(line.split(",")[0]) < package]
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(cols)
+    out = buf.getvalue() + "".join(k + "\n" for k in kept)
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    for r in rows:
+        writer.writerow([r["package"], r["gen"], r["evaluations"], repr(r["best"]), repr(r["median"]), f"{r['elapsed']:.3f}"])
+    return out + buf.getvalue()
+
+
+def _packages_csv(rows: Sequence[dict[str, Any]]) -> str:
+    lines = ["package,jobs,makespan,seconds,metl_makespan"]
+    for r in rows:
+        metl = "" if r.get("metl_makespan") is None else repr(r["metl_makespan"])
+        lines.append(f"{r['package']},{r['jobs']},{r['makespan']!r},{r['seconds']:.3f},{metl}")
+    return "\n".join(lines) + "\n"
+
+
+def run_federation(
+    config: FederationRunConfig,
+    platform: Platform,
+    out: str | Path,
+    *,
+    executor_spec: str | None = "serial",
+    workers: int | None = None,
+    jobs: FederatedJobs | None = None,
+    on_start: Callable[[int, int], None] | None = None,
+    on_generation: Callable[[int, dict], None] | None = None,
+    on_evaluation: Callable[[int, int, int], None] | None = None,
+) -> FederationRunResult:
+    """Run (or resume, or read back) ``config.method`` on the configured workload into run folder ``out``."""
+    from ..execute import make_executor
+
+    jobs = jobs if jobs is not None else load_jobs(config)
+    jobs.check_fits(platform)
+    slices = packages(len(jobs), config.package_size)
+    cfg = config.to_dict()
+    cfg["platform"] = platform.to_dict()
+    cfg["n_jobs"] = len(jobs)
+    cfg["data_sha256"] = jobs_fingerprint(jobs)
+    run = RunFolder(out, cfg)
+    if run.file("result.json").exists():
+        result = json.loads(run.file("result.json").read_text())
+        orders = [np.asarray(o, dtype=np.int64) for o in json.loads(run.file("orders.json").read_text())]
+        sched = schedule_workload(jobs, platform, config.method, config.package_size, options=config.options,
+                                  orders=orders if config.method in GA_METHODS else None)
+        return FederationRunResult(run.path, result, sched)
+    method = config.method
+    _warm_up(jobs, platform, config)
+    if method not in GA_METHODS:
+        t0 = time.perf_counter()
+        sched = schedule_workload(jobs, platform, method, config.package_size, options=config.options)
+        seconds = time.perf_counter() - t0
+        pkg_rows = [{"package": p, "jobs": sl.stop - sl.start, "makespan": float(sched.package_makespan[p]),
+                     "seconds": seconds / len(slices), "metl_makespan": None} for p, sl in enumerate(slices)]
+        return _finish(run, config, jobs, sched, seconds, pkg_rows)
+    problems = tuple(PackageProblem(jobs.take(sl), platform, config.options, method) for sl in slices)
+    state = run.load_checkpoint() or {"done": [], "current": None}
+    if on_start is not None:
+        on_start(len(slices) * config.ga.generations, len(state["done"]) * config.ga.generations
+                 + (len(state["current"]["rows"]) if state.get("current") else 0))
+    try:
+        with make_executor(executor_spec, workers=workers, payload=problems) as executor:
+            for p in range(len(state["done"]), len(slices)):
+                seed_order, metl_mk = None, None
+                if method == "ga-metl":
+                    seed_order = problems[p].metl_order()
+                    metl_mk = problems[p].makespan(seed_order)
+                cur = run_package_ga(run, state, p, len(problems[p]), config.ga, executor, seed_order,
+                                     on_generation=on_generation, on_evaluation=on_evaluation)
+                old = run.file("history.csv").read_text() if run.file("history.csv").exists() else ""
+                run.write_text("history.csv", _history_text(old, p, cur["rows"]))
+                state["done"].append({"package": p, "jobs": len(problems[p]), "makespan": cur["best"],
+                                      "seconds": cur["elapsed"], "metl_makespan": metl_mk,
+                                      "order": cur["best_order"]})
+                state["current"] = None
+                run.write_text("packages.csv", _packages_csv(state["done"]))
+                run.save_checkpoint(state)
+    except KeyboardInterrupt:
+        return FederationRunResult(run.path, {}, None, interrupted=True, packages=list(state["done"]))
+    orders = [d["order"] for d in state["done"]]
+    sched = schedule_workload(jobs, platform, method, config.package_size, options=config.options, orders=orders)
+    for d, mk in zip(state["done"], sched.package_makespan):
+        if abs(d["makespan"] - mk) > 1e-6 * max(1.0, mk):  # the decoder is deterministic: a mismatch is a bug
+            raise RunError(f"{run.path}: package {d['package']} rebuilt to makespan {mk}, the GA found {d['makespan']}")
+    seconds = float(sum(d["seconds"] for d in state["done"]))
+    return _finish(run, config, jobs, sched, seconds, state["done"])
+
+
+def _warm_up(jobs: FederatedJobs, platform: Platform, config: FederationRunConfig) -> None:
+    """Compile (or load) the kernels on a one-job package so that the timings exclude compilation."""
+    tiny = PackageProblem(jobs.take(slice(0, 1)), platform, config.options, config.method)
+    tiny.build(None if config.method in ("jpr", "cbs", "metl") else np.zeros(1, dtype=np.int64))
+    tiny.makespan(np.zeros(1, dtype=np.int64))
+
+
+def _finish(run: RunFolder, config: FederationRunConfig, jobs: FederatedJobs, sched: FederatedSchedule,
+            seconds: float, pkg_rows: list[dict[str, Any]]) -> FederationRunResult:
+    result = {"method": config.method, "makespan": sched.makespan, "jobs": len(jobs),
+              "package_size": config.package_size, "seconds": seconds}
+    run.write_text("packages.csv", _packages_csv(pkg_rows))
+    run.write_text("orders.json", json.dumps([[int(v) for v in o] for o in sched.orders]) + "\n")
+    run.write_text("result.json", json.dumps(result, indent=2) + "\n")
+    return FederationRunResult(run.path, result, sched, packages=pkg_rows)
+
+
+def compare_federation(
+    base: FederationRunConfig,
+    platform: Platform,
+    out: str | Path,
+    *,
+    package_sizes: Sequence[int],
+    workloads: int,
+    methods: Sequence[str],
+    executor_spec: str | None = "serial",
+    workers: int | None = None,
+    on_run: Callable[[str, int, str], None] | None = None,
+    progress: Callable[[str], Any] | None = None,
+) -> list[dict[str, Any]]:
+    """The paper's comparison: ``workloads`` consecutive windows of ``base.jobs`` jobs from
+    ``base.offset`` (Wk-1, Wk-2, ...), every method and package size, each a run folder
+    ``out/p{size}/Wk-{i}/{method}`` (resumable); writes results.json, table.md and the figures.
+
+    ``progress(label)`` may return a dict of run_federation callbacks (on_start, on_generation,
+    on_evaluation) for that run.
+    """
+    from ..report.federation import comparison_table_md, plot_by_package_size, plot_makespan
+    from .run import atomic_write_text
+
+    if base.jobs is None:
+        raise RunError("compare needs --jobs (the size of each workload window)")
+    if workloads < 1:
+        raise RunError(f"--workloads must be >= 1, got {workloads}")
+    for m in methods:
+        if m not in METHODS:
+            raise RunError(f"unknown method {m!r}; choose among {', '.join(METHODS)}")
+    out = Path(out)
+    windows = []
+    for w in range(workloads):  # load and check every window before any run starts
+        cfg = FederationRunConfig(**{**base.__dict__, "offset": base.offset + w * base.jobs, "method": methods[0],
+                                     "package_size": package_sizes[0]})
+        jobs = load_jobs(cfg)
+        jobs.check_fits(platform)
+        windows.append((f"Wk-{w + 1}", cfg.offset, jobs))
+    rows: list[dict[str, Any]] = []
+    for size in package_sizes:
+        for label, offset, jobs in windows:
+            for m in methods:
+                cfg = FederationRunConfig(**{**base.__dict__, "offset": offset, "method": m, "package_size": size})
+                if on_run is not None:
+                    on_run(label, size, m)
+                callbacks = progress(f"p{size} {label} {m}") if progress is not None else {}
+                res = run_federation(cfg, platform, out / f"p{size}" / label / m, executor_spec=executor_spec,
+                                     workers=workers, jobs=jobs, **(callbacks or {}))
+                if res.interrupted:
+                    raise KeyboardInterrupt
+                rows.append({"workload": label, "offset": offset, **res.result})
+    atomic_write_text(out / "results.json", json.dumps(rows, indent=2) + "\n")
+    atomic_write_text(out / "table.md", comparison_table_md(rows))
+    for size in package_sizes:
+        sub = [r for r in rows if r["package_size"] == size]
+        plot_makespan(out / f"makespan_p{size}.png", sub,
+                      f"makespan per workload, packages of {size} jobs ({platform.name})")
+    if len(package_sizes) > 1 and any(m.startswith("ga") for m in methods):
+        plot_by_package_size(out / "ga_by_package_size.png", rows, "GA makespan (bars) and GA time (lines) by package size")
+    return rows

@@ -1,0 +1,222 @@
+"""PBS/Torque and PBS Pro accounting logs as a :class:`Workload`.
+
+A PBS server writes one file per day (``server_priv/accounting/YYYYMMDD``); concatenate the days
+you want (``cat accounting/2024* > jobs.pbs``). Each line is
+``MM/DD/YYYY HH:MM:SS;TYPE;JOB_ID;key=value key=value ...`` with the line's date in the server's
+local time. One job is one ``E`` (end) record:
+
+- submit = ``ctime`` (creation), else ``qtime``, else ``etime`` (epoch seconds, zone-free);
+  wait = ``start`` - submit; runtime = ``end`` - ``start``, else ``resources_used.walltime``;
+- requested processors: ``Resource_List.ncpus`` (PBS Pro's total), else the sum over
+  ``Resource_List.select`` chunks (``2:ncpus=8+1:ncpus=4`` -> 20), else Torque's
+  ``Resource_List.nodes`` (``2:ppn=4`` -> 8, ``n01:ppn=2+n02:ppn=2`` -> 4, ``4`` -> 4), else
+  ``Resource_List.procs``, else ``Resource_List.nodect``; allocated processors (SWF field 5)
+  are counted from ``exec_host`` (``n1/0+n1/1``, ``n1/0-3``, ``n1/0*8``), else the request;
+- estimate = ``Resource_List.walltime`` (``[[HH:]MM:]SS``, hours may exceed 24);
+- status: ``Exit_status=0`` -> 1 (completed), a job with a ``D`` (deleted) record or that never
+  started -> 5 (cancelled), any other exit status -> 0;
+- an ``E`` record without ``start`` is a job that never ran (runtime -1, status 5); a job with a
+  ``D``/``A`` record and no ``E`` (deleted before it started) becomes the same, its submit the ``Q``
+  record's date (else the ``D``/``A`` record's), so :func:`~schedlab.workload.clean.clean` counts
+  both as ``cancelled``; a job with only ``Q``/``S`` records (still queued or running when the log
+  ends) has runtime -1 and status -1 and is counted as ``runtime``;
+- ``Q``/``S``/``D``/``A``/``R``/... records are otherwise skipped and counted by type; array parents
+  (``123[]``) are skipped; a job with several ``E`` records (rerun) keeps the last one.
+
+A line that is not ``date;type;id;attributes``, or an ``E`` record whose times cannot be read,
+is an error naming file and line.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from datetime import datetime
+from pathlib import Path
+
+from ..errors import SWFError
+from .accounting import Numbering, ReadReport, build_workload, local_epoch, parse_duration, parse_zone, read_text
+from .model import Workload
+
+__all__ = ["read_pbs", "parse_pbs", "looks_like_pbs", "requested_procs", "allocated_procs"]
+
+_LINE = re.compile(r"^(\d\d/\d\d/\d{4} \d\d:\d\d:\d\d);([A-Za-z]);([^;]*);(.*)$")
+
+
+def looks_like_pbs(first_line: str) -> bool:
+    return bool(_LINE.match(first_line.strip()))
+
+
+def _attrs(text: str) -> dict[str, str]:
+    """``key=value`` pairs; a token without ``=`` continues the previous value (values with spaces)."""
+    out: dict[str, str] = {}
+    last = None
+    for tok in text.split():
+        key, eq, value = tok.partition("=")
+        if eq and key:
+            out[key] = value
+            last = key
+        elif last is not None:
+            out[last] += " " + tok
+    return out
+
+
+def _chunks(spec: str, per: str) -> int:
+    """Sum over ``+``-separated chunks of count * ``per`` (count: leading number, else 1 host)."""
+    total = 0
+    for chunk in spec.split("+"):
+        parts = chunk.split(":")
+        count = int(parts[0]) if parts[0].isdigit() else 1
+        each = 1
+        for p in parts[1:]:
+            k, _, v = p.partition("=")
+            if k == per:
+                each = int(v)
+        total += count * each
+    return total
+
+
+def requested_procs(a: dict[str, str]) -> int:
+    """Processors a job asked for (module docstring order); -1 when the record does not say."""
+    if a.get("Resource_List.ncpus", "").isdigit():
+        return int(a["Resource_List.ncpus"])
+    if "Resource_List.select" in a:
+        return _chunks(a["Resource_List.select"], "ncpus")
+    if "Resource_List.nodes" in a:
+        return _chunks(a["Resource_List.nodes"], "ppn")
+    for key in ("Resource_List.procs", "Resource_List.nodect"):
+        if a.get(key, "").isdigit():
+            return int(a[key])
+    return -1
+
+
+def allocated_procs(exec_host: str) -> int:
+    """Cores listed in ``exec_host`` (``n1/0+n1/1``, ``n1/0-3,6``, ``n1/0*8``); -1 if empty."""
+    if not exec_host.strip():
+        return -1
+    total = 0
+    for part in exec_host.strip().split("+"):
+        _, slash, cores = part.partition("/")
+        if not slash:
+            total += 1
+        elif "*" in cores:
+            total += int(cores.split("*", 1)[1])
+        else:
+            for r in cores.split(","):
+                lo, dash, hi = r.partition("-")
+                total += int(hi) - int(lo) + 1 if dash else 1
+    return total
+
+
+def _epoch(a: dict[str, str], *keys: str) -> float | None:
+    for k in keys:
+        v = a.get(k, "").strip()
+        if v and v != "0":
+            return float(int(v))
+    return None
+
+
+def parse_pbs(path: str | os.PathLike, *, procs: int | None = None, tz: str | None = None) -> tuple[Workload, ReadReport]:
+    """Read a PBS/Torque/PBS Pro accounting log; the Workload and what was skipped."""
+    path = Path(path)
+    zone = parse_zone(tz)
+    lines = read_text(path)
+    report = ReadReport("pbs", lines=len(lines))
+    ended: dict[str, tuple[int, dict[str, str]]] = {}
+    queued: dict[str, float] = {}
+    deleted: dict[str, float] = {}
+    started: dict[str, dict[str, str]] = {}  # S record attributes (user, group, queue of jobs without E)
+    for lineno0, line in enumerate(lines):
+        lineno = lineno0 + 1
+        if not line.strip():
+            report.skip("blank lines")
+            continue
+        m = _LINE.match(line.strip())
+        if not m:
+            raise SWFError(path, lineno, "not a PBS accounting record 'MM/DD/YYYY HH:MM:SS;TYPE;JOB_ID;attributes'")
+        date, kind, job, rest = m.groups()
+        kind = kind.upper()
+        if kind != "E":
+            report.skip(f"{kind} records")
+            if kind in "QDA":
+                try:
+                    when = local_epoch(datetime.strptime(date, "%m/%d/%Y %H:%M:%S"), zone)
+                except ValueError as exc:
+                    raise SWFError(path, lineno, f"bad record date {date!r}: {exc}") from None
+                (queued if kind == "Q" else deleted).setdefault(job, when)
+            elif kind == "S":
+                started[job] = _attrs(rest)
+            continue
+        if "[]" in job:
+            report.skip("array parent E records")
+            continue
+        if job in ended:
+            report.skip("earlier E records of rerun jobs")
+        ended[job] = (lineno, _attrs(rest))
+
+    names = {k: Numbering() for k in ("user", "group", "queue")}
+    rows: dict[str, list] = {k: [] for k in ("id", "submit", "wait", "runtime", "procs", "req_procs", "estimate", "status", "user", "unix_group", "queue")}
+    ids: list[str] = []
+    for job, (lineno, a) in ended.items():
+        try:
+            what = "ctime/qtime/etime"
+            submit = _epoch(a, "ctime", "qtime", "etime")
+            if submit is None:
+                raise ValueError("missing")
+            what = "start"
+            start = _epoch(a, "start")
+            what = "end"
+            end = _epoch(a, "end")
+            what = "resources_used.walltime"
+            used = parse_duration(a.get("resources_used.walltime", ""), minutes_alone=False)
+            what = "Resource_List.walltime"
+            limit = parse_duration(a.get("Resource_List.walltime", ""), minutes_alone=False)
+            what = "Resource_List (ncpus/select/nodes)"
+            req = requested_procs(a)
+            what = "exec_host"
+            width = allocated_procs(a.get("exec_host", "")) if start is not None else -1
+            what = "Exit_status"
+            exit_status = int(a["Exit_status"]) if "Exit_status" in a else None
+        except (ValueError, IndexError) as exc:
+            raise SWFError(path, lineno, f"E record for {job}: cannot read {what}: {exc}") from None
+        if start is None:
+            runtime = -1.0
+            status = 5
+        else:
+            runtime = end - start if end is not None else float(used if used is not None else -1)
+            status = 5 if job in deleted and exit_status != 0 else (-1 if exit_status is None else (1 if exit_status == 0 else 0))
+        ids.append(job)
+        rows["submit"].append(submit)
+        rows["wait"].append(start - submit if start is not None else -1.0)
+        rows["runtime"].append(runtime)
+        rows["procs"].append(width)
+        rows["req_procs"].append(req)
+        rows["estimate"].append(float(limit) if limit is not None else -1.0)
+        rows["status"].append(status)
+        rows["user"].append(names["user"](a.get("user", "")))
+        rows["unix_group"].append(names["group"](a.get("group", "")))
+        rows["queue"].append(names["queue"](a.get("queue", "")))
+    never = [j for j in list(queued) + list(deleted) if j not in ended and "[]" not in j]
+    # no E record: deleted/aborted before it ran (status 5), or still queued/running when the log ends (-1)
+    for job in dict.fromkeys(never):
+        ids.append(job)
+        rows["submit"].append(queued.get(job, deleted.get(job)))
+        rows["wait"].append(-1.0)
+        rows["runtime"].append(-1.0)
+        rows["procs"].append(-1)
+        rows["req_procs"].append(-1)
+        rows["estimate"].append(-1.0)
+        rows["status"].append(5 if job in deleted else -1)
+        a = started.get(job, {})
+        rows["user"].append(names["user"](a.get("user", "")))
+        rows["unix_group"].append(names["group"](a.get("group", "")))
+        rows["queue"].append(names["queue"](a.get("queue", "")))
+    numeric = [j.split(".", 1)[0] for j in ids]
+    rows["id"] = [int(i) for i in numeric] if all(i.isdigit() for i in numeric) and len(set(numeric)) == len(numeric) else None
+    w = build_workload(path, rows, fmt="pbs", zone=zone, procs=procs, report=report, names={"queue": names["queue"]})
+    return w, report
+
+
+def read_pbs(path: str | os.PathLike, *, procs: int | None = None, tz: str | None = None) -> Workload:
+    """:func:`parse_pbs` without the report."""
+    return parse_pbs(path, procs=procs, tz=tz)[0]

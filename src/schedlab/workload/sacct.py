@@ -1,0 +1,179 @@
+"""Slurm accounting (`sacct --parsable2`) as a :class:`Workload`.
+
+A site exports its history with (one line; ``TZ=UTC`` makes sacct print UTC times, otherwise
+pass the cluster's zone, e.g. ``--format sacct:Europe/Berlin``)::
+
+    TZ=UTC sacct --allusers --parsable2 --starttime 2024-01-01 --endtime 2024-07-01 \\
+        --format JobIDRaw,JobID,User,Group,Account,Partition,Submit,Start,End,Elapsed,Timelimit,AllocCPUS,ReqCPUS,State \\
+        > jobs.sacct
+
+``--parsable2`` prints a header line of field names, then ``|``-separated values. The reader uses
+the fields present among JobIDRaw/JobID, User, Group, Account, Partition, Submit, Start, End,
+Elapsed/ElapsedRaw, Timelimit/TimelimitRaw, AllocCPUS/NCPUS/ReqCPUS and State (other fields are
+ignored; Submit, a job id, and a processor count are required). Per record:
+
+- job steps (``123.batch``, ``123.extern``, ``123.0``) are skipped and counted: the allocation
+  line ``123`` is the job; array elements (``123_4``, JobIDRaw unique) and heterogeneous job
+  components (``123+0``) are jobs of their own; a pending array range (``123_[5-10]``) is one
+  never-started record;
+- ``Start`` of ``Unknown``/``None`` means the job never ran (runtime -1); a ``CANCELLED`` state
+  (also ``CANCELLED by UID``) is SWF status 5, so :func:`~schedlab.workload.clean.clean` counts it
+  as ``cancelled``; COMPLETED is status 1, FAILED/TIMEOUT/NODE_FAIL/OUT_OF_MEMORY/... status 0;
+- runtime is ElapsedRaw, else Elapsed (``[D-]HH:MM:SS``, ``MM:SS``), else End - Start;
+- the estimate is Timelimit (``UNLIMITED``/``Partition_Limit`` -> none), else TimelimitRaw (minutes);
+- times are ISO local times (``2024-03-01T12:00:00``) in the zone given (default UTC), ISO times
+  with an offset (``SLURM_TIME_FORMAT=%Y-%m-%dT%H:%M:%S%z``) or epoch seconds (``SLURM_TIME_FORMAT=%s``).
+
+A line with the wrong number of fields, or a value that cannot be read, is an error naming file
+and line; blank lines are skipped.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from datetime import datetime
+from pathlib import Path
+
+from ..errors import SWFError
+from .accounting import Numbering, ReadReport, build_workload, local_epoch, parse_duration, parse_zone, read_text
+from .model import Workload
+
+__all__ = ["read_sacct", "parse_sacct", "SACCT_FORMAT", "looks_like_sacct"]
+
+#: the ``sacct --format`` list the reader is written for
+SACCT_FORMAT = "JobIDRaw,JobID,User,Group,Account,Partition,Submit,Start,End,Elapsed,Timelimit,AllocCPUS,ReqCPUS,State"
+
+_NOT_A_TIME = {"", "UNKNOWN", "NONE", "N/A", "(NULL)"}
+_FAILED = ("FAILED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE", "PREEMPTED")
+_STEP = re.compile(r"\.(?:\d+|batch|extern|interactive|[A-Za-z_]\w*)$")
+
+
+def looks_like_sacct(first_line: str) -> bool:
+    """A ``--parsable2`` header: ``|``-separated field names including a job id and Submit."""
+    names = {n.strip().lower() for n in first_line.split("|")}
+    return "|" in first_line and bool(names & {"jobid", "jobidraw"}) and "submit" in names
+
+
+def _status(state: str) -> int:
+    s = state.strip().upper()
+    if s.startswith("CANCELLED"):
+        return 5
+    if s.startswith("COMPLETED"):
+        return 1
+    if s.startswith(_FAILED):
+        return 0
+    return -1  # PENDING, RUNNING, REQUEUED, SUSPENDED, ...
+
+
+def _time(text: str, zone) -> float | None:
+    t = text.strip()
+    if t.upper() in _NOT_A_TIME:
+        return None
+    if t.isdigit():  # SLURM_TIME_FORMAT=%s
+        return float(t)
+    return local_epoch(datetime.fromisoformat(t), zone)
+
+
+def parse_sacct(path: str | os.PathLike, *, procs: int | None = None, tz: str | None = None) -> tuple[Workload, ReadReport]:
+    """Read a ``sacct --parsable2`` file; the Workload and what was skipped (see module docstring)."""
+    path = Path(path)
+    zone = parse_zone(tz)
+    lines = read_text(path)
+    report = ReadReport("sacct", lines=len(lines))
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None:
+        raise SWFError(path, None, "empty file")
+    if not looks_like_sacct(lines[first]):
+        raise SWFError(path, first + 1, "no sacct header line (run sacct with --parsable2 and without --noheader)")
+    header = [n.strip() for n in lines[first].split("|")]
+    col = {n.lower(): i for i, n in enumerate(header)}
+
+    def need(*names: str) -> int:
+        for n in names:
+            if n.lower() in col:
+                return col[n.lower()]
+        raise SWFError(path, first + 1, f"sacct header lacks {' or '.join(names)}; use sacct --format {SACCT_FORMAT}")
+
+    i_id = need("JobIDRaw", "JobID")
+    i_jobid = col.get("jobid", i_id)
+    i_submit = need("Submit")
+    i_procs = need("AllocCPUS", "NCPUS", "ReqCPUS")
+    i_req = col.get("reqcpus", col.get("ncpus", i_procs))
+    get = {k: col.get(k) for k in ("user", "group", "partition", "start", "end", "elapsedraw", "elapsed", "timelimit", "timelimitraw", "state")}
+    if get["start"] is None:
+        raise SWFError(path, first + 1, f"sacct header lacks Start; use sacct --format {SACCT_FORMAT}")
+    names = {k: Numbering() for k in ("user", "group", "queue")}
+    rows: dict[str, list] = {k: [] for k in ("id", "submit", "wait", "runtime", "procs", "req_procs", "estimate", "status", "user", "unix_group", "queue")}
+    ids: list[str] = []
+    nfields = len(header)
+
+    for lineno0 in range(first + 1, len(lines)):
+        line = lines[lineno0]
+        lineno = lineno0 + 1
+        if not line.strip():
+            report.skip("blank lines")
+            continue
+        f = line.split("|")
+        if [x.strip() for x in f] == header:  # files of several sacct calls concatenated
+            report.skip("repeated header lines")
+            continue
+        if len(f) != nfields:
+            raise SWFError(path, lineno, f"expected {nfields} '|'-separated fields as in the header, found {len(f)}")
+        if _STEP.search(f[i_jobid].strip()) or _STEP.search(f[i_id].strip()):
+            report.skip("job steps")
+            continue
+
+        def val(key: str) -> str:
+            i = get[key]
+            return f[i] if i is not None else ""
+
+        try:
+            what = "Submit"
+            submit = _time(f[i_submit], zone)
+            if submit is None:
+                raise ValueError("no submit time")
+            what = "Start"
+            start = _time(val("start"), zone)
+            what = "End"
+            end = _time(val("end"), zone)
+            what = "Elapsed"
+            if start is None or end is None:  # never started, or still running
+                runtime = -1.0
+            elif get["elapsedraw"] is not None and val("elapsedraw").strip():
+                runtime = float(int(val("elapsedraw")))
+            elif get["elapsed"] is not None and val("elapsed").strip():
+                runtime = float(parse_duration(val("elapsed"), minutes_alone=False) or 0)
+            else:
+                runtime = end - start if end is not None else -1.0
+            what = "Timelimit"
+            if get["timelimit"] is not None:
+                limit = parse_duration(val("timelimit"))
+            elif get["timelimitraw"] is not None and val("timelimitraw").strip().isdigit():
+                limit = int(val("timelimitraw")) * 60
+            else:
+                limit = None
+            what = "CPUs"
+            width = int(f[i_procs] or 0)
+            req = int(f[i_req] or 0)
+        except ValueError as exc:
+            raise SWFError(path, lineno, f"cannot read {what}: {exc}") from None
+        ids.append(f[i_id].strip())
+        rows["submit"].append(submit)
+        rows["wait"].append(start - submit if start is not None else -1.0)
+        rows["runtime"].append(runtime)
+        rows["procs"].append(width if start is not None else -1)
+        rows["req_procs"].append(req if req > 0 else width)
+        rows["estimate"].append(float(limit) if limit is not None else -1.0)
+        rows["status"].append(_status(val("state")))
+        rows["user"].append(names["user"](val("user")))
+        rows["unix_group"].append(names["group"](val("group")))
+        rows["queue"].append(names["queue"](val("partition")))
+    rows["id"] = [int(i) for i in ids] if all(i.isdigit() for i in ids) else None
+    w = build_workload(path, rows, fmt="sacct", zone=zone, procs=procs, report=report, names={"queue": names["queue"]})
+    return w, report
+
+
+def read_sacct(path: str | os.PathLike, *, procs: int | None = None, tz: str | None = None) -> Workload:
+    """:func:`parse_sacct` without the report."""
+    return parse_sacct(path, procs=procs, tz=tz)[0]

@@ -34,7 +34,7 @@ _DROP_ORDER = ("mean_user_AWRT", "max_user_AWRT", "p95_wait", "max_wait", "mean_
 
 #: the rigid engine's rules from the registry, plus the time-sharing engine (its own loop, sim/timeshare.py)
 POLICY_HELP = {r.name: r.help for r in registry.DISPATCH}
-POLICY_HELP["scojo"] = "SCOJO-PECT time sharing (--shares, --cycle, --no-smart-backfill; own engine)"
+ENGINE_HELP = {"scojo": "SCOJO-PECT time sharing (--shares, --cycle, --no-smart-backfill; own engine)"}
 ORDER_HELP = {o.name: o.help for o in registry.static_orders()}
 
 
@@ -42,6 +42,7 @@ ORDER_HELP = {o.name: o.help for o in registry.static_orders()}
 def _policy_listing() -> str:
     lines = ["policies (--policy):"]
     lines += [f"  {name:<13} {POLICY_HELP.get(name, '')}" for name in DISPATCH_RULES]
+    lines += [f"  {name:<13} {text}" for name, text in ENGINE_HELP.items()]
     lines.append("orders (--order):")
     lines += [f"  {name:<13} {ORDER_HELP.get(name, '')}" for name in STATIC_ORDERS]
     lines.append("compare also takes POLICY/ORDER (e.g. easy/estimate), 'greedy' (Greedy f2 scheduler of")

@@ -215,10 +215,11 @@ def run_package_ga(run, state: dict, package: int, n_jobs: int, config: Federati
     cur = state.get("current")
     if cur is None or cur["package"] != package:
         cur = {"package": package, "algorithm": make_algorithm(n_jobs, config, package, seed_order), "rows": [],
-               "elapsed": 0.0}
+               "elapsed": 0.0, "cpu": 0.0}
     algorithm = cur["algorithm"]
     problem = algorithm.problem
     t0, elapsed0 = time.perf_counter(), cur["elapsed"]
+    c0, cpu0 = time.process_time(), cur.get("cpu", 0.0)  # CPU of this process (the GA with a serial executor)
     while len(cur["rows"]) < config.generations:
         gen = len(cur["rows"])
         tick = None
@@ -227,6 +228,7 @@ def run_package_ga(run, state: dict, package: int, n_jobs: int, config: Federati
         F = ga_generation(algorithm, package, executor, problem, tick)
         _, best = best_of(algorithm)
         cur["elapsed"] = elapsed0 + time.perf_counter() - t0
+        cur["cpu"] = cpu0 + time.process_time() - c0
         cur["rows"].append({"package": package, "gen": gen + 1, "evaluations": (gen + 1) * config.pop,
                             "best": best, "median": float(np.median(F)), "elapsed": cur["elapsed"]})
         state["current"] = cur

@@ -207,12 +207,12 @@ def run_federation(
     method = config.method
     _warm_up(jobs, platform, config)
     if method not in GA_METHODS:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         sched = schedule_workload(jobs, platform, method, config.package_size, options=config.options)
-        seconds = time.perf_counter() - t0
+        seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
         pkg_rows = [{"package": p, "jobs": sl.stop - sl.start, "makespan": float(sched.package_makespan[p]),
                      "seconds": seconds / len(slices), "metl_makespan": None} for p, sl in enumerate(slices)]
-        return _finish(run, config, jobs, sched, seconds, pkg_rows)
+        return _finish(run, config, jobs, sched, seconds, pkg_rows, cpu)
     problems = tuple(PackageProblem(jobs.take(sl), platform, config.options, method) for sl in slices)
     state = run.load_checkpoint() or {"done": [], "current": None}
     if on_start is not None:
@@ -230,7 +230,8 @@ def run_federation(
                 old = run.file("history.csv").read_text() if run.file("history.csv").exists() else ""
                 run.write_text("history.csv", _history_text(old, p, cur["rows"]))
                 state["done"].append({"package": p, "jobs": len(problems[p]), "makespan": cur["best"],
-                                      "seconds": cur["elapsed"], "metl_makespan": metl_mk,
+                                      "seconds": cur["elapsed"], "cpu_seconds": cur.get("cpu", 0.0),
+                                      "metl_makespan": metl_mk,
                                       "order": cur["best_order"]})
                 state["current"] = None
                 run.write_text("packages.csv", _packages_csv(state["done"]))
@@ -243,7 +244,8 @@ def run_federation(
         if abs(d["makespan"] - mk) > 1e-6 * max(1.0, mk):  # the decoder is deterministic: a mismatch is a bug
             raise RunError(f"{run.path}: package {d['package']} rebuilt to makespan {mk}, the GA found {d['makespan']}")
     seconds = float(sum(d["seconds"] for d in state["done"]))
-    return _finish(run, config, jobs, sched, seconds, state["done"])
+    cpu = float(sum(d.get("cpu_seconds", 0.0) for d in state["done"]))
+    return _finish(run, config, jobs, sched, seconds, state["done"], cpu)
 
 
 def _warm_up(jobs: FederatedJobs, platform: Platform, config: FederationRunConfig) -> None:
@@ -254,9 +256,9 @@ def _warm_up(jobs: FederatedJobs, platform: Platform, config: FederationRunConfi
 
 
 def _finish(run: RunFolder, config: FederationRunConfig, jobs: FederatedJobs, sched: FederatedSchedule,
-            seconds: float, pkg_rows: list[dict[str, Any]]) -> FederationRunResult:
+            seconds: float, pkg_rows: list[dict[str, Any]], cpu_seconds: float) -> FederationRunResult:
     result = {"method": config.method, "makespan": sched.makespan, "jobs": len(jobs),
-              "package_size": config.package_size, "seconds": seconds}
+              "package_size": config.package_size, "seconds": seconds, "cpu_seconds": cpu_seconds}
     run.write_text("packages.csv", _packages_csv(pkg_rows))
     run.write_text("orders.json", json.dumps([[int(v) for v in o] for o in sched.orders]) + "\n")
     run.write_text("result.json", json.dumps(result, indent=2) + "\n")

@@ -145,3 +145,39 @@ def test_given_communication_attributes(tmp_path, capsys):
     assert main(args) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"{comm}:2: expected id,sigma,ptbw" in err
+
+
+def test_sigkill_then_same_command_ends_like_uninterrupted(tmp_path):
+    """A GA run killed with SIGKILL mid-package resumes from its last checkpoint to the identical result,
+    whatever the checkpoint interval (--checkpoint-every)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    cmd = [sys.executable, "-c", "import sys; from schedlab.cli.main import main; sys.exit(main())", "federation", "run",
+           str(trace_path("HPC2N-2002-2.2-cln.swf.gz")), "--method", "ga-random", "--package-size", "30",
+           "--jobs", "60", "--generations", "300", "--pop", "10", "--seed", "2"]
+    assert subprocess.run(cmd + ["--out", str(tmp_path / "whole")], capture_output=True, timeout=600).returncode == 0
+    killed = tmp_path / "killed"
+    victim = subprocess.Popen(cmd + ["--out", str(killed), "--checkpoint-every", "20"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    checkpoint, seen, deadline = killed / "checkpoint", set(), time.time() + 300
+    while time.time() < deadline and len(seen) < 2:  # package 0 done, then a checkpoint inside package 1
+        if (killed / "packages.csv").exists() and checkpoint.exists():
+            seen.add(checkpoint.stat().st_mtime_ns)
+        time.sleep(0.002)
+    victim.send_signal(signal.SIGKILL)
+    victim.wait(10)
+    assert not (killed / "result.json").exists() and len(seen) == 2
+    assert subprocess.run(cmd + ["--out", str(killed)], capture_output=True, timeout=600).returncode == 0
+
+    def history(folder):  # without the elapsed column
+        return [line.rsplit(",", 1)[0] for line in (folder / "history.csv").read_text().splitlines()]
+
+    assert history(killed) == history(tmp_path / "whole") and len(history(killed)) == 1 + 2 * 300
+    for name in ("orders.json", "result.json"):
+        a, b = (json.loads((f / name).read_text()) for f in (killed, tmp_path / "whole"))
+        if name == "result.json":
+            a, b = ({k: v for k, v in d.items() if "seconds" not in k} for d in (a, b))
+        assert a == b

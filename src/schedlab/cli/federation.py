@@ -118,6 +118,7 @@ _O = {
     "p_mutation": typer.Option(0.01, "--p-mutation", help="Mutation probability (paper: 1 %)."),
     "p_crossover": typer.Option(0.8, "--p-crossover", help="Crossover probability (paper: 80 %)."),
     "mutation_reading": typer.Option("individual", "--mutation-reading", help="individual (one swap per mutated offspring) or gene."),
+    "checkpoint_every": typer.Option(None, "--checkpoint-every", min=1, help="GA checkpoint every N generations (default: every 5 s of work; the result does not depend on it)."),
     "seed": SEED,
     "workers": WORKERS,
     "dask": DASK,
@@ -161,7 +162,7 @@ def run_command(
     metl_loss: str = _O["metl_loss"], cbs_cap: bool = _O["cbs_cap"], generations: int = _O["generations"],
     pop: int = _O["pop"], p_mutation: float = _O["p_mutation"], p_crossover: float = _O["p_crossover"],
     mutation_reading: str = _O["mutation_reading"], seed: int = _O["seed"], workers: Optional[int] = _O["workers"],
-    dask: Optional[str] = _O["dask"],
+    dask: Optional[str] = _O["dask"], checkpoint_every: Optional[int] = _O["checkpoint_every"],
 ) -> None:
     """Schedule a workload's packages with one method; makespan summed over the packages."""
     from ..optimize.federation_run import run_federation
@@ -172,7 +173,8 @@ def run_command(
                   TraceOptions(procs, months, scale_to, calibrate_load))
     bar = _Bar()
     try:
-        res = run_federation(cfg, pf, out, executor_spec=_executor(workers, dask), **bar.callbacks(method))
+        res = run_federation(cfg, pf, out, executor_spec=_executor(workers, dask),
+                            checkpoint_every=checkpoint_every, **bar.callbacks(method))
     finally:
         bar.stop()
     if res.interrupted:
@@ -201,7 +203,7 @@ def compare_command(
     metl_loss: str = _O["metl_loss"], cbs_cap: bool = _O["cbs_cap"], generations: int = _O["generations"],
     pop: int = _O["pop"], p_mutation: float = _O["p_mutation"], p_crossover: float = _O["p_crossover"],
     mutation_reading: str = _O["mutation_reading"], seed: int = _O["seed"], workers: Optional[int] = _O["workers"],
-    dask: Optional[str] = _O["dask"],
+    dask: Optional[str] = _O["dask"], checkpoint_every: Optional[int] = _O["checkpoint_every"],
 ) -> None:
     """Makespan per workload and method (table + bar charts as the paper's Figs. 1, 4, 5)."""
     from ..optimize.federation_run import compare_federation
@@ -216,7 +218,8 @@ def compare_command(
     bar = _Bar()
     try:
         compare_federation(cfg, pf, out, package_sizes=package_size, workloads=workloads, methods=names,
-                           executor_spec=_executor(workers, dask), progress=bar.callbacks)
+                           executor_spec=_executor(workers, dask), progress=bar.callbacks,
+                           checkpoint_every=checkpoint_every)
     except KeyboardInterrupt:
         bar.stop()
         raise stopped(f"finished runs are kept in {out}; re-run the same command to resume")

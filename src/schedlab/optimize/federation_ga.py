@@ -25,6 +25,14 @@ slowdown-guided-ga-federation, Sect. 3 and Table 1:
 
 Every package runs its own GA, seeded by (seed, package index). Fitness values are computed
 through an Executor (payload: every package's :class:`PackageProblem`; item: (package, order)).
+
+The generation loop (:func:`breed`, :func:`survive`) works on plain arrays: pymoo's own ask/tell
+loop keeps a Population of Individual objects and costs ~45 ms per generation of 200 (more than
+the fitness of a 100-job package). It makes exactly pymoo's random draws in pymoo's order (binary
+tournament on ``random_permutations``, Crossover's 80 % coin per mating, the crossover masks, the
+mutation's per-offspring draws, FitnessSurvival's stable sort), so a seed gives the same
+generations as :func:`make_algorithm` run through pymoo's GA (tested), while the combinatorial work
+(order crossover) is compiled with numba.
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
+from numba import njit
 from pymoo.algorithms.soo.nonconvex.ga import GA
 from pymoo.core.crossover import Crossover
 from pymoo.core.mutation import Mutation
@@ -84,14 +93,59 @@ class FederationGAConfig:
 # ------------------------------------------------------------------------------ operators
 
 
+@njit(cache=True)
+def _uox_pairs(A, B, masks, cross):  # pragma: no cover - compiled
+    """Uniform-mask order crossover of the crossed matings (``cross``): Y0 = (A | B's order), Y1 = (B | A's order)."""
+    m, n = A.shape
+    Y0 = A.copy()
+    Y1 = B.copy()
+    taken0 = np.zeros(n, dtype=np.bool_)
+    taken1 = np.zeros(n, dtype=np.bool_)
+    for i in range(m):
+        if not cross[i]:
+            continue
+        taken0[:] = False
+        taken1[:] = False
+        for k in range(n):
+            if masks[i, k]:
+                taken0[A[i, k]] = True
+                taken1[B[i, k]] = True
+        p0 = 0
+        p1 = 0
+        for k in range(n):
+            if masks[i, k]:
+                continue
+            while taken0[B[i, p0]]:
+                p0 += 1
+            Y0[i, k] = B[i, p0]
+            p0 += 1
+            while taken1[A[i, p1]]:
+                p1 += 1
+            Y1[i, k] = A[i, p1]
+            p1 += 1
+    return Y0, Y1
+
+
 def uniform_order_crossover(a: np.ndarray, b: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Offspring: a's job where mask is 1, the other jobs in b's order in the remaining positions."""
-    child = np.empty_like(a)
-    child[mask] = a[mask]
-    taken = np.zeros(a.size, dtype=bool)
-    taken[a[mask]] = True
-    child[~mask] = b[~taken[b]]
-    return child
+    a = np.asarray(a, dtype=np.int64)[None]
+    b = np.asarray(b, dtype=np.int64)[None]
+    return _uox_pairs(a, b, np.asarray(mask, dtype=np.bool_)[None], np.ones(1, dtype=np.bool_))[0][0]
+
+
+def crossover_matings(A: np.ndarray, B: np.ndarray, p_crossover: float, rng: np.random.Generator) -> np.ndarray:
+    """pymoo's Crossover.do with :class:`UniformOrderCrossover` on matings (A[i], B[i]), same draws.
+
+    Returns the offspring (2m, n): first child of every mating, then the second child; a mating
+    that is not crossed (probability 1 - p_crossover) copies its parents.
+    """
+    m, n = A.shape
+    cross = rng.random(m) < p_crossover
+    if not cross.any():
+        return np.concatenate([A, B])
+    masks = rng.random((m, n)) < 0.5
+    Y0, Y1 = _uox_pairs(A, B, masks, cross)
+    return np.concatenate([Y0, Y1])
 
 
 class UniformOrderCrossover(Crossover):
@@ -102,13 +156,28 @@ class UniformOrderCrossover(Crossover):
 
     def _do(self, problem, X, *args, random_state=None, **kwargs):
         _, n_matings, n_var = X.shape
-        Y = np.empty((2, n_matings, n_var), dtype=X.dtype)
         masks = random_state.random((n_matings, n_var)) < 0.5
-        for i in range(n_matings):
-            a, b = X[0, i], X[1, i]
-            Y[0, i] = uniform_order_crossover(a, b, masks[i])
-            Y[1, i] = uniform_order_crossover(b, a, masks[i])
+        A = np.ascontiguousarray(X[0], dtype=np.int64)
+        B = np.ascontiguousarray(X[1], dtype=np.int64)
+        Y0, Y1 = _uox_pairs(A, B, masks, np.ones(n_matings, dtype=np.bool_))
+        return np.stack([Y0, Y1]).astype(X.dtype, copy=False)
+
+
+def swap_candidates(X: np.ndarray, reading: str, p_gene: float, rng: np.random.Generator) -> np.ndarray:
+    """Every row of X with its swap(s) applied (pymoo's Mutation then keeps a row with probability prob)."""
+    Y = X.copy()
+    n = X.shape[1]
+    if n < 2:
         return Y
+    for y in Y:
+        if reading == "individual":
+            i, j = rng.choice(n, 2, replace=False)
+            y[i], y[j] = y[j], y[i]
+        else:
+            for i in np.flatnonzero(rng.random(n) < p_gene):
+                j = (i + rng.integers(1, n)) % n
+                y[i], y[j] = y[j], y[i]
+    return Y
 
 
 class SwapMutation(Mutation):
@@ -120,33 +189,59 @@ class SwapMutation(Mutation):
         super().__init__(prob=prob if reading == "individual" else 1.0)
 
     def _do(self, problem, X, *args, random_state=None, **kwargs):
-        Y = X.copy()
-        n = X.shape[1]
-        if n < 2:
-            return Y
-        for y in Y:
-            if self.reading == "individual":
-                i, j = random_state.choice(n, 2, replace=False)
-                y[i], y[j] = y[j], y[i]
-            else:
-                for i in np.flatnonzero(random_state.random(n) < self.p_gene):
-                    j = (i + random_state.integers(1, n)) % n
-                    y[i], y[j] = y[j], y[i]
-        return Y
+        return swap_candidates(X, self.reading, self.p_gene, random_state)
+
+
+def mutate(X: np.ndarray, config: FederationGAConfig, rng: np.random.Generator) -> np.ndarray:
+    """pymoo's Mutation.do with :class:`SwapMutation`, same draws: candidates for all, then the coin per row."""
+    Y = swap_candidates(X, config.mutation_reading, config.p_mutation, rng)
+    prob = config.p_mutation if config.mutation_reading == "individual" else 1.0
+    mut = rng.random(size=X.shape[0]) <= prob
+    return np.where(mut[:, None], Y, X)
+
+
+def tournament_winners(F: np.ndarray, P: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Winner of each tournament (row of P): the smallest F; ties broken at random (one draw per tied row)."""
+    f = F[P]
+    best = f.min(axis=1)
+    out = P[np.arange(P.shape[0]), f.argmin(axis=1)]
+    n_tied = (f == best[:, None]).sum(axis=1)
+    for i in np.flatnonzero(n_tied > 1):  # in row order, as the per-row loop draws them
+        tied = P[i][f[i] == best[i]]
+        out[i] = tied[rng.integers(tied.size)]
+    return out
 
 
 def tournament_winner(pop, P, random_state=None, **kwargs) -> np.ndarray:
-    """Winner of each tournament (row of P): the smallest makespan; ties broken at random.
+    """pymoo comparison for TournamentSelection: :func:`tournament_winners` on the population's F.
 
     (pymoo's own comparison is wrapped by a local decorator and cannot be pickled with a checkpoint.)
     """
     F = np.asarray(pop.get("F"), dtype=np.float64)[:, 0]
-    out = np.empty(P.shape[0], dtype=np.int64)
-    for i, row in enumerate(P):
-        f = F[row]
-        tied = row[f == f.min()]
-        out[i] = tied[0] if tied.size == 1 else tied[random_state.integers(tied.size)]
-    return out[:, None]
+    return tournament_winners(F, np.asarray(P), random_state)[:, None]
+
+
+def select_parents(F: np.ndarray, n_matings: int, pressure: int, rng: np.random.Generator) -> np.ndarray:
+    """pymoo's TournamentSelection._do (two parents per mating), same draws: (n_matings, 2) indices into F."""
+    n_random = n_matings * 2 * pressure
+    n_perms = -(-n_random // F.size)
+    P = np.concatenate([rng.permutation(F.size) for _ in range(n_perms)])[:n_random].reshape(n_matings * 2, pressure)
+    return tournament_winners(F, P, rng).reshape(n_matings, 2)
+
+
+def breed(X: np.ndarray, F: np.ndarray, config: FederationGAConfig, rng: np.random.Generator) -> np.ndarray:
+    """One generation's offspring (pop x n) from population X with fitness F: selection, crossover, mutation."""
+    parents = select_parents(F, config.pop // 2, config.tournament, rng)
+    off = crossover_matings(X[parents[:, 0]], X[parents[:, 1]], config.p_crossover, rng)
+    return mutate(off, config, rng)
+
+
+def survive(X: np.ndarray, F: np.ndarray, Xo: np.ndarray, Fo: np.ndarray, pop: int) -> tuple[np.ndarray, np.ndarray]:
+    """pymoo's FitnessSurvival: the ``pop`` best of parents then offspring (stable sort, so ties keep parents first)."""
+    Xa = np.concatenate([X, Xo])
+    Fa = np.concatenate([F, Fo])
+    S = np.argsort(Fa, kind="stable")[:pop]
+    return Xa[S], Fa[S]
 
 
 class OrderProblem(Problem):
@@ -161,16 +256,21 @@ def package_seed(seed: int, package: int) -> int:
     return int(np.random.SeedSequence([int(seed), int(package), 0x6741]).generate_state(1)[0])
 
 
-def make_algorithm(n_jobs: int, config: FederationGAConfig, package: int, seed_order: np.ndarray | None) -> GA:
-    """pymoo GA with the paper's operators, set up for ask/tell; ``seed_order`` (METL) becomes individual 0."""
-    problem = OrderProblem(n_jobs)
+def initial_population(n_jobs: int, config: FederationGAConfig, package: int, seed_order: np.ndarray | None) -> np.ndarray:
+    """pymoo's PermutationRandomSampling (own stream), ``seed_order`` (METL) as individual 0."""
     rng = np.random.default_rng(package_seed(config.seed, package))
-    X0 = PermutationRandomSampling().do(problem, config.pop, random_state=rng).get("X").astype(np.int64)
+    X0 = PermutationRandomSampling().do(OrderProblem(n_jobs), config.pop, random_state=rng).get("X").astype(np.int64)
     if seed_order is not None:
         X0[0] = seed_order
+    return X0
+
+
+def make_algorithm(n_jobs: int, config: FederationGAConfig, package: int, seed_order: np.ndarray | None) -> GA:
+    """The same GA on pymoo's own ask/tell loop (the reference :func:`breed`/:func:`survive` reproduce)."""
+    problem = OrderProblem(n_jobs)
     algorithm = GA(
         pop_size=config.pop,
-        sampling=X0,
+        sampling=initial_population(n_jobs, config, package, seed_order),
         selection=TournamentSelection(func_comp=tournament_winner, pressure=config.tournament),
         crossover=UniformOrderCrossover(prob=config.p_crossover),
         mutation=SwapMutation(prob=config.p_mutation, reading=config.mutation_reading),
@@ -187,53 +287,87 @@ def evaluate_order(payload, item) -> float:
     return payload[package].makespan(order)
 
 
-def best_of(algorithm) -> tuple[np.ndarray, float]:
-    opt = algorithm.opt
-    return np.asarray(opt[0].X, dtype=np.int64), float(opt[0].F[0])
+@dataclass
+class GAState:
+    """The GA of one package between generations (what a checkpoint holds): population, fitness, stream."""
+
+    X: np.ndarray | None
+    F: np.ndarray | None
+    rng: np.random.Generator
+    X0: np.ndarray
+
+    @classmethod
+    def new(cls, n_jobs: int, config: FederationGAConfig, package: int, seed_order: np.ndarray | None) -> GAState:
+        return cls(None, None, np.random.default_rng(package_seed(config.seed, package)),
+                   initial_population(n_jobs, config, package, seed_order))
+
+    @classmethod
+    def from_pymoo(cls, algorithm) -> GAState:
+        """A pymoo GA after at least one tell (checkpoints written before the array loop) as a state."""
+        X = np.asarray(algorithm.pop.get("X")).astype(np.int64)
+        return cls(X, np.asarray(algorithm.pop.get("F"), dtype=np.float64)[:, 0], algorithm.random_state, X[:0])
+
+    def best(self) -> tuple[np.ndarray, float]:
+        i = int(np.argmin(self.F))  # first of the best, as pymoo's filter_optimum
+        return self.X[i].copy(), float(self.F[i])
 
 
-def ga_generation(algorithm, package: int, executor, problem: Problem, progress=None) -> np.ndarray:
-    """One ask -> evaluate (executor) -> tell step; returns the fitness values of the evaluated individuals."""
-    from pymoo.core.evaluator import Evaluator
-    from pymoo.problems.static import StaticProblem
+def ga_generation(ga: GAState, package: int, executor, config: FederationGAConfig, progress=None) -> np.ndarray:
+    """One generation: breed (or the initial population), evaluate through the executor, survive.
 
-    pop = algorithm.ask()
-    X = np.asarray(pop.get("X")).astype(np.int64, copy=False)
-    F = np.asarray(executor.map(evaluate_order, [(package, x) for x in X], progress=progress), dtype=np.float64)
-    Evaluator().eval(StaticProblem(problem, F=F[:, None]), pop)
-    algorithm.tell(infills=pop)
-    return F
+    Returns the fitness values of the evaluated individuals."""
+    Xo = ga.X0 if ga.X is None else breed(ga.X, ga.F, config, ga.rng)
+    Fo = np.asarray(executor.map(evaluate_order, [(package, x) for x in Xo], progress=progress), dtype=np.float64)
+    if ga.X is None:  # pymoo's GA keeps the evaluated initial population as it is
+        ga.X, ga.F, ga.X0 = Xo, Fo, Xo[:0]
+    else:
+        ga.X, ga.F = survive(ga.X, ga.F, Xo, Fo, config.pop)
+    return Fo
+
+
+#: default checkpoint interval of a GA run: at most this many seconds of work are lost by a kill
+CHECKPOINT_SECONDS = 5.0
 
 
 def run_package_ga(run, state: dict, package: int, n_jobs: int, config: FederationGAConfig, executor,
-                   seed_order: np.ndarray | None, *, on_generation=None, on_evaluation=None) -> dict:
-    """Run (or resume from ``state``) the GA of one package; checkpoint after every generation.
+                   seed_order: np.ndarray | None, *, on_generation=None, on_evaluation=None,
+                   checkpoint_every: int | None = None) -> dict:
+    """Run (or resume from ``state``) the GA of one package.
 
-    ``state`` is the run's checkpoint dict; its ``current`` entry holds this package's algorithm
-    and history rows. Returns the finished ``current`` entry (best order, best makespan, rows).
+    ``state`` is the run's checkpoint dict; its ``current`` entry holds this package's GA state
+    and history rows. The checkpoint is written every ``checkpoint_every`` generations, or when
+    None every :data:`CHECKPOINT_SECONDS` of wall time (and by the caller when the package ends);
+    a resumed run continues the saved stream, so its result is identical whatever the interval.
+    Returns the finished ``current`` entry (best order, best makespan, rows).
     """
     cur = state.get("current")
     if cur is None or cur["package"] != package:
-        cur = {"package": package, "algorithm": make_algorithm(n_jobs, config, package, seed_order), "rows": [],
+        cur = {"package": package, "ga": GAState.new(n_jobs, config, package, seed_order), "rows": [],
                "elapsed": 0.0, "cpu": 0.0}
-    algorithm = cur["algorithm"]
-    problem = algorithm.problem
+    if "algorithm" in cur:  # a checkpoint of the pymoo loop
+        cur["ga"] = GAState.from_pymoo(cur.pop("algorithm"))
+    ga = cur["ga"]
     t0, elapsed0 = time.perf_counter(), cur["elapsed"]
     c0, cpu0 = time.process_time(), cur.get("cpu", 0.0)  # CPU of this process (the GA with a serial executor)
+    saved_at, saved_gen = t0, len(cur["rows"])
     while len(cur["rows"]) < config.generations:
         gen = len(cur["rows"])
         tick = None
         if on_evaluation is not None:
             tick = lambda k, gen=gen: on_evaluation(package, gen, k)  # noqa: E731
-        F = ga_generation(algorithm, package, executor, problem, tick)
-        _, best = best_of(algorithm)
-        cur["elapsed"] = elapsed0 + time.perf_counter() - t0
+        F = ga_generation(ga, package, executor, config, tick)
+        _, best = ga.best()
+        now = time.perf_counter()
+        cur["elapsed"] = elapsed0 + now - t0
         cur["cpu"] = cpu0 + time.process_time() - c0
         cur["rows"].append({"package": package, "gen": gen + 1, "evaluations": (gen + 1) * config.pop,
                             "best": best, "median": float(np.median(F)), "elapsed": cur["elapsed"]})
         state["current"] = cur
-        run.save_checkpoint(state)
+        due = (gen + 1 - saved_gen >= checkpoint_every) if checkpoint_every else (now - saved_at >= CHECKPOINT_SECONDS)
+        if due and len(cur["rows"]) < config.generations:
+            run.save_checkpoint(state)
+            saved_at, saved_gen = time.perf_counter(), gen + 1
         if on_generation is not None:
             on_generation(package, cur["rows"][-1])
-    cur["best_order"], cur["best"] = best_of(algorithm)
+    cur["best_order"], cur["best"] = ga.best()
     return cur

@@ -87,14 +87,10 @@ def load_jobs(config: FederationRunConfig) -> FederatedJobs:
     from ..workload import load_trace
 
     w = load_trace(config.trace, procs=config.procs, months=config.months)
-    if config.scale_to is not None and config.calibrate_load:
-        from .calibrate import load_target, scale_to_util
+    if config.scale_to is not None:
+        from .calibrate import rescale_workload
 
-        w, _ = scale_to_util(w, config.scale_to, load_target(w, config.scale_to))
-    elif config.scale_to is not None:
-        from ..workload import scale
-
-        w = scale(w, config.scale_to)
+        w = rescale_workload(w, config.scale_to, config.calibrate_load)
     n = len(w)
     if config.offset >= n:
         raise WorkloadError(f"{config.trace}: --offset {config.offset} but the cleaned trace has {n} jobs")
@@ -186,8 +182,13 @@ def run_federation(
     on_start: Callable[[int, int], None] | None = None,
     on_generation: Callable[[int, dict], None] | None = None,
     on_evaluation: Callable[[int, int, int], None] | None = None,
+    checkpoint_every: int | None = None,
 ) -> FederationRunResult:
-    """Run (or resume, or read back) ``config.method`` on the configured workload into run folder ``out``."""
+    """Run (or resume, or read back) ``config.method`` on the configured workload into run folder ``out``.
+
+    ``checkpoint_every``: GA checkpoint interval in generations (None: every few seconds, see
+    :func:`~schedlab.optimize.federation_ga.run_package_ga`); it does not change the result.
+    """
     from ..execute import make_executor
 
     jobs = jobs if jobs is not None else load_jobs(config)
@@ -226,7 +227,8 @@ def run_federation(
                     seed_order = problems[p].metl_order()
                     metl_mk = problems[p].makespan(seed_order)
                 cur = run_package_ga(run, state, p, len(problems[p]), config.ga, executor, seed_order,
-                                     on_generation=on_generation, on_evaluation=on_evaluation)
+                                     on_generation=on_generation, on_evaluation=on_evaluation,
+                                     checkpoint_every=checkpoint_every)
                 old = run.file("history.csv").read_text() if run.file("history.csv").exists() else ""
                 run.write_text("history.csv", _history_text(old, p, cur["rows"]))
                 state["done"].append({"package": p, "jobs": len(problems[p]), "makespan": cur["best"],
@@ -277,6 +279,7 @@ def compare_federation(
     workers: int | None = None,
     on_run: Callable[[str, int, str], None] | None = None,
     progress: Callable[[str], Any] | None = None,
+    checkpoint_every: int | None = None,
 ) -> list[dict[str, Any]]:
     """The paper's comparison: ``workloads`` consecutive windows of ``base.jobs`` jobs from
     ``base.offset`` (Wk-1, Wk-2, ...), every method and package size, each a run folder
@@ -312,7 +315,7 @@ def compare_federation(
                     on_run(label, size, m)
                 callbacks = progress(f"p{size} {label} {m}") if progress is not None else {}
                 res = run_federation(cfg, platform, out / f"p{size}" / label / m, executor_spec=executor_spec,
-                                     workers=workers, jobs=jobs, **(callbacks or {}))
+                                     workers=workers, jobs=jobs, checkpoint_every=checkpoint_every, **(callbacks or {}))
                 if res.interrupted:
                     raise KeyboardInterrupt
                 rows.append({"workload": label, "offset": offset, **res.result})

@@ -6,12 +6,25 @@ Run (under the shared lock)::
 
     flock /work/wt/bench.lock python benchmarks/bench_federation.py
     flock /work/wt/bench.lock python benchmarks/bench_federation.py --package 100 --repeat 50
+
+``--ga``: whole GA-METL runs (``--generations`` x 200, run folder and checkpoints included) on the
+package, median of ``--runs``: GA wall and CPU time, and the per-generation overhead = (GA CPU time -
+evaluations x the median fitness time) / generations. With ``--baseline-src DIR`` (the ``src`` of an
+older checkout, e.g. ``git worktree add /tmp/old 79b8a78``) the same runs are made with that code in
+a subprocess and the ratios printed::
+
+    flock /work/wt/bench.lock python benchmarks/bench_federation.py --ga --package 100 --runs 3 \
+        --baseline-src /tmp/old/src
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -32,7 +45,14 @@ def main() -> None:
     ap.add_argument("--offset", type=int, default=0)
     ap.add_argument("--repeat", type=int, default=30)
     ap.add_argument("--dynamic", action="store_true")
+    ap.add_argument("--ga", action="store_true", help="time whole GA-METL runs instead")
+    ap.add_argument("--generations", type=int, default=500)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--baseline-src", default=None, help="src folder of the code to compare against")
+    ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # one GA timing as JSON (subprocess)
     args = ap.parse_args()
+    if args.ga:
+        return ga_bench(args)
     from federation_naive import naive_build
 
     cfg = FederationRunConfig(trace=args.trace, method="ga-metl", package_size=args.package, jobs=args.package,
@@ -57,6 +77,57 @@ def main() -> None:
     print(f"  plain-Python reference builder (same order, once):   {naive * 1e3:8.1f} ms   ratio {naive / fit:,.0f}x")
     print(f"  METL on the package (median):                        {metl * 1e3:8.3f} ms")
     print(f"  paper's GA, {evals:,} evaluations: projected {evals * fit / 60:.1f} min of fitness on one core")
+
+
+def ga_runs(args) -> dict:
+    """Median GA wall/CPU seconds of ``args.runs`` whole GA-METL runs, and the fitness time, in this process."""
+    import schedlab.optimize.federation_run as fr
+    from schedlab.optimize.federation_ga import FederationGAConfig
+
+    cfg = FederationRunConfig(trace=args.trace, method="ga-metl", package_size=args.package, jobs=args.package,
+                              offset=args.offset, ga=FederationGAConfig(generations=args.generations, pop=200))
+    jobs = load_jobs(cfg)
+    pf = default_platform()
+    prob = PackageProblem(jobs, pf, FederationOptions(), "ga-metl")
+    rng = np.random.default_rng(0)
+    orders = [rng.permutation(len(jobs)) for _ in range(50)]
+    it = iter(range(10**9))
+    fit = median_time(lambda: prob.makespan(orders[next(it) % len(orders)]), 50)
+    wall, cpu, makespans = [], [], []
+    for _ in range(args.runs):
+        with tempfile.TemporaryDirectory() as d:
+            t0, c0 = time.perf_counter(), time.process_time()
+            res = fr.run_federation(cfg, pf, Path(d) / "run", jobs=jobs)
+            wall.append(time.perf_counter() - t0)
+            cpu.append(time.process_time() - c0)  # the whole run (METL seed and final rebuild included)
+            makespans.append(res.result["makespan"])
+    evals = args.generations * 200
+    med_cpu = float(np.median(cpu))
+    return {"wall": float(np.median(wall)), "cpu": med_cpu, "fitness": fit, "makespan": makespans[0],
+            "overhead": (med_cpu - evals * fit) / args.generations, "src": fr.__file__}
+
+
+def ga_bench(args) -> None:
+    if args.json:
+        print(json.dumps(ga_runs(args)))
+        return
+    new = ga_runs(args)
+    rows = [("this checkout", new)]
+    if args.baseline_src:
+        cmd = [sys.executable, __file__, "--ga", "--json", "--package", str(args.package), "--offset", str(args.offset),
+               "--generations", str(args.generations), "--runs", str(args.runs), "--trace", args.trace]
+        env = dict(os.environ, PYTHONPATH=args.baseline_src)
+        out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
+        rows.append((f"baseline {args.baseline_src}", json.loads(out.strip().splitlines()[-1])))
+    print(f"GA-METL {args.generations} x 200 on a package of {args.package} jobs ({Path(args.trace).name}, "
+          f"jobs {args.offset + 1}-{args.offset + args.package}), median of {args.runs} whole runs")
+    for name, r in rows:
+        print(f"  {name:<40} GA wall {r['wall']:8.1f} s  CPU {r['cpu']:8.1f} s  fitness {r['fitness'] * 1e3:6.3f} ms"
+              f"  overhead/generation {r['overhead'] * 1e3:7.1f} ms  makespan {r['makespan']:,.0f}")
+    if len(rows) == 2:
+        b = rows[1][1]
+        print(f"  ratio baseline/this: GA wall {b['wall'] / new['wall']:.2f}x, CPU {b['cpu'] / new['cpu']:.2f}x, "
+              f"overhead per generation {b['overhead'] / new['overhead']:.1f}x")
 
 
 if __name__ == "__main__":

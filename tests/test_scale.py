@@ -142,3 +142,32 @@ def test_ctc_on_1024_targets_the_published_utilisation():
 
     w = small(50, 430).replace(name="CTC-SP2-1996-3.1-cln", machine_procs=430)
     assert load_target(w, 1024) == CTC_1024_EASY_UTIL == 66.99
+
+
+def _same_jobs(a: Workload, b: Workload) -> bool:
+    return a.machine_procs == b.machine_procs and all(
+        np.array_equal(getattr(a, c), getattr(b, c)) for c in ("submit", "runtime", "procs", "estimate"))
+
+
+@pytest.mark.parametrize("calibrate", [False, True])
+def test_every_trace_loader_scales_through_the_one_rescale(calibrate):
+    """--scale-to / --calibrate-load: TraceOptions, evolve's training traces and federation jobs all
+    give the workload of optimize.calibrate.rescale_workload (plain scale, or scale_to_util to load_target)."""
+    from schedlab.cli.options import TraceOptions
+    from schedlab.optimize.calibrate import load_target, rescale_workload, scale_to_util
+    from schedlab.optimize.evolve import EvolveConfig, load_training
+    from schedlab.optimize.federation_run import FederationRunConfig, load_jobs
+
+    w = load_trace("KTH-SP2", months=1)
+    ref = rescale_workload(w, 150, calibrate)
+    direct = scale_to_util(w, 150, load_target(w, 150))[0] if calibrate else scale(w, 150)
+    assert _same_jobs(ref, direct) and ref.machine_procs == 150 and len(ref) > len(w)
+    assert _same_jobs(ref, scale(w, 150)) != calibrate  # on KTH's first month calibration raises f_adj above 1.5
+    assert rescale_workload(w, None, False) is w
+    assert _same_jobs(TraceOptions(None, 1, 150, calibrate).load("KTH-SP2"), ref)
+    (trained,), (machine,) = load_training(EvolveConfig(traces=("KTH-SP2",), months=1, scale_to=150,
+                                                        calibrate_load=calibrate))
+    assert _same_jobs(trained, ref) and machine.procs == 150
+    jobs = load_jobs(FederationRunConfig(trace="KTH-SP2", method="jpr", package_size=10, months=1, scale_to=150,
+                                         calibrate_load=calibrate))
+    assert np.array_equal(jobs.tasks, ref.procs) and np.array_equal(jobs.base, ref.runtime)

@@ -109,15 +109,11 @@ class TraceOptions:
 
     def rescale(self, workload):
         """``--scale-to`` (and ``--calibrate-load``) of a cleaned workload, as ``evolve greedy`` trains on it."""
-        if self.scale_to is not None and self.calibrate_load:
-            from ..optimize.calibrate import load_target, scale_to_util
+        if self.scale_to is None:
+            return workload
+        from ..optimize.calibrate import rescale_workload
 
-            workload, _ = scale_to_util(workload, self.scale_to, load_target(workload, self.scale_to))
-        elif self.scale_to is not None:
-            from ..workload import scale
-
-            workload = scale(workload, self.scale_to)
-        return workload
+        return rescale_workload(workload, self.scale_to, self.calibrate_load)
 
 
 def check_output(path, what: str) -> None:

@@ -91,3 +91,17 @@ def scale_to_util(
             break
         f_adj = nxt
     return best, cal
+
+
+def rescale_workload(workload: Workload, scale_to: int | None, calibrate_load: bool = False) -> Workload:
+    """The shared trace options ``--scale-to`` / ``--calibrate-load`` applied to a cleaned workload.
+
+    No ``scale_to``: the workload as it is. ``scale_to`` alone: :func:`schedlab.workload.scale` at the
+    exact ratio f = m'/m. With ``calibrate_load``: :func:`scale_to_util` towards :func:`load_target`.
+    (The one implementation behind TraceOptions.rescale, evolve's training traces and federation jobs.)
+    """
+    if scale_to is None:
+        return workload
+    if calibrate_load:
+        return scale_to_util(workload, scale_to, load_target(workload, scale_to))[0]
+    return scale(workload, scale_to)

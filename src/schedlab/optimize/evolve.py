@@ -110,14 +110,10 @@ def load_training(config: EvolveConfig) -> tuple[list[Workload], list[Machine]]:
     workloads, machines = [], []
     for spec in config.traces:
         w = load_trace(spec, procs=config.procs, months=config.months)
-        if config.scale_to is not None and config.calibrate_load:
-            from .calibrate import load_target, scale_to_util
+        if config.scale_to is not None:
+            from .calibrate import rescale_workload
 
-            w, _cal = scale_to_util(w, config.scale_to, load_target(w, config.scale_to))
-        elif config.scale_to is not None:
-            from ..workload import scale
-
-            w = scale(w, config.scale_to)
+            w = rescale_workload(w, config.scale_to, config.calibrate_load)
         if len(w) == 0:
             raise WorkloadError(f"{spec}: trace has no jobs to schedule")
         workloads.append(w)

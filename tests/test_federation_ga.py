@@ -13,12 +13,12 @@ from schedlab.optimize.federation_ga import (
     FederationGAConfig,
     GAState,
     SwapMutation,
-    _uox_pairs,
     ga_generation,
     make_algorithm,
     uniform_order_crossover,
 )
 from schedlab.optimize.federation_run import FederationRunConfig, load_jobs, run_federation
+from schedlab.optimize.perm_kernels import uox_pairs
 
 
 def test_uniform_order_crossover_by_hand():
@@ -53,7 +53,7 @@ def test_compiled_crossover_of_a_batch_matches_the_plain_reference(n, m, seed):
     A = np.array([rng.permutation(n) for _ in range(m)])
     B = np.array([rng.permutation(n) for _ in range(m)])
     masks, cross = rng.random((m, n)) < 0.5, rng.random(m) < 0.7
-    Y0, Y1 = _uox_pairs(A, B, masks, cross)
+    Y0, Y1 = uox_pairs(A, B, masks, cross)
     for i in range(m):
         assert Y0[i].tolist() == (uox_reference(A[i], B[i], masks[i]) if cross[i] else A[i].tolist())
         assert Y1[i].tolist() == (uox_reference(B[i], A[i], masks[i]) if cross[i] else B[i].tolist())

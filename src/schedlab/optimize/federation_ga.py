@@ -42,7 +42,6 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
-from numba import njit
 from pymoo.algorithms.soo.nonconvex.ga import GA
 from pymoo.core.crossover import Crossover
 from pymoo.core.mutation import Mutation
@@ -51,6 +50,7 @@ from pymoo.operators.sampling.rnd import PermutationRandomSampling
 from pymoo.operators.selection.tournament import TournamentSelection
 
 from ..errors import RunError
+from .perm_kernels import uox_pairs
 
 MUTATION_READINGS = ("individual", "gene")
 
@@ -93,44 +93,11 @@ class FederationGAConfig:
 # ------------------------------------------------------------------------------ operators
 
 
-@njit(cache=True)
-def _uox_pairs(A, B, masks, cross):  # pragma: no cover - compiled
-    """Uniform-mask order crossover of the crossed matings (``cross``): Y0 = (A | B's order), Y1 = (B | A's order)."""
-    m, n = A.shape
-    Y0 = A.copy()
-    Y1 = B.copy()
-    taken0 = np.zeros(n, dtype=np.bool_)
-    taken1 = np.zeros(n, dtype=np.bool_)
-    for i in range(m):
-        if not cross[i]:
-            continue
-        taken0[:] = False
-        taken1[:] = False
-        for k in range(n):
-            if masks[i, k]:
-                taken0[A[i, k]] = True
-                taken1[B[i, k]] = True
-        p0 = 0
-        p1 = 0
-        for k in range(n):
-            if masks[i, k]:
-                continue
-            while taken0[B[i, p0]]:
-                p0 += 1
-            Y0[i, k] = B[i, p0]
-            p0 += 1
-            while taken1[A[i, p1]]:
-                p1 += 1
-            Y1[i, k] = A[i, p1]
-            p1 += 1
-    return Y0, Y1
-
-
 def uniform_order_crossover(a: np.ndarray, b: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Offspring: a's job where mask is 1, the other jobs in b's order in the remaining positions."""
     a = np.asarray(a, dtype=np.int64)[None]
     b = np.asarray(b, dtype=np.int64)[None]
-    return _uox_pairs(a, b, np.asarray(mask, dtype=np.bool_)[None], np.ones(1, dtype=np.bool_))[0][0]
+    return uox_pairs(a, b, np.asarray(mask, dtype=np.bool_)[None], np.ones(1, dtype=np.bool_))[0][0]
 
 
 def crossover_matings(A: np.ndarray, B: np.ndarray, p_crossover: float, rng: np.random.Generator) -> np.ndarray:
@@ -144,7 +111,7 @@ def crossover_matings(A: np.ndarray, B: np.ndarray, p_crossover: float, rng: np.
     if not cross.any():
         return np.concatenate([A, B])
     masks = rng.random((m, n)) < 0.5
-    Y0, Y1 = _uox_pairs(A, B, masks, cross)
+    Y0, Y1 = uox_pairs(A, B, masks, cross)
     return np.concatenate([Y0, Y1])
 
 
@@ -159,7 +126,7 @@ class UniformOrderCrossover(Crossover):
         masks = random_state.random((n_matings, n_var)) < 0.5
         A = np.ascontiguousarray(X[0], dtype=np.int64)
         B = np.ascontiguousarray(X[1], dtype=np.int64)
-        Y0, Y1 = _uox_pairs(A, B, masks, np.ones(n_matings, dtype=np.bool_))
+        Y0, Y1 = uox_pairs(A, B, masks, np.ones(n_matings, dtype=np.bool_))
         return np.stack([Y0, Y1]).astype(X.dtype, copy=False)
 
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import sys
 from pathlib import Path
@@ -40,23 +42,21 @@ def _range(text: str, name: str) -> tuple[float, float]:
     return lo, hi
 
 
-def _config(trace: str, method: str, package_size: int, jobs: Optional[int], offset: int, procs: Optional[int],
-            comm_seed: int, sigma: str, ptbw: str, dynamic: bool, metl_loss: str, cbs_cap: bool, generations: int,
-            pop: int, p_mutation: float, p_crossover: float, mutation_reading: str, seed: int,
-            comm_file: Optional[str] = None, trace_options: Optional[TraceOptions] = None):
+def _config(trace: str, method: str, package_size: int, jobs: Optional[int], o: dict[str, Any]):
+    """The run configuration from a command's own arguments and its shared options ``o`` (see :func:`_shared`)."""
     from ..federation.model import FederationOptions
     from ..optimize.federation_ga import FederationGAConfig
     from ..optimize.federation_run import FederationRunConfig
 
-    opts = trace_options or TraceOptions(procs)
+    opts = TraceOptions(o["procs"], o["months"], o["scale_to"], o["calibrate_load"])
     return FederationRunConfig(
         trace=trace, method=method, package_size=package_size, jobs=jobs,
-        offset=offset, procs=procs, comm_seed=comm_seed, sigma_range=_range(sigma, "--sigma"),
-        ptbw_range=_range(ptbw, "--ptbw"),
-        options=FederationOptions(dynamic=dynamic, metl_loss=metl_loss, cbs_cap_chunk=cbs_cap),
-        ga=FederationGAConfig(generations=generations, pop=pop, p_mutation=p_mutation, p_crossover=p_crossover,
-                              mutation_reading=mutation_reading, seed=seed),
-        comm_file=None if comm_file is None else str(Path(comm_file).resolve()),
+        offset=o["offset"], procs=o["procs"], comm_seed=o["comm_seed"], sigma_range=_range(o["sigma"], "--sigma"),
+        ptbw_range=_range(o["ptbw"], "--ptbw"),
+        options=FederationOptions(dynamic=o["dynamic"], metl_loss=o["metl_loss"], cbs_cap_chunk=o["cbs_cap"]),
+        ga=FederationGAConfig(generations=o["generations"], pop=o["pop"], p_mutation=o["p_mutation"],
+                              p_crossover=o["p_crossover"], mutation_reading=o["mutation_reading"], seed=o["seed"]),
+        comm_file=None if o["comm_file"] is None else str(Path(o["comm_file"]).resolve()),
         months=opts.months, scale_to=opts.scale_to, calibrate_load=opts.calibrate_load,
     )
 
@@ -98,31 +98,48 @@ class _Bar:
             self.progress.stop()
 
 
-# options shared by run and compare
-_O = {
-    "jobs": typer.Option(None, "--jobs", help="Number of jobs (the first after --offset, in submit order, of the cleaned trace)."),
-    "offset": typer.Option(0, "--offset", help="Skip this many jobs of the cleaned trace first."),
-    "procs": PROCS,
-    "months": MONTHS,
-    "scale_to": SCALE_TO,
-    "calibrate_load": CALIBRATE_LOAD,
-    "comm_file": typer.Option(None, "--comm", help="CSV id,sigma,ptbw giving each job's communication attributes (instead of drawing them)."),
-    "comm_seed": typer.Option(0, "--comm-seed", help="Seed of the per-job communication draws (sigma_j, PTBW_j)."),
-    "sigma": typer.Option("0.1,0.5", "--sigma", help="sigma_j ~ U(LOW,HIGH): communication fraction (method-notes topic 6)."),
-    "ptbw": typer.Option("1,10", "--ptbw", help="PTBW_j ~ U(LOW,HIGH): per-task inter-cluster bandwidth demand."),
-    "dynamic": typer.Option(False, "--dynamic", help="Dynamic slowdown model (recomputed at every start/finish) instead of static at start."),
-    "metl_loss": typer.Option("absolute", "--metl-loss", help="METL loss: absolute (T - Tb/Gmax) or relative."),
-    "cbs_cap": typer.Option(True, "--cbs-cap/--cbs-literal", help="CBS big chunk capped at the largest cluster (default) or literal 75 %."),
-    "generations": typer.Option(500, "--generations", help="GA generations (initial population included; paper: 500)."),
-    "pop": typer.Option(200, "--pop", help="GA population (paper: 200)."),
-    "p_mutation": typer.Option(0.01, "--p-mutation", help="Mutation probability (paper: 1 %)."),
-    "p_crossover": typer.Option(0.8, "--p-crossover", help="Crossover probability (paper: 80 %)."),
-    "mutation_reading": typer.Option("individual", "--mutation-reading", help="individual (one swap per mutated offspring) or gene."),
-    "checkpoint_every": typer.Option(None, "--checkpoint-every", min=1, help="GA checkpoint every N generations (default: every 5 s of work; the result does not depend on it)."),
-    "seed": SEED,
-    "workers": WORKERS,
-    "dask": DASK,
+# options shared by run and compare: name -> (type, option); see _shared
+_SHARED: dict[str, tuple[Any, Any]] = {
+    "offset": (int, typer.Option(0, "--offset", help="Skip this many jobs of the cleaned trace first.")),
+    "procs": (Optional[int], PROCS),
+    "months": (Optional[int], MONTHS),
+    "scale_to": (Optional[int], SCALE_TO),
+    "calibrate_load": (bool, CALIBRATE_LOAD),
+    "comm_file": (Optional[str], typer.Option(None, "--comm", help="CSV id,sigma,ptbw giving each job's communication attributes (instead of drawing them).")),
+    "comm_seed": (int, typer.Option(0, "--comm-seed", help="Seed of the per-job communication draws (sigma_j, PTBW_j).")),
+    "sigma": (str, typer.Option("0.1,0.5", "--sigma", help="sigma_j ~ U(LOW,HIGH): communication fraction (method-notes topic 6).")),
+    "ptbw": (str, typer.Option("1,10", "--ptbw", help="PTBW_j ~ U(LOW,HIGH): per-task inter-cluster bandwidth demand.")),
+    "dynamic": (bool, typer.Option(False, "--dynamic", help="Dynamic slowdown model (recomputed at every start/finish) instead of static at start.")),
+    "metl_loss": (str, typer.Option("absolute", "--metl-loss", help="METL loss: absolute (T - Tb/Gmax) or relative.")),
+    "cbs_cap": (bool, typer.Option(True, "--cbs-cap/--cbs-literal", help="CBS big chunk capped at the largest cluster (default) or literal 75 %.")),
+    "generations": (int, typer.Option(500, "--generations", help="GA generations (initial population included; paper: 500).")),
+    "pop": (int, typer.Option(200, "--pop", help="GA population (paper: 200).")),
+    "p_mutation": (float, typer.Option(0.01, "--p-mutation", help="Mutation probability (paper: 1 %).")),
+    "p_crossover": (float, typer.Option(0.8, "--p-crossover", help="Crossover probability (paper: 80 %).")),
+    "mutation_reading": (str, typer.Option("individual", "--mutation-reading", help="individual (one swap per mutated offspring) or gene.")),
+    "checkpoint_every": (Optional[int], typer.Option(None, "--checkpoint-every", min=1, help="GA checkpoint every N generations (default: every 5 s of work; the result does not depend on it).")),
+    "seed": (int, SEED),
+    "workers": (Optional[int], WORKERS),
+    "dask": (Optional[str], DASK),
 }
+
+
+def _shared(command):
+    """``command`` with the :data:`_SHARED` options appended to its Typer signature; it receives
+    their values as one dict, its keyword parameter ``o``."""
+    sig = inspect.signature(command, eval_str=True)
+    own = [p for p in sig.parameters.values() if p.name != "o"]
+    extra = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=opt, annotation=kind)
+             for name, (kind, opt) in _SHARED.items()]
+
+    @functools.wraps(command)
+    def wrapper(**kwargs):
+        return command(**{k: v for k, v in kwargs.items() if k not in _SHARED},
+                       o={k: kwargs[k] for k in _SHARED})
+
+    wrapper.__signature__ = sig.replace(parameters=own + extra)
+    wrapper.__annotations__ = {p.name: p.annotation for p in own + extra}
+    return wrapper
 
 
 @platform_app.command("show")
@@ -148,6 +165,7 @@ def platform_show(
 
 
 @federation_app.command("run")
+@_shared
 def run_command(
     trace: str = typer.Argument(..., help="SWF trace (path or bundled name)."),
     method: str = typer.Option(..., "--method", help="jpr, cbs, metl, ga-random or ga-metl."),
@@ -155,26 +173,18 @@ def run_command(
     out: Path = typer.Option(..., "--out", help="Run folder (re-running the same command resumes it)."),
     platform: str = PLATFORM,
     as_json: bool = typer.Option(False, "--json", help='Print {"method", "makespan", "jobs", "package_size", "seconds"}.'),
-    jobs: Optional[int] = _O["jobs"], offset: int = _O["offset"], procs: Optional[int] = _O["procs"], months: Optional[int] = _O["months"],
-    scale_to: Optional[int] = _O["scale_to"], calibrate_load: bool = _O["calibrate_load"],
-    comm_file: Optional[str] = _O["comm_file"],
-    comm_seed: int = _O["comm_seed"], sigma: str = _O["sigma"], ptbw: str = _O["ptbw"], dynamic: bool = _O["dynamic"],
-    metl_loss: str = _O["metl_loss"], cbs_cap: bool = _O["cbs_cap"], generations: int = _O["generations"],
-    pop: int = _O["pop"], p_mutation: float = _O["p_mutation"], p_crossover: float = _O["p_crossover"],
-    mutation_reading: str = _O["mutation_reading"], seed: int = _O["seed"], workers: Optional[int] = _O["workers"],
-    dask: Optional[str] = _O["dask"], checkpoint_every: Optional[int] = _O["checkpoint_every"],
+    jobs: Optional[int] = typer.Option(None, "--jobs", help="Number of jobs (the first after --offset, in submit order, of the cleaned trace)."),
+    o: Optional[dict] = None,
 ) -> None:
     """Schedule a workload's packages with one method; makespan summed over the packages."""
     from ..optimize.federation_run import run_federation
 
     pf = _platform(platform)
-    cfg = _config(trace, method, package_size, jobs, offset, procs, comm_seed, sigma, ptbw, dynamic, metl_loss, cbs_cap,
-                  generations, pop, p_mutation, p_crossover, mutation_reading, seed, comm_file,
-                  TraceOptions(procs, months, scale_to, calibrate_load))
+    cfg = _config(trace, method, package_size, jobs, o)
     bar = _Bar()
     try:
-        res = run_federation(cfg, pf, out, executor_spec=_executor(workers, dask),
-                            checkpoint_every=checkpoint_every, **bar.callbacks(method))
+        res = run_federation(cfg, pf, out, executor_spec=_executor(o["workers"], o["dask"]),
+                             checkpoint_every=o["checkpoint_every"], **bar.callbacks(method))
     finally:
         bar.stop()
     if res.interrupted:
@@ -188,6 +198,7 @@ def run_command(
 
 
 @federation_app.command("compare")
+@_shared
 def compare_command(
     trace: str = typer.Argument(..., help="SWF trace (path or bundled name), e.g. HPC2N."),
     out: Path = typer.Option(..., "--out", help="Folder of the comparison (one resumable run folder per workload/method)."),
@@ -196,14 +207,8 @@ def compare_command(
     workloads: int = typer.Option(6, "--workloads", help="Number of consecutive windows (Wk-1, Wk-2, ...)."),
     methods: str = typer.Option("jpr,cbs,metl,ga-random,ga-metl", "--methods", help="Comma-separated methods."),
     platform: str = PLATFORM,
-    offset: int = _O["offset"], procs: Optional[int] = _O["procs"], months: Optional[int] = _O["months"],
-    scale_to: Optional[int] = _O["scale_to"], calibrate_load: bool = _O["calibrate_load"],
-    comm_file: Optional[str] = _O["comm_file"],
-    comm_seed: int = _O["comm_seed"], sigma: str = _O["sigma"], ptbw: str = _O["ptbw"], dynamic: bool = _O["dynamic"],
-    metl_loss: str = _O["metl_loss"], cbs_cap: bool = _O["cbs_cap"], generations: int = _O["generations"],
-    pop: int = _O["pop"], p_mutation: float = _O["p_mutation"], p_crossover: float = _O["p_crossover"],
-    mutation_reading: str = _O["mutation_reading"], seed: int = _O["seed"], workers: Optional[int] = _O["workers"],
-    dask: Optional[str] = _O["dask"], checkpoint_every: Optional[int] = _O["checkpoint_every"],
+    report_only: bool = typer.Option(False, "--report-only", help="Run nothing: table and figures of the finished run folders only (the others are listed)."),
+    o: Optional[dict] = None,
 ) -> None:
     """Makespan per workload and method (table + bar charts as the paper's Figs. 1, 4, 5)."""
     from ..optimize.federation_run import compare_federation
@@ -212,17 +217,17 @@ def compare_command(
     names = [m.strip().lower() for m in methods.split(",") if m.strip()]
     if not names:
         raise FederationCliError("--methods: name at least one method")
-    cfg = _config(trace, names[0], package_size[0], jobs, offset, procs, comm_seed, sigma, ptbw, dynamic, metl_loss,
-                  cbs_cap, generations, pop, p_mutation, p_crossover, mutation_reading, seed, comm_file,
-                  TraceOptions(procs, months, scale_to, calibrate_load))
-    bar = _Bar()
+    cfg = _config(trace, names[0], package_size[0], jobs, o)
+    bar, missing = _Bar(), []
     try:
         compare_federation(cfg, pf, out, package_sizes=package_size, workloads=workloads, methods=names,
-                           executor_spec=_executor(workers, dask), progress=bar.callbacks,
-                           checkpoint_every=checkpoint_every)
+                           executor_spec=_executor(o["workers"], o["dask"]), progress=bar.callbacks,
+                           checkpoint_every=o["checkpoint_every"], report_only=report_only, missing=missing)
     except KeyboardInterrupt:
         bar.stop()
         raise stopped(f"finished runs are kept in {out}; re-run the same command to resume")
     bar.stop()
     typer.echo((out / "table.md").read_text())
     typer.echo(f"wrote {out}/table.md, results.json and the figures")
+    if missing:
+        typer.echo(f"not finished (left out): {', '.join(missing)}")

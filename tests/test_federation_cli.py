@@ -122,6 +122,15 @@ def test_run_json_and_compare(tmp_path, capsys):
         assert res.schedule.makespan == pytest.approx(r["makespan"])
     for png in ("makespan_p30.png", "makespan_p60.png", "ga_by_package_size.png"):
         assert (tmp_path / "cmp" / png).read_bytes()[:4] == b"\x89PNG"
+    assert "GA-Random CPU (s)" in table and all(r["cpu_seconds"] >= 0 for r in rows)
+    # --report-only: an unfinished run is left out and listed, not run; the rest is reported as before
+    unfinished = tmp_path / "cmp" / "p60" / "Wk-2" / "ga-random" / "result.json"
+    unfinished.unlink()
+    capsys.readouterr()
+    assert main(cmp_args + ["--report-only"]) == 0
+    assert "not finished (left out): p60 Wk-2 ga-random" in capsys.readouterr().out and not unfinished.exists()
+    again = json.loads((tmp_path / "cmp" / "results.json").read_text())
+    assert again == [r for r in rows if (r["package_size"], r["workload"], r["method"]) != (60, "Wk-2", "ga-random")]
     assert main(["federation", "compare", trace, "--jobs", "60", "--workloads", "1", "--methods", "jpr,nope",
                  "--out", str(tmp_path / "c2")]) == 2
 

@@ -1,33 +1,41 @@
 #!/bin/sh
-# The federation experiments of issue 14 (slowdown-guided-ga-federation, Figs. 1, 4, 5). Usage:
+# The federation experiments of issues 14/14b (slowdown-guided-ga-federation, Figs. 1, 4, 5). Usage:
 #   sh docs/results/federation/run.sh RUNS_DIR
-# Every run folder is resumable: re-running continues where it stopped (finished runs are read back).
-# On a shared machine set LOCK to a command that serialises benchmarks (flock).
+# Every run folder is resumable: re-running continues where it stopped (finished runs are read back),
+# so the script can be stopped at any time (Ctrl-C) and started again.
+# On a shared machine: LOCK serialises benchmarks, SLICE bounds each locked section (seconds; the
+# comparison is stopped by SIGINT, which checkpoints, and resumed in the next section), NICE lowers
+# the comparison's priority. This session used:
+#   LOCK="flock ../bench.lock" SLICE=600 NICE="nice -n 19" sh docs/results/federation/run.sh runs/federation-500
 set -e
-RUNS=${1:-runs/federation}
+RUNS=${1:-runs/federation-500}
 TRACE=${TRACE:-../shared/workloads/HPC2N-2002-2.2-cln.swf.gz}
-GENS=${GENS:-20}           # GA generations of the comparison (the paper: 500; see README.md)
+GENS=${GENS:-500}          # GA generations of the comparison (the paper: 500)
 LOCK=${LOCK:-}             # e.g. LOCK="flock bench.lock" on a shared machine
+SLICE=${SLICE:-}           # e.g. SLICE=600: locked sections of at most 10 minutes
+NICE=${NICE:-}             # e.g. NICE="nice -n 19"
 S=".venv/bin/schedlab federation"
+CMP="compare $TRACE --jobs 2000 --package-size 100 --package-size 1000 --generations $GENS --seed 0 --out $RUNS/cmp"
 mkdir -p "$RUNS"
 
-# 1. speed: one fitness evaluation of a 1,000-job package (benchmarks/bench_federation.py)
+# 1. speed: one fitness evaluation of a 1,000-job package; whole GA-METL 500 x 200 runs on a 100-job
+#    and a 1,000-job package (median of 3; add --baseline-src OLD/src for the before/after ratios)
 $LOCK .venv/bin/python benchmarks/bench_federation.py | tee "$RUNS/bench.txt"
+$LOCK .venv/bin/python benchmarks/bench_federation.py --ga --package 100 --runs 3 | tee -a "$RUNS/bench.txt"
+$LOCK .venv/bin/python benchmarks/bench_federation.py --ga --package 1000 --runs 3 | tee -a "$RUNS/bench.txt"
 
-# 2. one locked section: the heuristics on Wk-1..6 (2,000 consecutive HPC2N jobs each, packages of
-#    100 and 1,000), the paper-size GA-METL (500 x 200) on one 1,000-job package (timed), and the GAs
-#    of the comparison with GENS generations x 200 individuals
-$LOCK sh -c "
-  $S compare $TRACE --jobs 2000 --workloads 6 --package-size 100 --package-size 1000 \
-      --methods jpr,cbs,metl --generations $GENS --seed 0 --out $RUNS/cmp &&
-  /usr/bin/time -f '%e s wall' $S run $TRACE --method ga-metl --package-size 1000 --jobs 1000 --generations 500 \
-      --pop 200 --seed 0 --out $RUNS/full-ga-metl-p1000 --json > $RUNS/full-ga-metl-p1000.json &&
-  $S compare $TRACE --jobs 2000 --workloads 6 --package-size 100 --package-size 1000 \
-      --generations $GENS --seed 0 --out $RUNS/cmp"
+# 2. the comparison, workload by workload (Wk-1 at both package sizes, then Wk-2, ...): every method
+#    on Wk-1..i; a section stopped by SLICE exits 130 and the next one resumes it
+for i in 1 2 3 4 5 6; do
+  while :; do
+    rc=0
+    $LOCK ${SLICE:+timeout -s INT $SLICE} $NICE $S $CMP --workloads $i > /dev/null || rc=$?
+    [ $rc = 0 ] && break
+    [ $rc = 124 ] || [ $rc = 130 ] || exit $rc
+    sleep 10   # let other lock holders in
+  done
+done
 
-# 3. re-running compare reads every finished run folder back and rewrites table.md, results.json and
-#    the figures (no lock needed: no optimization runs)
-$S compare $TRACE --jobs 2000 --workloads 6 --package-size 100 --package-size 1000 --generations $GENS --seed 0 \
-    --out "$RUNS/cmp" > /dev/null
-cp "$RUNS/cmp/table.md" "$RUNS/cmp/results.json" "$RUNS"/cmp/*.png "$RUNS/full-ga-metl-p1000.json" \
-    "$RUNS/bench.txt" docs/results/federation/
+# 3. table, results.json and figures of the finished run folders (runs nothing; lists what is missing)
+$S $CMP --workloads 6 --report-only | tail -1
+cp "$RUNS/cmp/table.md" "$RUNS/cmp/results.json" "$RUNS"/cmp/*.png "$RUNS/bench.txt" docs/results/federation/

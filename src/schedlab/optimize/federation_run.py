@@ -280,13 +280,16 @@ def compare_federation(
     on_run: Callable[[str, int, str], None] | None = None,
     progress: Callable[[str], Any] | None = None,
     checkpoint_every: int | None = None,
+    report_only: bool = False,
+    missing: list[str] | None = None,
 ) -> list[dict[str, Any]]:
     """The paper's comparison: ``workloads`` consecutive windows of ``base.jobs`` jobs from
     ``base.offset`` (Wk-1, Wk-2, ...), every method and package size, each a run folder
     ``out/p{size}/Wk-{i}/{method}`` (resumable); writes results.json, table.md and the figures.
 
     ``progress(label)`` may return a dict of run_federation callbacks (on_start, on_generation,
-    on_evaluation) for that run.
+    on_evaluation) for that run. ``report_only``: run nothing, report the finished run folders
+    (the labels of the others are appended to ``missing``).
     """
     from ..report.federation import comparison_table_md, plot_by_package_size, plot_makespan
     from .run import atomic_write_text
@@ -311,10 +314,15 @@ def compare_federation(
         for label, offset, jobs in windows:
             for m in methods:
                 cfg = FederationRunConfig(**{**base.__dict__, "offset": offset, "method": m, "package_size": size})
+                folder = out / f"p{size}" / label / m
+                if report_only and not (folder / "result.json").exists():
+                    if missing is not None:
+                        missing.append(f"p{size} {label} {m}")
+                    continue
                 if on_run is not None:
                     on_run(label, size, m)
                 callbacks = progress(f"p{size} {label} {m}") if progress is not None else {}
-                res = run_federation(cfg, platform, out / f"p{size}" / label / m, executor_spec=executor_spec,
+                res = run_federation(cfg, platform, folder, executor_spec=executor_spec,
                                      workers=workers, jobs=jobs, checkpoint_every=checkpoint_every, **(callbacks or {}))
                 if res.interrupted:
                     raise KeyboardInterrupt
@@ -323,8 +331,10 @@ def compare_federation(
     atomic_write_text(out / "table.md", comparison_table_md(rows))
     for size in package_sizes:
         sub = [r for r in rows if r["package_size"] == size]
+        if not sub:
+            continue
         plot_makespan(out / f"makespan_p{size}.png", sub,
                       f"makespan per workload, packages of {size} jobs ({platform.name})")
-    if len(package_sizes) > 1 and any(m.startswith("ga") for m in methods):
+    if len({r["package_size"] for r in rows if r["method"].startswith("ga")}) > 1:
         plot_by_package_size(out / "ga_by_package_size.png", rows, "GA makespan (bars) and GA time (lines) by package size")
     return rows

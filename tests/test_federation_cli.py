@@ -98,7 +98,7 @@ def test_run_json_and_compare(tmp_path, capsys):
     assert main(args[:-1] + ["--pop", "10", "--json"]) == 2  # same folder, other config
     assert "different config" in capsys.readouterr().err
     cmp_args = ["federation", "compare", trace, "--jobs", "60", "--workloads", "2", "--package-size", "30",
-                "--package-size", "60", "--generations", "2", "--pop", "6", "--out", str(tmp_path / "cmp")]
+                "--package-size", "60", "--generations", "2", "--pop", "6", "--workers", "1", "--out", str(tmp_path / "cmp")]
     assert main(cmp_args) == 0
     table = (tmp_path / "cmp" / "table.md").read_text()
     assert "### packages of 30 jobs" in table and "| Wk-2 |" in table and "GA-METL vs METL (%)" in table

@@ -139,6 +139,8 @@ def test_same_seed_same_result_serial_and_two_processes(tmp_path):
     a = run_federation(_config("ga-random"), pf, tmp_path / "serial")
     b = run_federation(_config("ga-random"), pf, tmp_path / "procs", executor_spec="processes:2")
     assert a.result["makespan"] == b.result["makespan"]
+    # GA CPU time is recorded only when this process did all the work
+    assert a.result["cpu_seconds"] > 0 and "cpu_seconds" not in b.result
     assert (tmp_path / "serial" / "orders.json").read_text() == (tmp_path / "procs" / "orders.json").read_text()
     c = run_federation(_config("ga-random", ga={"seed": 4}), pf, tmp_path / "other")
     assert (tmp_path / "other" / "orders.json").read_text() != (tmp_path / "serial" / "orders.json").read_text()

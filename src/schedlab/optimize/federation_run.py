@@ -189,7 +189,7 @@ def run_federation(
     ``checkpoint_every``: GA checkpoint interval in generations (None: every few seconds, see
     :func:`~schedlab.optimize.federation_ga.run_package_ga`); it does not change the result.
     """
-    from ..execute import make_executor
+    from ..execute import SerialExecutor, make_executor
 
     jobs = jobs if jobs is not None else load_jobs(config)
     jobs.check_fits(platform)
@@ -221,6 +221,7 @@ def run_federation(
                  + (len(state["current"]["rows"]) if state.get("current") else 0))
     try:
         with make_executor(executor_spec, workers=workers, payload=problems) as executor:
+            serial = isinstance(executor, SerialExecutor)  # process CPU = the GA's CPU only without workers
             for p in range(len(state["done"]), len(slices)):
                 seed_order, metl_mk = None, None
                 if method == "ga-metl":
@@ -232,7 +233,7 @@ def run_federation(
                 old = run.file("history.csv").read_text() if run.file("history.csv").exists() else ""
                 run.write_text("history.csv", _history_text(old, p, cur["rows"]))
                 state["done"].append({"package": p, "jobs": len(problems[p]), "makespan": cur["best"],
-                                      "seconds": cur["elapsed"], "cpu_seconds": cur.get("cpu", 0.0),
+                                      "seconds": cur["elapsed"], "cpu_seconds": cur.get("cpu") if serial else None,
                                       "metl_makespan": metl_mk,
                                       "order": cur["best_order"]})
                 state["current"] = None
@@ -246,7 +247,8 @@ def run_federation(
         if abs(d["makespan"] - mk) > 1e-6 * max(1.0, mk):  # the decoder is deterministic: a mismatch is a bug
             raise RunError(f"{run.path}: package {d['package']} rebuilt to makespan {mk}, the GA found {d['makespan']}")
     seconds = float(sum(d["seconds"] for d in state["done"]))
-    cpu = float(sum(d.get("cpu_seconds", 0.0) for d in state["done"]))
+    cpus = [d.get("cpu_seconds") for d in state["done"]]
+    cpu = None if None in cpus else float(sum(cpus))
     return _finish(run, config, jobs, sched, seconds, state["done"], cpu)
 
 
@@ -258,9 +260,11 @@ def _warm_up(jobs: FederatedJobs, platform: Platform, config: FederationRunConfi
 
 
 def _finish(run: RunFolder, config: FederationRunConfig, jobs: FederatedJobs, sched: FederatedSchedule,
-            seconds: float, pkg_rows: list[dict[str, Any]], cpu_seconds: float) -> FederationRunResult:
+            seconds: float, pkg_rows: list[dict[str, Any]], cpu_seconds: float | None) -> FederationRunResult:
     result = {"method": config.method, "makespan": sched.makespan, "jobs": len(jobs),
-              "package_size": config.package_size, "seconds": seconds, "cpu_seconds": cpu_seconds}
+              "package_size": config.package_size, "seconds": seconds}
+    if cpu_seconds is not None:  # GA runs with worker processes: their CPU is not this process's
+        result["cpu_seconds"] = cpu_seconds
     run.write_text("packages.csv", _packages_csv(pkg_rows))
     run.write_text("orders.json", json.dumps([[int(v) for v in o] for o in sched.orders]) + "\n")
     run.write_text("result.json", json.dumps(result, indent=2) + "\n")

@@ -37,29 +37,35 @@ def simulate_command(
     setup: Optional[str] = SETUP,
     site: Optional[List[str]] = SITE,
     exchange: str = typer.Option("none", "--exchange", help="Job exchange: none (sites alone), pool or rq."),
+    reading: str = typer.Option("default", "--reading", help="Reading of POOL/RQ: default, issue5, or OPTION=VALUE,... with rq-seq=local-first|interleaved, rq-when=every|queue-changed|own-arrival, rq-take=budget|startable, pool-take=backfill|idle, pool-keep=persistent|once (schedlab.grid.readings)."),
     months: int = MONTHS,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of a table."),
 ) -> None:
     """Simulate the grid with one exchange policy; per-site jobs, AWRT, UTIL, migrations and overall AWRT."""
     from ..grid.kernel import EXCHANGES
+    from ..grid.readings import Reading
     from ..grid.sim import simulate_grid
 
     if exchange not in EXCHANGES:
         raise GridOptionError(f"--exchange {exchange!r}: choose one of {', '.join(EXCHANGES)}")
+    try:
+        parsed = Reading.parse(reading)
+    except SchedlabError as exc:
+        raise GridOptionError(f"--reading: {exc}") from None
     from .compiling import warm_grid
 
     trace = _trace(setup, site, months)
     warm_grid(trace, [exchange])
-    summary = simulate_grid(trace, exchange).summary()
+    summary = simulate_grid(trace, exchange, parsed).summary()
     if as_json:
         doc = {"grid": setup.upper() if setup else " ".join(site or ()), "months": months or None, "exchange": exchange,
-               "sites": summary["sites"], "AWRT": summary["AWRT"]}
+               "reading": parsed.label(exchange), "sites": summary["sites"], "AWRT": summary["AWRT"]}
         typer.echo(json.dumps(doc))
         return
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"grid, exchange {exchange}")
+    table = Table(title=f"grid, exchange {exchange}" + (f" ({parsed.label(exchange)})" if exchange != "none" else ""))
     for col in ("site", "procs", "jobs", "AWRT (s)", "UTIL (%)", "migrated in", "migrated out"):
         table.add_column(col, justify="left" if col == "site" else "right")
     for s in summary["sites"]:

@@ -141,6 +141,8 @@ def test_same_seed_same_front_on_every_executor(grid, tmp_path):
     for name in ("front.png", "hypervolume.png", "config.json", "checkpoint"):
         assert (tmp_path / "serial" / name).stat().st_size > 0
     with pytest.raises(RunError, match="different config"):
+        pareto(grid, tmp_path / "serial", GridNSGA2Config(pop=7, generations=3, seed=5))
+    with pytest.raises(RunError, match="add --extend to continue it to 4 generations"):
         pareto(grid, tmp_path / "serial", GridNSGA2Config(pop=6, generations=4, seed=5))
 
 

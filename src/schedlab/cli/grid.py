@@ -11,7 +11,7 @@ import typer
 
 from ..errors import SchedlabError
 from .main import stopped, sub_app
-from .options import DASK, SEED, WORKERS, executor_spec
+from .options import DASK, EXTEND, SEED, WORKERS, executor_spec
 
 grid_app = sub_app("grid", "Grids of independent EASY sites: job exchange (none, POOL, RQ) and NSGA-II Pareto fronts of partitions.")
 
@@ -88,6 +88,7 @@ def pareto_command(
     seed_with: str = typer.Option("", "--seed-with", help="Also start from the partitions these exchange policies realise: pool, rq or rq,pool (not in the paper)."),
     workers: Optional[int] = WORKERS,
     dask: Optional[str] = DASK,
+    extend: bool = EXTEND,
 ) -> None:
     """NSGA-II Pareto front of AWRT per site over job-to-site partitions (paper's operators); resumable."""
     from ..optimize.grid_pareto import pareto
@@ -113,7 +114,8 @@ def pareto_command(
             err=True,
         )
 
-    result = pareto(trace, out, config, executor=executor, workers=workers, label=label, on_generation=show)
+    result = pareto(trace, out, config, executor=executor, workers=workers, label=label, on_generation=show,
+                    extend=extend)
     if result.interrupted:
         raise stopped(f"checkpoint of generation {result.generations} saved in {out}; re-run the same command to resume")
     _grid_report(out, trace)

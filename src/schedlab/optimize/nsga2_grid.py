@@ -26,7 +26,7 @@ point (limit, ..., limit) = (100000, 100000), i.e. the corner of the feasible se
 
 from __future__ import annotations
 
-import time
+import sys
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -37,7 +37,6 @@ from pymoo.core.repair import Repair
 from pymoo.operators.crossover.pntx import TwoPointCrossover
 from pymoo.operators.selection.tournament import TournamentSelection
 
-from .._signals import stop_signals
 from ..errors import RunError
 from ..grid.partition import AWRT_LIMIT, PartitionProblem
 
@@ -199,7 +198,9 @@ def make_algorithm(payload: PartitionProblem, config: GridNSGA2Config) -> tuple[
         repair=VetoRepair(),
         eliminate_duplicates=False,
     )
-    algorithm.setup(problem, termination=("n_gen", config.generations), seed=config.seed, verbose=False)
+    # the run loop counts generations; the algorithm itself must not depend on the budget, so that
+    # a run extended to more generations equals one run with the larger budget
+    algorithm.setup(problem, termination=("n_gen", sys.maxsize), seed=config.seed, verbose=False)
     return algorithm, problem
 
 
@@ -240,20 +241,71 @@ def _front(algorithm) -> tuple[np.ndarray, np.ndarray]:
     return F[order], X[order]
 
 
-@stop_signals()  # SIGTERM (batch systems) stops like Ctrl-C
+class NSGA2AskTell:
+    """pymoo's NSGA-II in the terms of the shared run loop (:func:`schedlab.optimize.run.run_generations`).
+
+    ``ask`` -> the offspring's genes (int8 rows); ``tell`` -> objectives from the executor's
+    ``evaluate_raw`` results, pymoo's tell; ``row`` -> hypervolume and front of the generation;
+    the checkpoint holds the pickled algorithm (incl. its np.random.Generator), the history and
+    every evaluated point. Generation 1 is the initial population (pymoo's count)."""
+
+    def __init__(self, algorithm, problem, limit: float, history: list, points: list) -> None:
+        self.algorithm, self.problem, self.limit = algorithm, problem, float(limit)
+        self.points = points
+        self.generation = len(history)
+        self.K = problem.n_obj
+        self._pop = None
+        self._F = np.empty((0, self.K))
+
+    @property
+    def evaluations(self) -> int:
+        return len(self.points)
+
+    def ask(self) -> np.ndarray:
+        self._pop = self.algorithm.ask()
+        return np.asarray(self._pop.get("X")).astype(np.int8, copy=False)
+
+    def tell(self, X, results) -> None:
+        from pymoo.core.evaluator import Evaluator
+        from pymoo.problems.static import StaticProblem
+
+        F, G = objectives(results, self.limit)
+        Evaluator().eval(StaticProblem(self.problem, F=F, G=G), self._pop)
+        self.algorithm.tell(infills=self._pop)
+        self.generation += 1
+        for f, g in zip(F, G):
+            self.points.append({"gen": self.generation, "feasible": bool(np.all(g <= 0)),
+                                **{f"AWRT_{k + 1}": float(f[k]) for k in range(self.K)}})
+        self._F = F
+
+    def row(self, elapsed: float) -> dict:
+        K, F = self.K, self._F
+        front_F, _ = _front(self.algorithm)
+        return {
+            "gen": self.generation,
+            "evaluations": len(self.points),
+            "hypervolume": hypervolume(front_F, np.full(K, self.limit)),
+            "front": int(len(front_F)),
+            "feasible": int(sum(1 for f in F if np.all(f <= self.limit))),
+            **{f"best_AWRT_{k + 1}": float(front_F[:, k].min()) if len(front_F) else float("inf") for k in range(K)},
+            "elapsed": elapsed,
+        }
+
+    def checkpoint(self, rows: list) -> dict:
+        return {"algorithm": self.algorithm, "history": rows, "points": self.points}
+
+
 def run_pareto(run, payload: PartitionProblem, config: GridNSGA2Config, executor, *, on_generation=None) -> ParetoResult:
-    """Run or resume NSGA-II for ``config.generations`` generations in ``run`` (a RunFolder).
+    """Run, resume or extend NSGA-II to ``config.generations`` generations in ``run`` (a RunFolder).
 
-    Each generation: ask -> evaluate the offspring through ``executor`` (payload = the
-    PartitionProblem) -> tell -> write history.csv and points.csv -> checkpoint (pickled pymoo
-    algorithm incl. its np.random.Generator; the commit point). Generation 1 is the initial
-    population (pymoo's count). Ctrl-C or SIGTERM stops after the last complete generation.
+    Each generation goes through the shared run loop (:func:`schedlab.optimize.run.run_generations`,
+    the ES's): ask -> evaluate the offspring through ``executor`` (payload = the
+    PartitionProblem) -> tell -> write history.csv and points.csv -> checkpoint (the commit
+    point). Ctrl-C or SIGTERM stops after the last complete generation.
     """
-    from pymoo.core.evaluator import Evaluator
-    from pymoo.problems.static import StaticProblem
-
     from ..grid.partition import evaluate_partition
     from ..grid.report import history_csv, points_csv
+    from .run import run_generations
 
     state = run.load_checkpoint()
     if state is None:
@@ -265,39 +317,15 @@ def run_pareto(run, payload: PartitionProblem, config: GridNSGA2Config, executor
         rows, points = list(state["history"]), list(state["points"])
     resumed_from = len(rows)
     K = payload.n_sites
-    ref = np.full(K, config.limit)
-    t0 = time.perf_counter()
-    elapsed0 = rows[-1]["elapsed"] if rows else 0.0
-    interrupted = False
-    try:
-        while len(rows) < config.generations:
-            pop = algorithm.ask()
-            X = np.asarray(pop.get("X")).astype(np.int8, copy=False)
-            results = executor.map(evaluate_partition, list(X))
-            F, G = objectives(results, config.limit)
-            Evaluator().eval(StaticProblem(problem, F=F, G=G), pop)
-            algorithm.tell(infills=pop)
-            gen = len(rows) + 1
-            front_F, _ = _front(algorithm)
-            for f, g in zip(F, G):
-                points.append({"gen": gen, "feasible": bool(np.all(g <= 0)), **{f"AWRT_{k + 1}": float(f[k]) for k in range(K)}})
-            row = {
-                "gen": gen,
-                "evaluations": len(points),
-                "hypervolume": hypervolume(front_F, ref),
-                "front": int(len(front_F)),
-                "feasible": int(sum(1 for f in F if np.all(f <= config.limit))),
-                **{f"best_AWRT_{k + 1}": float(front_F[:, k].min()) if len(front_F) else float("inf") for k in range(K)},
-                "elapsed": elapsed0 + time.perf_counter() - t0,
-            }
-            rows.append(row)
-            run.write_text("history.csv", history_csv(rows))
-            run.write_text("points.csv", points_csv(points, K))
-            run.save_checkpoint({"algorithm": algorithm, "history": rows, "points": points})
-            if on_generation is not None:
-                on_generation(row)
-    except KeyboardInterrupt:
-        interrupted = True
+    adapter = NSGA2AskTell(algorithm, problem, config.limit, rows, points)
+
+    def write_files(rows: list[dict]) -> None:
+        run.write_text("history.csv", history_csv(rows))
+        run.write_text("points.csv", points_csv(points, K))
+
+    interrupted = run_generations(run, adapter, evaluate_partition, executor, config.generations, rows,
+                                  rows[-1]["elapsed"] if rows else 0.0, write_files=write_files,
+                                  on_generation=on_generation)
     front_F, front_X = _front(algorithm)
     return ParetoResult(
         front_F=front_F,

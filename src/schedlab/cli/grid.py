@@ -86,6 +86,7 @@ def pareto_command(
     seed: int = SEED,
     p_rand: float = typer.Option(0.1, "--p-rand", help="Random mutation: probability that a gene moves to another site."),
     seed_with: str = typer.Option("", "--seed-with", help="Also start from the partitions these exchange policies realise: pool, rq or rq,pool (not in the paper)."),
+    variation: str = typer.Option("paper", "--variation", help="Variation operators: paper (Section 4.2-4.3) or aware (shift mutation also picks long-waiting or small jobs; not in the paper)."),
     workers: Optional[int] = WORKERS,
     dask: Optional[str] = DASK,
     extend: bool = EXTEND,
@@ -100,7 +101,8 @@ def pareto_command(
         raise GridOptionError(f"--p-rand must lie in [0, 1], got {p_rand}")
     executor, workers = executor_spec(workers, dask)
     label = setup.upper() if setup else " ".join(site or ())
-    config = GridNSGA2Config(pop=pop, generations=generations, seed=seed, p_rand=p_rand, seed_with=seed_with)
+    config = GridNSGA2Config(pop=pop, generations=generations, seed=seed, p_rand=p_rand, seed_with=seed_with,
+                             variation=variation)
     trace = _trace(setup, site, months)
     from .compiling import warm_grid
 

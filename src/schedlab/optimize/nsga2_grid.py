@@ -20,6 +20,9 @@ nsga2-grid-performance-bounds, Section 4 and 5.2:
   first of those copies by the partitions the RQ / POOL simulations realised (every job on the
   site where it ran): the front then starts from the heuristics instead of having to find them.
 
+Beside the paper's operators, ``variation = "aware"`` (:class:`AwareMutation`, issue 17) lets a
+shift mutation pick long-waiting or small jobs instead of uniform positions.
+
 Hypervolume per generation: pymoo's HV of the feasible non-dominated set against the reference
 point (limit, ..., limit) = (100000, 100000), i.e. the corner of the feasible search space.
 """
@@ -38,6 +41,7 @@ from pymoo.operators.crossover.pntx import TwoPointCrossover
 from pymoo.operators.selection.tournament import TournamentSelection
 
 from ..errors import RunError
+from ..grid.kernel import NONE, grid_kernel
 from ..grid.partition import AWRT_LIMIT, PartitionProblem
 
 
@@ -57,17 +61,23 @@ class GridNSGA2Config:
     #: comma-separated exchange policies (pool, rq) whose realised partitions join the initial
     #: population (not in the paper; "" = the paper's initial population)
     seed_with: str = ""
+    #: variation operators: "paper" (Section 4.2-4.3) or "aware" (:class:`AwareMutation`, not in
+    #: the paper: the shift mutation picks long-waiting or small jobs a third of the time each)
+    variation: str = "paper"
 
     def __post_init__(self) -> None:
         try:
             seed_policies(self.seed_with)
         except ValueError as exc:
             raise RunError(f"--seed-with: {exc}") from None
+        if self.variation not in VARIATIONS:
+            raise RunError(f"--variation {self.variation!r}: choose one of {', '.join(VARIATIONS)}")
 
     def to_dict(self) -> dict:
         d = asdict(self)
-        if not d["seed_with"]:
-            del d["seed_with"]  # run folders made before the option keep resuming
+        for key, default in (("seed_with", ""), ("variation", "paper")):
+            if d[key] == default:
+                del d[key]  # run folders made before the option keep resuming
         return d
 
 
@@ -149,10 +159,62 @@ class GridMutation(Mutation):
         out = np.empty_like(X)
         for i, x in enumerate(np.asarray(X).astype(np.int8, copy=False)):
             if rng.random() < self.p_shift:
-                out[i] = shift_mutation(x, K, self.sigma, rng)
+                out[i] = self._shift(x, K, rng)
             else:
                 out[i] = random_mutation(x, K, self.p_rand, rng)
         return out
+
+    def _shift(self, x: np.ndarray, K: int, rng: np.random.Generator) -> np.ndarray:
+        return shift_mutation(x, K, self.sigma, rng)
+
+
+def weighted_shift(x: np.ndarray, K: int, sigma: float, weight: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Algorithm 1 with the n_s genes drawn with probability proportional to ``weight`` (without
+    replacement: Efraimidis-Spirakis keys u^(1/w)) among the genes not on k_s with weight > 0."""
+    x = x.copy()
+    n_s = int(np.floor(abs(rng.normal(0.0, sigma)) + 0.5))
+    k_s = int(np.floor(K * rng.random()))
+    eligible = np.flatnonzero((x != k_s) & (weight > 0))
+    n_s = min(n_s, eligible.size)
+    if n_s:
+        keys = np.log(rng.random(eligible.size)) / weight[eligible]
+        x[eligible[np.argpartition(-keys, n_s - 1)[:n_s]]] = k_s
+    return x
+
+
+class AwareMutation(GridMutation):
+    """Problem-aware variation (issue 17, not in the paper), beside the paper's operators.
+
+    As :class:`GridMutation` (shift with P_shift, else random), but a shift mutation is, with
+    probability 1/3 each: the paper's (uniform positions); *longest waiting* (positions drawn in
+    proportion to the job's wait in the no-exchange EASY schedule: jobs that waited long at home
+    go to the other site); *small jobs* (uniform among jobs with at most the median width and at
+    most the median estimate: jobs that can backfill on the other site)."""
+
+    def __init__(self, wait: np.ndarray, small: np.ndarray, p_rand: float = 0.1, p_shift: float = 0.5,
+                 sigma: float = 2000.0) -> None:
+        super().__init__(p_rand, p_shift, sigma)
+        self.wait = np.asarray(wait, dtype=np.float64)
+        self.small = np.asarray(small, dtype=np.float64)
+
+    def _shift(self, x: np.ndarray, K: int, rng: np.random.Generator) -> np.ndarray:
+        which = rng.integers(3)
+        if which == 0:
+            return shift_mutation(x, K, self.sigma, rng)
+        return weighted_shift(x, K, self.sigma, self.wait if which == 1 else self.small, rng)
+
+
+def aware_weights(payload: PartitionProblem) -> tuple[np.ndarray, np.ndarray]:
+    """(wait, small) of :class:`AwareMutation`: each job's wait in the no-exchange EASY schedule
+    and a 0/1 mask of the jobs with at most the median width and estimate."""
+    start, _site, _awrt, _ab = grid_kernel(payload.submit, payload.run, payload.est, payload.procs, payload.origin,
+                                           payload.site_procs, NONE, np.inf)
+    wait = np.maximum(start - payload.submit, 0.0)
+    small = (payload.procs <= np.median(payload.procs)) & (payload.est <= np.median(payload.est))
+    return wait, small.astype(np.float64)
+
+
+VARIATIONS = ("paper", "aware")
 
 
 def seed_policies(seed_with: str) -> tuple[str, ...]:
@@ -194,7 +256,8 @@ def make_algorithm(payload: PartitionProblem, config: GridNSGA2Config) -> tuple[
         sampling=X0,
         selection=TournamentSelection(func_comp=binary_tournament, pressure=2),
         crossover=TwoPointCrossover(prob=config.p_crossover),
-        mutation=GridMutation(config.p_rand, config.p_shift, config.sigma),
+        mutation=(GridMutation(config.p_rand, config.p_shift, config.sigma) if config.variation == "paper"
+                  else AwareMutation(*aware_weights(payload), config.p_rand, config.p_shift, config.sigma)),
         repair=VetoRepair(),
         eliminate_duplicates=False,
     )

@@ -2,6 +2,10 @@
 POOL and RQ on setups I-IV of nsga2-grid-performance-bounds (Table 1).
 
     .venv/bin/python benchmarks/grid_readings_table.py [--setups I,II,III,IV] [--out docs/results/grid-readings.md]
+    .venv/bin/python benchmarks/grid_readings_table.py --setups I --front docs/results/setupI
+
+``--front RUN`` (a finished ``grid pareto`` run folder of that setup) also prints the gap of every
+reading's POOL/RQ point to the run's front (``front_vs_references``: <= 0 = the front reaches it).
 
 Needs ../shared/workloads. Every schedule goes through ``check_site_schedules`` (capacity,
 submit, once). Writes a Markdown table (relative paths only) and prints it; each setup takes
@@ -53,10 +57,28 @@ def markdown(rows: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def front_gaps(folder: Path, rows: list[dict]) -> str:
+    """Markdown: gap of each reading's point to the front stored in ``folder``/front.csv."""
+    import csv
+
+    import numpy as np
+
+    from schedlab.grid.report import front_vs_references
+
+    with open(folder / "front.csv") as fh:
+        F = np.array([[float(v) for k, v in r.items() if k.startswith("AWRT_")] for r in csv.DictReader(fh)])
+    lines = [f"front of {folder}: gap of each reading's point", "", "| exchange | reading | gap | dominated |", "|---|---|---|---|"]
+    for r in rows:
+        cmp = front_vs_references(F, {"h": {"sites": r["sites"]}})["h"]
+        lines.append(f"| {r['exchange']} | {r['reading']} {r['tags']} | {cmp['gap']:+.3f} | {cmp['dominated']} |")
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--setups", default=",".join(SETUPS))
     ap.add_argument("--out", default="")
+    ap.add_argument("--front", action="append", default=[], help="a grid pareto run folder (repeat)")
     args = ap.parse_args()
     rows = []
     for setup in args.setups.split(","):
@@ -65,6 +87,8 @@ def main() -> None:
         print(f"setup {setup}: {time.perf_counter() - t0:.1f} s", flush=True)
     text = markdown(rows)
     print(text)
+    for folder in args.front:
+        print(front_gaps(Path(folder), [r for r in rows if r["exchange"] != "none"]))
     if args.out:
         head = ("# Jobs and AWRT per site under none, POOL and RQ, every reading (issue 17)\n\n"
                 "Made by `.venv/bin/python benchmarks/grid_readings_table.py --out docs/results/grid-readings.md`.\n"

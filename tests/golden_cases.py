@@ -3,7 +3,8 @@
 One entry per case: every trace of ../shared/workloads x every dispatch rule x every queue order
 (static orders and the greedy order with criteria f1..f4 at fixed parameters, :data:`GREEDY`),
 plus the Greedy scheduler (greedy order + FCFS) without killing, plus the grid setups I-IV of
-nsga2-grid-performance-bounds under exchange none/POOL/RQ. Each entry stores a SHA-256 of the
+nsga2-grid-performance-bounds under exchange none/POOL/RQ (issue 5's reading; RQ also under the
+recommended reading of issue 17, key suffix ``@default``). Each entry stores a SHA-256 of the
 start times (float64 bytes, trace order; grids also the executing site) and AWRT/UTIL.
 
 Cases whose run on the whole trace takes too long for the suite carry a job cap (the first
@@ -101,14 +102,17 @@ def cases() -> list[dict]:
             out.append({"kind": "single", "trace": name, "rule": rule, "order": order, "kill": False,
                         "jobs": job_cap(name, rule, order)})
     for setup in GRID_SETUPS:
-        for ex in GRID_EXCHANGES:
-            out.append({"kind": "grid", "setup": setup, "exchange": ex})
+        for ex in GRID_EXCHANGES:  # recorded under issue 5's reading of POOL/RQ (grid/readings.py)
+            out.append({"kind": "grid", "setup": setup, "exchange": ex, "reading": "issue5"})
+        # issue 17: RQ's recommended reading (local passes first, requests on a changed own queue)
+        out.append({"kind": "grid", "setup": setup, "exchange": "rq", "reading": "default"})
     return out
 
 
 def key(case: dict) -> str:
     if case["kind"] == "grid":
-        return f"grid/{case['setup']}/{case['exchange']}"
+        suffix = "" if case["reading"] == "issue5" else f"@{case['reading']}"
+        return f"grid/{case['setup']}/{case['exchange']}{suffix}"
     kill = "" if case["kill"] else "/nokill"
     return f"{case['trace']}/{case['rule']}/{case['order']}{kill}"
 
@@ -130,7 +134,7 @@ def run(case: dict) -> dict:
         from schedlab.grid.sim import check_site_schedules, simulate_grid
 
         trace = _grid_trace(case["setup"])
-        g = simulate_grid(trace, case["exchange"])
+        g = simulate_grid(trace, case["exchange"], case["reading"])
         check_site_schedules(g)
         sites = g.site_metrics()
         return {"hash": _digest(g.start.astype(np.float64), g.site.astype(np.int64)),

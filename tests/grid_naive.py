@@ -10,8 +10,11 @@ from __future__ import annotations
 import math
 
 
-def naive_grid(submit, run, est, procs, origin, site_procs, exchange, rules=None):
+def naive_grid(submit, run, est, procs, origin, site_procs, exchange, rules=None, reading=None):
     """Return (start, site) lists for jobs sorted by submit (ties: site, trace order).
+
+    ``reading``: dict of the exchange readings (schedlab/grid/readings.py option names and value
+    names, e.g. {"rq_when": "every"}); missing options take the recommended defaults.
 
     ``rules[k]``: the dispatch rule of site k (a registry name; default EASY everywhere), run on
     the site's queue in its list order (submit order, requested jobs appended at the end) by the
@@ -19,6 +22,8 @@ def naive_grid(submit, run, est, procs, origin, site_procs, exchange, rules=None
     from naive import NAIVE_RULES
 
     rules = rules or ["easy"] * len(site_procs)
+    rd = {"rq_seq": "local-first", "rq_when": "queue-changed", "rq_take": "budget",
+          "pool_take": "backfill", "pool_keep": "persistent", **(reading or {})}
     n = len(submit)
     K = len(site_procs)
     start = [None] * n
@@ -93,11 +98,15 @@ def naive_grid(submit, run, est, procs, origin, site_procs, exchange, rules=None
             for k in sorted(changed):
                 easy(k, t)
         elif exchange == "pool":
+            if rd["pool_keep"] == "once":
+                pool.clear()  # offered only in the round it was published
             for k in range(K):
                 easy(k, t)
             pool.extend(j for j in arrived if start[j] is None)
             for k in range(K):
                 blocked = bool(queues[k])
+                if blocked and rd["pool_take"] == "idle":
+                    continue
                 shadow, extra = reservation(k, queues[k][0], t) if blocked else (math.inf, 0)
                 for j in list(pool):
                     if origin[j] == k or procs[j] > free(k):
@@ -108,19 +117,51 @@ def naive_grid(submit, run, est, procs, origin, site_procs, exchange, rules=None
                         begin(j, k, t)
                         extra -= procs[j]
         else:
-            for k in range(K):
+            own = {origin[j] for j in arrived}
+            touched = set(own)  # sites whose own queue changed at this instant
+
+            def local(k):
+                before = len(queues[k])
                 easy(k, t)
+                if len(queues[k]) < before:
+                    touched.add(k)
+
+            first = rd["rq_seq"] == "local-first"
+            robbed = set()
+            if first:
+                for k in range(K):
+                    local(k)
+            for k in range(K):
+                if not first or k in robbed:
+                    robbed.discard(k)
+                    local(k)
+                if rd["rq_when"] == "queue-changed" and k not in touched:
+                    continue
+                if rd["rq_when"] == "own-arrival" and k not in own:
+                    continue
                 budget = free(k)
+                strict = rd["rq_take"] == "startable" and bool(queues[k])
+                shadow, extra = reservation(k, queues[k][0], t) if strict else (math.inf, 0)
                 moved = []
                 for other in range(K):
                     if other == k:
                         continue
                     for j in list(queues[other]):
-                        if procs[j] <= budget:
-                            queues[other].remove(j)
-                            moved.append(j)
-                            budget -= procs[j]
+                        if procs[j] > budget:
+                            continue
+                        if strict and t + est[j] > shadow:
+                            if procs[j] > extra:
+                                continue
+                            extra -= procs[j]
+                        queues[other].remove(j)
+                        touched.add(other)
+                        robbed.add(other)
+                        moved.append(j)
+                        budget -= procs[j]
                 if moved:
                     queues[k].extend(moved)
+                    easy(k, t)
+            if first:
+                for k in sorted(robbed):
                     easy(k, t)
     return start, site

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import require_workloads
+from conftest import one_line_error, require_workloads, run
 from schedlab.cli.main import main
 from schedlab.grid.setups import SETUPS, load_grid, parse_site, resolve_site_trace
 from schedlab.grid.sim import simulate_grid
@@ -21,7 +21,7 @@ def test_simulate_json(capsys, exchange):
     require_workloads()  # SDSC-SP2 is a shared trace
     assert main(["grid", "simulate", *SITES, "--exchange", exchange, "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert set(doc) == {"grid", "months", "exchange", "sites", "AWRT"}
+    assert set(doc) == {"grid", "months", "exchange", "reading", "sites", "AWRT"}
     assert doc["exchange"] == exchange and doc["months"] == 1 and doc["grid"] == "KTH-SP2:100 SDSC-SP2:128"
     assert [s["name"] for s in doc["sites"]] == ["KTH-SP2", "SDSC-SP2"]
     for s in doc["sites"]:
@@ -30,6 +30,22 @@ def test_simulate_json(capsys, exchange):
     assert doc["sites"] == api["sites"] and doc["AWRT"] == api["AWRT"]
     if exchange == "none":
         assert all(s["migrated_in"] == s["migrated_out"] == 0 for s in doc["sites"])
+
+
+def test_simulate_reading_option(capsys):
+    """--reading reaches the simulation (issue 5's RQ moves other jobs than the default) and a bad
+    reading is a one-line error before any trace is read."""
+    require_workloads()
+    docs = {}
+    for reading in ("issue5", "rq-when=every,rq-seq=interleaved,rq-take=budget"):
+        assert main(["grid", "simulate", *SITES, "--exchange", "rq", "--reading", reading, "--json"]) == 0
+        docs[reading] = json.loads(capsys.readouterr().out)
+    a, b = docs.values()
+    assert a["sites"] == b["sites"] and a["reading"] == b["reading"] == "rq-seq=interleaved,rq-when=every,rq-take=budget"
+    api = simulate_grid(load_grid(sites=["KTH-SP2:100", "SDSC-SP2:128"], months=1), "rq").summary()
+    assert api["sites"] != a["sites"]  # the default reading is another schedule
+    code, _out, err = run(capsys, "grid", "simulate", *BARE, "--exchange", "rq", "--reading", "rq-when=never")
+    one_line_error(code, err, "--reading", "rq-when='never'")
 
 
 def test_simulate_table(capsys):

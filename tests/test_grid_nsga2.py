@@ -26,6 +26,7 @@ from schedlab.optimize.nsga2_grid import (
     objectives,
     random_mutation,
     shift_mutation,
+    weighted_shift,
 )
 
 SITES = ["KTH-SP2:100", "SDSC-SP2:128"]
@@ -49,6 +50,35 @@ def test_shift_mutation_moves_exactly_n_s_genes_to_one_site():
         changed = np.flatnonzero(y != x)
         assert changed.size == n_s
         assert np.all(y[changed] == k_s)
+
+
+def test_weighted_shift_moves_n_s_genes_of_positive_weight_to_one_site():
+    """The aware shift: n_s genes as Algorithm 1, only where weight > 0, heavier genes first."""
+    x = np.zeros(10_000, dtype=np.int8)
+    weight = np.zeros(10_000)
+    weight[:3000] = 1.0
+    weight[:500] = 1000.0
+    for seed in range(4):
+        twin = np.random.default_rng(seed)
+        n_s = min(int(np.floor(abs(twin.normal(0.0, 400.0)) + 0.5)), 3000)
+        k_s = int(np.floor(2 * twin.random()))
+        y = weighted_shift(x, 2, 400.0, weight, np.random.default_rng(seed))
+        changed = np.flatnonzero(y != x)
+        assert changed.size == (n_s if k_s == 1 else 0)  # all genes are on site 0 already
+        assert np.all(weight[changed] > 0)
+        if changed.size >= 100:  # the 500 heavy genes (1/6 of the eligible) are taken first
+            assert np.mean(changed < 500) > 0.9 * min(1.0, 500 / changed.size)
+
+
+def test_aware_variation_is_seeded_and_differs_from_the_paper(grid, tmp_path):
+    a = pareto(grid, tmp_path / "a", GridNSGA2Config(pop=6, generations=2, seed=4, variation="aware"))
+    b = pareto(grid, tmp_path / "b", GridNSGA2Config(pop=6, generations=2, seed=4, variation="aware"))
+    p = pareto(grid, tmp_path / "p", GridNSGA2Config(pop=6, generations=2, seed=4))
+    assert _files(tmp_path / "a") == _files(tmp_path / "b")
+    assert _files(tmp_path / "a")["points.csv"] != _files(tmp_path / "p")["points.csv"]
+    assert a.evaluations == p.evaluations == 12
+    with pytest.raises(RunError, match="--variation 'smart'"):
+        GridNSGA2Config(variation="smart")
 
 
 def test_random_mutation_flips_each_gene_with_p_rand():
@@ -141,6 +171,8 @@ def test_same_seed_same_front_on_every_executor(grid, tmp_path):
     for name in ("front.png", "hypervolume.png", "config.json", "checkpoint"):
         assert (tmp_path / "serial" / name).stat().st_size > 0
     with pytest.raises(RunError, match="different config"):
+        pareto(grid, tmp_path / "serial", GridNSGA2Config(pop=7, generations=3, seed=5))
+    with pytest.raises(RunError, match="add --extend to continue it to 4 generations"):
         pareto(grid, tmp_path / "serial", GridNSGA2Config(pop=6, generations=4, seed=5))
 
 

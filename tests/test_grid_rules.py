@@ -5,12 +5,15 @@ rules run by the single-site reference, tests/naive.py) and checked by the share
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grid_naive import naive_grid
 from schedlab.grid.kernel import EXCHANGES, grid_kernel
+from schedlab.grid.readings import Reading, all_readings
 from schedlab.grid.sim import GridSchedule, GridTrace, check_site_schedules
 from schedlab.sim import Machine, simulate, validate_schedule
 from schedlab.sim.model import Schedule
@@ -21,27 +24,29 @@ from test_grid_sim import _site, tiny_grid
 RULES = ("fcfs", "list", "easy", "conservative")
 
 
-def _run(tr, exchange, rules):
+def _run(tr, exchange, rules, reading=None):
     w = tr.workload
     start, site, _awrt, _ab = grid_kernel(
         np.ascontiguousarray(w.submit, dtype=np.float64), tr.run, np.ascontiguousarray(w.estimate, dtype=np.float64),
         np.ascontiguousarray(w.procs, dtype=np.int64), tr.origin, tr.site_procs, EXCHANGES[exchange], np.inf,
-        rules=[DISPATCH_CODES[r] for r in rules])
+        rules=[DISPATCH_CODES[r] for r in rules], reading=reading)
     return GridSchedule(trace=tr, exchange=exchange, start=start, site=site)
 
 
 @settings(max_examples=150)
 @given(sites=tiny_grid(), exchange=st.sampled_from(["none", "pool", "rq"]),
-       rules=st.lists(st.sampled_from(RULES), min_size=2, max_size=2))
-def test_grid_with_per_site_rules_matches_reference(sites, exchange, rules):
+       rules=st.lists(st.sampled_from(RULES), min_size=2, max_size=2), pick=st.integers(0, 11))
+def test_grid_with_per_site_rules_matches_reference(sites, exchange, rules, pick):
     if sum(len(s.workload) for s in sites) == 0:
         return
     tr = GridTrace.merge(sites)
-    g = _run(tr, exchange, rules)
+    reading = all_readings("rq" if exchange == "rq" else "pool")[pick % (12 if exchange == "rq" else 4)]
+    g = _run(tr, exchange, rules, reading)
     check_site_schedules(g)
     w = tr.workload
     start, site = naive_grid(list(w.submit), list(tr.run), list(w.estimate), list(w.procs), list(tr.origin),
-                             list(tr.site_procs), exchange, rules=list(rules))
+                             list(tr.site_procs), exchange, rules=list(rules),
+                             reading=asdict(reading))
     np.testing.assert_array_equal(g.start, np.array(start, dtype=float), err_msg=f"{exchange} {rules}")
     np.testing.assert_array_equal(g.site, np.array(site))
     if exchange == "none":  # each site alone: its rule's full replay by the validator
@@ -78,7 +83,7 @@ def test_rq_takes_a_reserved_job_from_a_conservative_site():
     a = _site("a", 2, [(0.0, 10.0, 10.0, 2), (1.0, 10.0, 10.0, 2), (2.0, 5.0, 5.0, 1)])
     b = _site("b", 2, [(0.0, 3.0, 3.0, 2)])
     tr = GridTrace.merge([a, b])
-    g = _run(tr, "rq", ["conservative", "easy"])
+    g = _run(tr, "rq", ["conservative", "easy"], Reading.parse("rq-when=every"))  # site 1's queue never changes
     w = tr.workload
     by = {(int(o), float(s)): (float(st_), int(k)) for o, s, st_, k in zip(tr.origin, w.submit, g.start, g.site)}
     assert by[(0, 1.0)] == (3.0, 1)  # B requested by site 1 at t = 3

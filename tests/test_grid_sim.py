@@ -122,7 +122,8 @@ def test_hand_worked_rq():
     #   and extra is 0 -> x waits in B's queue.  (POOL started y here; RQ's budget ignores the
     #   reservation, spends it on x and so y is not requested.)  t=20: b0 ends; b1 starts on B.
     #   t=30: b1 ends; B's pass starts x (3 free), then B requests y (budget 3) and starts it too.
-    g = simulate_grid(_hand_sites(), "rq")
+    #   (Issue 5's reading; every reading: tests/test_grid_readings.py.)
+    g = simulate_grid(_hand_sites(), "rq", "issue5")
     _validate(g)
     assert _by_name(g) == {"a0": (0, 0), "b0": (0, 1), "b1": (20, 1), "x": (30, 1), "y": (30, 1)}
 
@@ -133,7 +134,7 @@ def test_rq_budget_is_virtual():
     # t=11: u, v end; B requests w and starts it at 11.
     A = _site("A", 1, [(0, 100, 100, 1), (1, 10, 10, 1), (1, 10, 10, 1), (1, 10, 10, 1)])
     B = _site("B", 2, [])
-    g = simulate_grid([A, B], "rq")
+    g = simulate_grid([A, B], "rq", "rq-when=every")  # B's own queue never changes
     _validate(g)
     assert list(g.start) == [0, 1, 1, 11] and list(g.site) == [0, 1, 1, 1]
 
@@ -200,7 +201,7 @@ def test_kernel_rejects_nothing_silently_on_empty_site():
     # a site without jobs of its own still takes work under RQ (and has AWRT of what it ran)
     A = _site("A", 1, [(0, 10, 10, 1), (0, 10, 10, 1)])
     B = _site("B", 1, [])
-    g = simulate_grid([A, B], "rq")
+    g = simulate_grid([A, B], "rq", "rq-when=every")  # B's own queue never changes
     _validate(g)
     assert list(g.site) == [0, 1] and list(g.start) == [0, 0]
     none = simulate_grid([A, B], "none")

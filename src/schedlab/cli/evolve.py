@@ -12,7 +12,7 @@ from rich.table import Table
 from ..metrics import DEFAULT_OBJECTIVE
 from ..strategy.registry import OPTIMIZERS
 from .main import stopped, sub_app
-from .options import AS_JSON, CALIBRATE_LOAD, DASK, MONTHS, PROCS, SCALE_TO, SEED, WORKERS, TraceOptions, executor_spec
+from .options import AS_JSON, CALIBRATE_LOAD, DASK, EXTEND, MONTHS, PROCS, SCALE_TO, SEED, WORKERS, TraceOptions, executor_spec
 
 evolve_app = sub_app("evolve", "Evolve scheduling strategies for an owner's objective (greedy-es-sorting-criteria).")
 
@@ -82,7 +82,7 @@ def _comparison_table(rows: list[dict[str, Any]], title: str) -> Table:
 def greedy(
     traces: list[str] = typer.Argument(..., help="training trace(s): SWF path or bundled name; several = sum of objectives"),
     objective: str = typer.Option(DEFAULT_OBJECTIVE, "--objective", help="objective over the metrics, minimised"),
-    out: Path = typer.Option(..., "--out", help="run folder (re-running the same command resumes it)"),
+    out: Path = typer.Option(..., "--out", help="run folder (re-running the same command resumes it; with --extend and a larger --generations it continues a finished run)"),
     generations: int = typer.Option(100, "--generations", help="generations (per system for --procedure paper)"),
     mu: int = typer.Option(15, "--mu", help="parents"),
     lam: int = typer.Option(105, "--lambda", help="offspring per generation"),
@@ -96,6 +96,7 @@ def greedy(
     gene_scale: str = typer.Option("linear", "--gene-scale", help="linear (paper) or log: genes of a, b spread over decades"),
     workers: Optional[int] = WORKERS,
     dask: Optional[str] = DASK,
+    extend: bool = EXTEND,
 ) -> None:
     """Evolve the parameters of the greedy sorting criteria for OBJECTIVE on the training TRACES."""
     from ..optimize.evolve import EvolveConfig, evolve_greedy
@@ -120,7 +121,7 @@ def greedy(
     bar = _Progress(lam)
     try:
         result = evolve_greedy(config, out, executor_spec=spec, workers=workers, on_start=bar.start, on_generation=bar.step,
-                               on_evaluation=bar.tick)
+                               on_evaluation=bar.tick, extend=extend)
     finally:
         bar.stop()
     if result.interrupted:

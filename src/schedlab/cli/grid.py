@@ -11,7 +11,7 @@ import typer
 
 from ..errors import SchedlabError
 from .main import stopped, sub_app
-from .options import DASK, SEED, WORKERS, executor_spec
+from .options import DASK, EXTEND, SEED, WORKERS, executor_spec
 
 grid_app = sub_app("grid", "Grids of independent EASY sites: job exchange (none, POOL, RQ) and NSGA-II Pareto fronts of partitions.")
 
@@ -37,29 +37,35 @@ def simulate_command(
     setup: Optional[str] = SETUP,
     site: Optional[List[str]] = SITE,
     exchange: str = typer.Option("none", "--exchange", help="Job exchange: none (sites alone), pool or rq."),
+    reading: str = typer.Option("default", "--reading", help="Reading of POOL/RQ: default, issue5, or OPTION=VALUE,... with rq-seq=local-first|interleaved, rq-when=every|queue-changed|own-arrival, rq-take=budget|startable, pool-take=backfill|idle, pool-keep=persistent|once (schedlab.grid.readings)."),
     months: int = MONTHS,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of a table."),
 ) -> None:
     """Simulate the grid with one exchange policy; per-site jobs, AWRT, UTIL, migrations and overall AWRT."""
     from ..grid.kernel import EXCHANGES
+    from ..grid.readings import Reading
     from ..grid.sim import simulate_grid
 
     if exchange not in EXCHANGES:
         raise GridOptionError(f"--exchange {exchange!r}: choose one of {', '.join(EXCHANGES)}")
+    try:
+        parsed = Reading.parse(reading)
+    except SchedlabError as exc:
+        raise GridOptionError(f"--reading: {exc}") from None
     from .compiling import warm_grid
 
     trace = _trace(setup, site, months)
     warm_grid(trace, [exchange])
-    summary = simulate_grid(trace, exchange).summary()
+    summary = simulate_grid(trace, exchange, parsed).summary()
     if as_json:
         doc = {"grid": setup.upper() if setup else " ".join(site or ()), "months": months or None, "exchange": exchange,
-               "sites": summary["sites"], "AWRT": summary["AWRT"]}
+               "reading": parsed.label(exchange), "sites": summary["sites"], "AWRT": summary["AWRT"]}
         typer.echo(json.dumps(doc))
         return
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"grid, exchange {exchange}")
+    table = Table(title=f"grid, exchange {exchange}" + (f" ({parsed.label(exchange)})" if exchange != "none" else ""))
     for col in ("site", "procs", "jobs", "AWRT (s)", "UTIL (%)", "migrated in", "migrated out"):
         table.add_column(col, justify="left" if col == "site" else "right")
     for s in summary["sites"]:
@@ -80,8 +86,10 @@ def pareto_command(
     seed: int = SEED,
     p_rand: float = typer.Option(0.1, "--p-rand", help="Random mutation: probability that a gene moves to another site."),
     seed_with: str = typer.Option("", "--seed-with", help="Also start from the partitions these exchange policies realise: pool, rq or rq,pool (not in the paper)."),
+    variation: str = typer.Option("paper", "--variation", help="Variation operators: paper (Section 4.2-4.3) or aware (shift mutation also picks long-waiting or small jobs; not in the paper)."),
     workers: Optional[int] = WORKERS,
     dask: Optional[str] = DASK,
+    extend: bool = EXTEND,
 ) -> None:
     """NSGA-II Pareto front of AWRT per site over job-to-site partitions (paper's operators); resumable."""
     from ..optimize.grid_pareto import pareto
@@ -93,7 +101,8 @@ def pareto_command(
         raise GridOptionError(f"--p-rand must lie in [0, 1], got {p_rand}")
     executor, workers = executor_spec(workers, dask)
     label = setup.upper() if setup else " ".join(site or ())
-    config = GridNSGA2Config(pop=pop, generations=generations, seed=seed, p_rand=p_rand, seed_with=seed_with)
+    config = GridNSGA2Config(pop=pop, generations=generations, seed=seed, p_rand=p_rand, seed_with=seed_with,
+                             variation=variation)
     trace = _trace(setup, site, months)
     from .compiling import warm_grid
 
@@ -107,7 +116,8 @@ def pareto_command(
             err=True,
         )
 
-    result = pareto(trace, out, config, executor=executor, workers=workers, label=label, on_generation=show)
+    result = pareto(trace, out, config, executor=executor, workers=workers, label=label, on_generation=show,
+                    extend=extend)
     if result.interrupted:
         raise stopped(f"checkpoint of generation {result.generations} saved in {out}; re-run the same command to resume")
     _grid_report(out, trace)

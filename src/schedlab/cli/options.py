@@ -129,3 +129,7 @@ def check_output(path, what: str) -> None:
         raise OptionError(f"{path}: cannot write the {what}: folder {folder} does not exist")
     if not os.access(folder, os.W_OK):
         raise OptionError(f"{path}: cannot write the {what}: folder {folder} is not writable")
+
+#: continue a finished (or interrupted) run folder to a larger --generations (evolve, grid pareto)
+EXTEND = typer.Option(False, "--extend", help="Continue the run folder to a larger --generations than it was made with "
+                      "(the result equals one run of the larger budget).")

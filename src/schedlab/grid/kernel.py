@@ -21,12 +21,25 @@ One scheduling round, by exchange policy:
   does not delay k's own head reservation (it ends, by its estimate, no later than the head's
   shadow time, or it uses only the head's extra processors, which it then consumes; a site with
   an empty queue takes anything that fits). A started pooled job leaves the pool and its origin's
-  queue.
-- ``RQ`` (2), the request heuristic, Section 5.3: for each site k in order: EASY pass; then with
-  a virtual budget b = free processors of k, iterate over the other sites' queues (site order,
-  queue order) and move every job with m_j <= b to the end of k's queue (b -= m_j; the real free
-  count is untouched); if any job moved, EASY runs again on k. A moved job belongs to k's queue
-  from then on (it may be requested away again by another site later).
+  queue. Reading options: ``pool_take = idle`` (a site with waiting jobs of its own takes none),
+  ``pool_keep = once`` (the pool is emptied at the start of every round: a job is offered only
+  in the round it is published).
+- ``RQ`` (2), the request heuristic, Section 5.3: every site runs its EASY pass (``rq_seq =
+  local-first``: and a site whose queue a request changed passes again before its own request,
+  or at the end of the round if its turn is over; ``interleaved``: site k's pass comes right
+  before k's request, site by site, and nothing else);
+  then for each site k in order that requests at this instant (``rq_when``: ``every`` instant,
+  when k's ``queue-changed`` -- an arrival at k, k's pass started a waiting job, or a request took
+  one of k's jobs -- or on an ``own-arrival`` at k): with a virtual budget b = free processors of
+  k, iterate over the other sites' queues (site order, queue order) and move every job with
+  m_j <= b to the end of k's queue (b -= m_j; the real free count is untouched; ``rq_take =
+  startable``: a job moves only if EASY would start it now behind the jobs moved so far, i.e. it
+  fits b and, when k has waiting jobs, ends by k's head reservation or fits its spare
+  processors, which it then consumes); if any job moved, k passes again. A moved job belongs to
+  k's queue from then on (it may be requested away again by another site later).
+
+The reading codes (a vector indexed by the ``R_*`` slots) and the text each option reads:
+:mod:`schedlab.grid.readings`.
 
 ``limit`` (policy NONE only): the loop stops early once a site's lower bound of AWRT_k,
 sum_{started} p m (C - r) / sum_{all jobs of k} p m, exceeds ``limit`` (checked about 64 times per run, every n/32 events).
@@ -44,6 +57,15 @@ from ..sim.state import EASY, EST, FREE, O_GREEDY, O_SUBMIT, PROC, QUEUE, START,
 
 NONE, POOL, RQ = 0, 1, 2
 EXCHANGES: dict[str, int] = {"none": NONE, "pool": POOL, "rq": RQ}
+
+# the reading of the exchange rules: an int64 vector, one code per slot (names and the text each
+# reads: schedlab.grid.readings)
+R_RQ_SEQ, R_RQ_WHEN, R_RQ_TAKE, R_POOL_TAKE, R_POOL_KEEP, N_READING = 0, 1, 2, 3, 4, 5
+RQ_SEQ_LOCAL_FIRST, RQ_SEQ_INTERLEAVED = 0, 1
+RQ_WHEN_EVERY, RQ_WHEN_QUEUE, RQ_WHEN_ARRIVAL = 0, 1, 2
+RQ_TAKE_BUDGET, RQ_TAKE_STARTABLE = 0, 1
+POOL_TAKE_BACKFILL, POOL_TAKE_IDLE = 0, 1
+POOL_KEEP_PERSISTENT, POOL_KEEP_ONCE = 0, 1
 
 
 # the few engine-state fields the grid loop reads (layout of schedlab.sim.state)
@@ -71,9 +93,12 @@ def _started(sites, j):
 
 
 @njit
-def _pool_round(J, sites, G, rules, orders, origin, pool, plen, first, last, now):
+def _pool_round(J, sites, G, rules, orders, origin, pool, plen, first, last, now, reading):
     """POOL: local passes, publish this instant's unstarted arrivals, then pool passes."""
     K = len(sites)
+    take_idle = reading[R_POOL_TAKE] == POOL_TAKE_IDLE
+    if reading[R_POOL_KEEP] == POOL_KEEP_ONCE:
+        plen = 0  # offered only at the instant of publishing
     for k in range(K):
         schedule_pass(J, sites[k], G, rules[k], orders[k], now)
     for j in range(first, last):
@@ -85,6 +110,8 @@ def _pool_round(J, sites, G, rules, orders, origin, pool, plen, first, last, now
         if S.ctr[FREE] == 0 or plen == 0:
             continue
         blocked = waiting(S) > 0
+        if blocked and take_idle:
+            continue
         shadow = np.inf
         extra = 0
         if blocked:  # the head of the queue as the last pass left it (passes compact the queue)
@@ -113,38 +140,88 @@ def _pool_round(J, sites, G, rules, orders, origin, pool, plen, first, last, now
 
 
 @njit
-def _rq_round(J, sites, G, rules, orders, now):
-    """RQ: per site, a pass, request remote jobs that fit a virtual budget, a pass again."""
+def _request(J, sites, k, now, startable, changed, robbed):
+    """Site k requests the other sites' queues (site order, queue order); True if a job moved.
+
+    ``startable`` False: every job with m_j <= the virtual budget b (b = free processors of k,
+    lowered by every moved job) moves to the end of k's queue. True: a job moves only if k's
+    EASY pass would start it now behind the jobs moved so far (it fits the free processors left
+    and, when k has waiting jobs, ends by its head's reservation or fits the spare processors)."""
     K = len(sites)
-    for k in range(K):
-        S = sites[k]
-        schedule_pass(J, S, G, rules[k], orders[k], now)
-        budget = S.ctr[FREE]
-        moved = False
-        for other in range(K):
-            if other == k or budget == 0:
-                continue
-            R = sites[other]
-            i = 0
-            while i < waiting(R):  # R's queue in order (a pass with a static order leaves it compact)
-                j = R.i[QUEUE, i]
-                if _width(J, j) <= budget:
-                    remove(R, j)
-                    append(S, j)
-                    budget -= _width(J, j)
-                    moved = True
+    S = sites[k]
+    budget = S.ctr[FREE]
+    blocked = startable and waiting(S) > 0
+    shadow = np.inf
+    extra = 0
+    if blocked:
+        shadow, extra = head_reservation(J, S, _width(J, S.i[QUEUE, 0]), now)
+    moved = False
+    for other in range(K):
+        if other == k:
+            continue
+        R = sites[other]
+        i = 0
+        while i < waiting(R) and budget > 0:  # R's queue in order (a pass with a static order leaves it compact)
+            j = R.i[QUEUE, i]
+            w = _width(J, j)
+            ok = w <= budget
+            if ok and blocked and now + _est(J, j) > shadow:
+                if w <= extra:
+                    extra -= w
                 else:
-                    i += 1
-        if moved:
-            schedule_pass(J, S, G, rules[k], orders[k], now)
+                    ok = False
+            if ok:
+                remove(R, j)
+                append(S, j)
+                budget -= w
+                moved = True
+                changed[other] = True
+                robbed[other] = True
+            else:
+                i += 1
+    return moved
 
 
 @njit
-def _grid_loop(J, sites, G, rules, orders, origin, policy):
+def _rq_round(J, sites, G, rules, orders, now, changed, arrived, robbed, reading):
+    """RQ: local passes and requests in the order the reading says (module docstring)."""
+    K = len(sites)
+    interleaved = reading[R_RQ_SEQ] == RQ_SEQ_INTERLEAVED
+    when = reading[R_RQ_WHEN]
+    startable = reading[R_RQ_TAKE] == RQ_TAKE_STARTABLE
+    robbed[:] = False
+    if not interleaved:
+        for k in range(K):
+            if schedule_pass(J, sites[k], G, rules[k], orders[k], now) > 0:
+                changed[k] = True
+    for k in range(K):
+        S = sites[k]
+        if interleaved or robbed[k]:  # local-first: a queue a request changed is passed again first
+            robbed[k] = False
+            if schedule_pass(J, S, G, rules[k], orders[k], now) > 0:
+                changed[k] = True
+        if when == RQ_WHEN_QUEUE and not changed[k]:
+            continue
+        if when == RQ_WHEN_ARRIVAL and not arrived[k]:
+            continue
+        if _request(J, sites, k, now, startable, changed, robbed):
+            schedule_pass(J, S, G, rules[k], orders[k], now)
+    if not interleaved:
+        for k in range(K):  # sites robbed after their turn
+            if robbed[k]:
+                schedule_pass(J, sites[k], G, rules[k], orders[k], now)
+
+
+@njit
+def _grid_loop(J, sites, G, rules, orders, origin, policy, reading):
     """The event loop of sites that exchange jobs (POOL, RQ): every site passes every round."""
     n = J.f.shape[1]
+    K = len(sites)
     pool = np.empty(max(n, 1), dtype=np.int64)
     plen = 0
+    changed = np.zeros(K, dtype=np.bool_)
+    arrived = np.zeros(K, dtype=np.bool_)
+    robbed = np.zeros(K, dtype=np.bool_)
     i = 0
     while True:
         now = np.inf
@@ -156,22 +233,28 @@ def _grid_loop(J, sites, G, rules, orders, origin, policy):
             return
         for S in sites:
             release_finished(J, S, now)
+        changed[:] = False
+        arrived[:] = False
         first = i
         while i < n and J.f[SUBMIT, i] <= now:
             enqueue(J, sites[origin[i]], i)
+            changed[origin[i]] = True
+            arrived[origin[i]] = True
             i += 1
         if policy == POOL:
-            plen = _pool_round(J, sites, G, rules, orders, origin, pool, plen, first, i, now)
+            plen = _pool_round(J, sites, G, rules, orders, origin, pool, plen, first, i, now, reading)
         else:
-            _rq_round(J, sites, G, rules, orders, now)
+            _rq_round(J, sites, G, rules, orders, now, changed, arrived, robbed, reading)
 
 
-def grid_kernel(submit, run, est, procs, origin, site_procs, policy, limit, rules=None, orders=None):
+def grid_kernel(submit, run, est, procs, origin, site_procs, policy, limit, rules=None, orders=None, reading=None):
     """Simulate the grid; returns (start, site, awrt[K], aborted).
 
     Jobs must be sorted by submit time (ties: site, then trace order); ``run`` = p_j.
     ``rules``/``orders``: dispatch rule and static queue order code of each site (engine codes,
     :mod:`schedlab.sim.state`; default EASY on a submit-ordered queue, the paper's sites).
+    ``reading``: the exchange rules' reading codes (:meth:`schedlab.grid.readings.Reading.codes`;
+    default :data:`schedlab.grid.readings.DEFAULT`).
     ``awrt[k]`` is AWRT_k over the jobs executed at k (nan for a site without weight); when
     ``aborted`` (policy NONE with finite ``limit``) it holds lower bounds from the started jobs.
     """
@@ -196,7 +279,12 @@ def grid_kernel(submit, run, est, procs, origin, site_procs, policy, limit, rule
                 if aborted:
                     break
     else:
-        _grid_loop(J, sites, G, rules, orders, origin, int(policy))
+        if reading is None:
+            from .readings import DEFAULT
+
+            reading = DEFAULT
+        codes = reading.codes() if hasattr(reading, "codes") else np.ascontiguousarray(reading, dtype=np.int64)
+        _grid_loop(J, sites, G, rules, orders, origin, int(policy), codes)
         aborted = False
     start = np.full(n, np.nan)
     site = np.full(n, -1, dtype=np.int64)

@@ -89,10 +89,12 @@ class PartitionProblem:
             return np.full(self.n_sites, np.inf)
         return awrt
 
-    def realised(self, exchange: str) -> np.ndarray:
-        """The partition a dynamic exchange policy realises: every job on the site where it ran."""
+    def realised(self, exchange: str, reading=None) -> np.ndarray:
+        """The partition a dynamic exchange policy realises: every job on the site where it ran
+        (``reading``: :class:`schedlab.grid.readings.Reading`, default the recommended one)."""
         _start, site, _awrt, _ab = grid_kernel(
-            self.submit, self.run, self.est, self.procs, self.origin, self.site_procs, EXCHANGES[exchange], np.inf
+            self.submit, self.run, self.est, self.procs, self.origin, self.site_procs, EXCHANGES[exchange], np.inf,
+            reading=reading,
         )
         return site.astype(np.int8)
 

@@ -154,12 +154,16 @@ class GridSchedule:
         return {"exchange": self.exchange, "sites": self.site_metrics(), "AWRT": self.overall_awrt()}
 
 
-def simulate_grid(sites: Sequence[Site] | GridTrace, exchange: str = "none") -> GridSchedule:
+def simulate_grid(sites: Sequence[Site] | GridTrace, exchange: str = "none", reading=None) -> GridSchedule:
     """Simulate K EASY sites with job exchange ``none``, ``pool`` or ``rq``.
 
     nsga2-grid-performance-bounds, Section 5.3 (RQ, POOL) and Section 3 (model); rules in
-    :mod:`schedlab.grid.kernel`.
+    :mod:`schedlab.grid.kernel`. ``reading``: a :class:`schedlab.grid.readings.Reading`, a
+    reading text (``"rq-when=every"``, ``"issue5"``) or None for the recommended default.
     """
+    from .readings import Reading
+
+    reading = reading if isinstance(reading, Reading) else Reading.parse(reading)
     if exchange not in EXCHANGES:
         raise WorkloadError(f"unknown exchange policy {exchange!r}; choose one of {', '.join(EXCHANGES)}")
     trace = sites if isinstance(sites, GridTrace) else GridTrace.merge(sites)
@@ -173,6 +177,7 @@ def simulate_grid(sites: Sequence[Site] | GridTrace, exchange: str = "none") -> 
         trace.site_procs,
         EXCHANGES[exchange],
         np.inf,
+        reading=reading,
     )
     return GridSchedule(trace=trace, exchange=exchange, start=start, site=site)
 

@@ -227,8 +227,11 @@ def evolve_greedy(
     on_generation: ProgressStep | None = None,
     on_evaluation: Callable[[str, int, int], None] | None = None,
     report: bool = True,
+    extend: bool = False,
 ) -> EvolveResult:
-    """Run or resume a greedy optimization into run folder ``out``; compare the best with EASY; report."""
+    """Run or resume a greedy optimization into run folder ``out``; compare the best with EASY; report.
+
+    ``extend``: continue a run folder made with fewer generations to ``config.generations``."""
     from ..execute import make_executor
 
     training, easy = prepare(config)
@@ -237,7 +240,7 @@ def evolve_greedy(
     cfg["jobs"] = [len(w) for w in training.workloads]
     cfg["machine_procs"] = [m.procs for m in training.machines]
     cfg["data_sha256"] = [workload_fingerprint(w) for w in training.workloads]
-    run = RunFolder(out, cfg)
+    run = RunFolder(out, cfg, budget=("generations",), extend=extend)
     result = EvolveResult(run_dir=run.path, best=None, best_f=math.inf, interrupted=False)
     with make_executor(executor_spec, workers=workers, payload=training) as executor:
         single = config.procedure != "paper"  # one ES run in the run folder itself
@@ -248,7 +251,8 @@ def evolve_greedy(
         else:
             encodings = {k: GreedyEncoding.uniform(k, gene_scale=config.gene_scale) for k in CRITERIA}
         for label, enc in encodings.items():
-            sub = run if single else RunFolder(run.path / label, dict(cfg, system=label))
+            sub = run if single else RunFolder(run.path / label, dict(cfg, system=label), budget=("generations",),
+                                               extend=extend)
             res = optimize(
                 sub,
                 lambda enc=enc: make_optimizer(

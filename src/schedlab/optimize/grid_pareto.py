@@ -46,11 +46,14 @@ def pareto(
     workers: int | None = None,
     label: str = "",
     on_generation=None,
+    extend: bool = False,
 ) -> ParetoResult:
     """Run (or resume) NSGA-II on ``trace`` in folder ``out``; write the front, table and figures.
 
     ``executor``/``workers`` as :func:`schedlab.execute.make_executor` (``serial``,
-    ``processes:N``, ``dask:ADDRESS``); results do not depend on them.
+    ``processes:N``, ``dask:ADDRESS``); results do not depend on them. ``extend``: continue a
+    run folder made with fewer generations to ``config.generations`` (the result equals an
+    uninterrupted run of that many generations).
     """
     from ..execute.executors import make_executor
 
@@ -63,7 +66,7 @@ def pareto(
         "data_sha256": trace_fingerprint(trace),
         "nsga2": config.to_dict(),
     }
-    run = RunFolder(out, run_config)
+    run = RunFolder(out, run_config, budget=("nsga2", "generations"), extend=extend)
     if run.file("references.json").exists():
         refs = json.loads(run.file("references.json").read_text())
     else:

@@ -20,13 +20,16 @@ nsga2-grid-performance-bounds, Section 4 and 5.2:
   first of those copies by the partitions the RQ / POOL simulations realised (every job on the
   site where it ran): the front then starts from the heuristics instead of having to find them.
 
+Beside the paper's operators, ``variation = "aware"`` (:class:`AwareMutation`, issue 17) lets a
+shift mutation pick long-waiting or small jobs instead of uniform positions.
+
 Hypervolume per generation: pymoo's HV of the feasible non-dominated set against the reference
 point (limit, ..., limit) = (100000, 100000), i.e. the corner of the feasible search space.
 """
 
 from __future__ import annotations
 
-import time
+import sys
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -37,8 +40,8 @@ from pymoo.core.repair import Repair
 from pymoo.operators.crossover.pntx import TwoPointCrossover
 from pymoo.operators.selection.tournament import TournamentSelection
 
-from .._signals import stop_signals
 from ..errors import RunError
+from ..grid.kernel import NONE, grid_kernel
 from ..grid.partition import AWRT_LIMIT, PartitionProblem
 
 
@@ -58,17 +61,23 @@ class GridNSGA2Config:
     #: comma-separated exchange policies (pool, rq) whose realised partitions join the initial
     #: population (not in the paper; "" = the paper's initial population)
     seed_with: str = ""
+    #: variation operators: "paper" (Section 4.2-4.3) or "aware" (:class:`AwareMutation`, not in
+    #: the paper: the shift mutation picks long-waiting or small jobs a third of the time each)
+    variation: str = "paper"
 
     def __post_init__(self) -> None:
         try:
             seed_policies(self.seed_with)
         except ValueError as exc:
             raise RunError(f"--seed-with: {exc}") from None
+        if self.variation not in VARIATIONS:
+            raise RunError(f"--variation {self.variation!r}: choose one of {', '.join(VARIATIONS)}")
 
     def to_dict(self) -> dict:
         d = asdict(self)
-        if not d["seed_with"]:
-            del d["seed_with"]  # run folders made before the option keep resuming
+        for key, default in (("seed_with", ""), ("variation", "paper")):
+            if d[key] == default:
+                del d[key]  # run folders made before the option keep resuming
         return d
 
 
@@ -150,10 +159,62 @@ class GridMutation(Mutation):
         out = np.empty_like(X)
         for i, x in enumerate(np.asarray(X).astype(np.int8, copy=False)):
             if rng.random() < self.p_shift:
-                out[i] = shift_mutation(x, K, self.sigma, rng)
+                out[i] = self._shift(x, K, rng)
             else:
                 out[i] = random_mutation(x, K, self.p_rand, rng)
         return out
+
+    def _shift(self, x: np.ndarray, K: int, rng: np.random.Generator) -> np.ndarray:
+        return shift_mutation(x, K, self.sigma, rng)
+
+
+def weighted_shift(x: np.ndarray, K: int, sigma: float, weight: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Algorithm 1 with the n_s genes drawn with probability proportional to ``weight`` (without
+    replacement: Efraimidis-Spirakis keys u^(1/w)) among the genes not on k_s with weight > 0."""
+    x = x.copy()
+    n_s = int(np.floor(abs(rng.normal(0.0, sigma)) + 0.5))
+    k_s = int(np.floor(K * rng.random()))
+    eligible = np.flatnonzero((x != k_s) & (weight > 0))
+    n_s = min(n_s, eligible.size)
+    if n_s:
+        keys = np.log(rng.random(eligible.size)) / weight[eligible]
+        x[eligible[np.argpartition(-keys, n_s - 1)[:n_s]]] = k_s
+    return x
+
+
+class AwareMutation(GridMutation):
+    """Problem-aware variation (issue 17, not in the paper), beside the paper's operators.
+
+    As :class:`GridMutation` (shift with P_shift, else random), but a shift mutation is, with
+    probability 1/3 each: the paper's (uniform positions); *longest waiting* (positions drawn in
+    proportion to the job's wait in the no-exchange EASY schedule: jobs that waited long at home
+    go to the other site); *small jobs* (uniform among jobs with at most the median width and at
+    most the median estimate: jobs that can backfill on the other site)."""
+
+    def __init__(self, wait: np.ndarray, small: np.ndarray, p_rand: float = 0.1, p_shift: float = 0.5,
+                 sigma: float = 2000.0) -> None:
+        super().__init__(p_rand, p_shift, sigma)
+        self.wait = np.asarray(wait, dtype=np.float64)
+        self.small = np.asarray(small, dtype=np.float64)
+
+    def _shift(self, x: np.ndarray, K: int, rng: np.random.Generator) -> np.ndarray:
+        which = rng.integers(3)
+        if which == 0:
+            return shift_mutation(x, K, self.sigma, rng)
+        return weighted_shift(x, K, self.sigma, self.wait if which == 1 else self.small, rng)
+
+
+def aware_weights(payload: PartitionProblem) -> tuple[np.ndarray, np.ndarray]:
+    """(wait, small) of :class:`AwareMutation`: each job's wait in the no-exchange EASY schedule
+    and a 0/1 mask of the jobs with at most the median width and estimate."""
+    start, _site, _awrt, _ab = grid_kernel(payload.submit, payload.run, payload.est, payload.procs, payload.origin,
+                                           payload.site_procs, NONE, np.inf)
+    wait = np.maximum(start - payload.submit, 0.0)
+    small = (payload.procs <= np.median(payload.procs)) & (payload.est <= np.median(payload.est))
+    return wait, small.astype(np.float64)
+
+
+VARIATIONS = ("paper", "aware")
 
 
 def seed_policies(seed_with: str) -> tuple[str, ...]:
@@ -195,11 +256,14 @@ def make_algorithm(payload: PartitionProblem, config: GridNSGA2Config) -> tuple[
         sampling=X0,
         selection=TournamentSelection(func_comp=binary_tournament, pressure=2),
         crossover=TwoPointCrossover(prob=config.p_crossover),
-        mutation=GridMutation(config.p_rand, config.p_shift, config.sigma),
+        mutation=(GridMutation(config.p_rand, config.p_shift, config.sigma) if config.variation == "paper"
+                  else AwareMutation(*aware_weights(payload), config.p_rand, config.p_shift, config.sigma)),
         repair=VetoRepair(),
         eliminate_duplicates=False,
     )
-    algorithm.setup(problem, termination=("n_gen", config.generations), seed=config.seed, verbose=False)
+    # the run loop counts generations; the algorithm itself must not depend on the budget, so that
+    # a run extended to more generations equals one run with the larger budget
+    algorithm.setup(problem, termination=("n_gen", sys.maxsize), seed=config.seed, verbose=False)
     return algorithm, problem
 
 
@@ -240,20 +304,71 @@ def _front(algorithm) -> tuple[np.ndarray, np.ndarray]:
     return F[order], X[order]
 
 
-@stop_signals()  # SIGTERM (batch systems) stops like Ctrl-C
+class NSGA2AskTell:
+    """pymoo's NSGA-II in the terms of the shared run loop (:func:`schedlab.optimize.run.run_generations`).
+
+    ``ask`` -> the offspring's genes (int8 rows); ``tell`` -> objectives from the executor's
+    ``evaluate_raw`` results, pymoo's tell; ``row`` -> hypervolume and front of the generation;
+    the checkpoint holds the pickled algorithm (incl. its np.random.Generator), the history and
+    every evaluated point. Generation 1 is the initial population (pymoo's count)."""
+
+    def __init__(self, algorithm, problem, limit: float, history: list, points: list) -> None:
+        self.algorithm, self.problem, self.limit = algorithm, problem, float(limit)
+        self.points = points
+        self.generation = len(history)
+        self.K = problem.n_obj
+        self._pop = None
+        self._F = np.empty((0, self.K))
+
+    @property
+    def evaluations(self) -> int:
+        return len(self.points)
+
+    def ask(self) -> np.ndarray:
+        self._pop = self.algorithm.ask()
+        return np.asarray(self._pop.get("X")).astype(np.int8, copy=False)
+
+    def tell(self, X, results) -> None:
+        from pymoo.core.evaluator import Evaluator
+        from pymoo.problems.static import StaticProblem
+
+        F, G = objectives(results, self.limit)
+        Evaluator().eval(StaticProblem(self.problem, F=F, G=G), self._pop)
+        self.algorithm.tell(infills=self._pop)
+        self.generation += 1
+        for f, g in zip(F, G):
+            self.points.append({"gen": self.generation, "feasible": bool(np.all(g <= 0)),
+                                **{f"AWRT_{k + 1}": float(f[k]) for k in range(self.K)}})
+        self._F = F
+
+    def row(self, elapsed: float) -> dict:
+        K, F = self.K, self._F
+        front_F, _ = _front(self.algorithm)
+        return {
+            "gen": self.generation,
+            "evaluations": len(self.points),
+            "hypervolume": hypervolume(front_F, np.full(K, self.limit)),
+            "front": int(len(front_F)),
+            "feasible": int(sum(1 for f in F if np.all(f <= self.limit))),
+            **{f"best_AWRT_{k + 1}": float(front_F[:, k].min()) if len(front_F) else float("inf") for k in range(K)},
+            "elapsed": elapsed,
+        }
+
+    def checkpoint(self, rows: list) -> dict:
+        return {"algorithm": self.algorithm, "history": rows, "points": self.points}
+
+
 def run_pareto(run, payload: PartitionProblem, config: GridNSGA2Config, executor, *, on_generation=None) -> ParetoResult:
-    """Run or resume NSGA-II for ``config.generations`` generations in ``run`` (a RunFolder).
+    """Run, resume or extend NSGA-II to ``config.generations`` generations in ``run`` (a RunFolder).
 
-    Each generation: ask -> evaluate the offspring through ``executor`` (payload = the
-    PartitionProblem) -> tell -> write history.csv and points.csv -> checkpoint (pickled pymoo
-    algorithm incl. its np.random.Generator; the commit point). Generation 1 is the initial
-    population (pymoo's count). Ctrl-C or SIGTERM stops after the last complete generation.
+    Each generation goes through the shared run loop (:func:`schedlab.optimize.run.run_generations`,
+    the ES's): ask -> evaluate the offspring through ``executor`` (payload = the
+    PartitionProblem) -> tell -> write history.csv and points.csv -> checkpoint (the commit
+    point). Ctrl-C or SIGTERM stops after the last complete generation.
     """
-    from pymoo.core.evaluator import Evaluator
-    from pymoo.problems.static import StaticProblem
-
     from ..grid.partition import evaluate_partition
     from ..grid.report import history_csv, points_csv
+    from .run import run_generations
 
     state = run.load_checkpoint()
     if state is None:
@@ -265,39 +380,15 @@ def run_pareto(run, payload: PartitionProblem, config: GridNSGA2Config, executor
         rows, points = list(state["history"]), list(state["points"])
     resumed_from = len(rows)
     K = payload.n_sites
-    ref = np.full(K, config.limit)
-    t0 = time.perf_counter()
-    elapsed0 = rows[-1]["elapsed"] if rows else 0.0
-    interrupted = False
-    try:
-        while len(rows) < config.generations:
-            pop = algorithm.ask()
-            X = np.asarray(pop.get("X")).astype(np.int8, copy=False)
-            results = executor.map(evaluate_partition, list(X))
-            F, G = objectives(results, config.limit)
-            Evaluator().eval(StaticProblem(problem, F=F, G=G), pop)
-            algorithm.tell(infills=pop)
-            gen = len(rows) + 1
-            front_F, _ = _front(algorithm)
-            for f, g in zip(F, G):
-                points.append({"gen": gen, "feasible": bool(np.all(g <= 0)), **{f"AWRT_{k + 1}": float(f[k]) for k in range(K)}})
-            row = {
-                "gen": gen,
-                "evaluations": len(points),
-                "hypervolume": hypervolume(front_F, ref),
-                "front": int(len(front_F)),
-                "feasible": int(sum(1 for f in F if np.all(f <= config.limit))),
-                **{f"best_AWRT_{k + 1}": float(front_F[:, k].min()) if len(front_F) else float("inf") for k in range(K)},
-                "elapsed": elapsed0 + time.perf_counter() - t0,
-            }
-            rows.append(row)
-            run.write_text("history.csv", history_csv(rows))
-            run.write_text("points.csv", points_csv(points, K))
-            run.save_checkpoint({"algorithm": algorithm, "history": rows, "points": points})
-            if on_generation is not None:
-                on_generation(row)
-    except KeyboardInterrupt:
-        interrupted = True
+    adapter = NSGA2AskTell(algorithm, problem, config.limit, rows, points)
+
+    def write_files(rows: list[dict]) -> None:
+        run.write_text("history.csv", history_csv(rows))
+        run.write_text("points.csv", points_csv(points, K))
+
+    interrupted = run_generations(run, adapter, evaluate_partition, executor, config.generations, rows,
+                                  rows[-1]["elapsed"] if rows else 0.0, write_files=write_files,
+                                  on_generation=on_generation)
     front_F, front_X = _front(algorithm)
     return ParetoResult(
         front_F=front_F,

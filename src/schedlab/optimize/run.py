@@ -98,13 +98,44 @@ def _short(value: Any, width: int = 70) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-class RunFolder:
-    """A run folder bound to one config: created if new, checked if existing (different config -> RunError)."""
+def _split_budget(config: dict[str, Any], budget: tuple[str, ...] | None) -> tuple[Any, dict[str, Any]]:
+    """(the budget value, the config without it); (None, config) without a budget key."""
+    if not budget:
+        return None, config
+    rest = json.loads(json.dumps(config))
+    node = rest
+    for key in budget[:-1]:
+        node = node.get(key, {}) if isinstance(node, dict) else {}
+    value = node.pop(budget[-1], None) if isinstance(node, dict) else None
+    return value, rest
 
-    def __init__(self, path: str | os.PathLike, config: dict[str, Any]) -> None:
+
+def _with_budget(config: dict[str, Any], budget: tuple[str, ...], value: Any) -> dict[str, Any]:
+    out = json.loads(json.dumps(config))
+    node = out
+    for key in budget[:-1]:
+        node = node[key]
+    node[budget[-1]] = value
+    return out
+
+
+class RunFolder:
+    """A run folder bound to one config: created if new, checked if existing (different config -> RunError).
+
+    ``budget``: the path of the config key that holds the run's length (``("generations",)``,
+    ``("nsga2", "generations")``). A stored run whose config differs only there is refused with a
+    hint, or, with ``extend=True`` and a larger budget, continued: config.json then records the
+    new budget (the run's history holds every generation; the optimizers do not depend on the
+    budget, so the extended run ends where an uninterrupted run of the larger budget would).
+    """
+
+    def __init__(self, path: str | os.PathLike, config: dict[str, Any], *, budget: tuple[str, ...] | None = None,
+                 extend: bool = False) -> None:
         self.path = Path(path)
         self.config = dict(config)
         self.config.setdefault("versions", library_versions())
+        self.budget, self.extend = budget, extend
+        self.extended_from: int | None = None
         self._open()
 
     def _open(self) -> None:
@@ -117,7 +148,9 @@ class RunFolder:
                 old = json.loads(cfg_path.read_text())
             except (OSError, json.JSONDecodeError) as exc:
                 raise RunError(f"{cfg_path}: cannot read the run config ({exc}); not touching this folder") from exc
-            differences = config_differences(old, self.config)
+            stored_budget, old_rest = _split_budget(old, self.budget)
+            given_budget, given_rest = _split_budget(self.config, self.budget)
+            differences = config_differences(old_rest, given_rest)
             if differences:
                 raise RunError(
                     f"{path}: holds a run of a different config ({'; '.join(differences)}); "
@@ -125,6 +158,16 @@ class RunFolder:
                 )
             if not os.access(path, os.W_OK):
                 raise RunError(f"{path}: run folder is not writable")
+            if stored_budget != given_budget:
+                if not self.extend:
+                    raise RunError(f"{path}: holds a run of --generations {stored_budget}, given {given_budget}; "
+                                   f"add --extend to continue it to {given_budget} generations")
+                if given_budget < stored_budget:
+                    raise RunError(f"{path}: --extend {given_budget} generations: the run already has a budget of "
+                                   f"{stored_budget}; give a larger --generations")
+                self.extended_from = stored_budget
+                self.write_text("config.json", json.dumps(_with_budget(old, self.budget, given_budget), indent=2,
+                                                          sort_keys=True) + "\n")
             self.resumed = True
             return
         if path.is_dir() and any(p.name in RUN_FILES or not p.name.startswith(".") for p in path.iterdir()):
@@ -199,7 +242,91 @@ class RunResult:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-@stop_signals()  # SIGTERM (batch systems) stops like Ctrl-C
+@stop_signals()  # SIGTERM (batch systems) stops like Ctrl-C: the one place for every optimizer
+def run_generations(
+    run: RunFolder,
+    adapter: Any,
+    evaluate: Callable[[Any, Any], Any],
+    executor: Any,
+    generations: int,
+    rows: list[dict[str, Any]],
+    elapsed0: float,
+    *,
+    write_files: Callable[[list[dict[str, Any]]], None],
+    on_generation: Callable[[dict[str, Any]], None] | None = None,
+    on_evaluation: Callable[[int, int], None] | None = None,
+) -> bool:
+    """The run loop every optimizer shares: until ``adapter.generation`` reaches ``generations``:
+    ``adapter.ask()`` -> ``evaluate(payload, x)`` mapped over the candidates by ``executor`` ->
+    ``adapter.tell(x, results)`` -> append ``adapter.row(elapsed)`` to ``rows`` ->
+    ``write_files(rows)`` -> checkpoint ``adapter.checkpoint(rows)`` (the commit point) ->
+    ``on_generation(row)``. ``on_evaluation(generation, evaluations)`` reports every finished
+    evaluation. Ctrl-C or SIGTERM stops after the last complete generation, whose checkpoint is
+    on disk; returns True when stopped so.
+
+    An adapter holds an ask/tell optimizer and its randomness: :class:`ESAskTell` (ES, CMA-ES),
+    :class:`schedlab.optimize.nsga2_grid.NSGA2AskTell` (pymoo's NSGA-II)."""
+    t0 = time.perf_counter()
+    try:
+        while adapter.generation < generations:
+            x = adapter.ask()
+            if on_evaluation is not None:
+                gen, base = adapter.generation, adapter.evaluations
+                tick = lambda k, gen=gen, base=base: on_evaluation(gen, base + k)  # noqa: E731
+                results = executor.map(evaluate, list(x), progress=tick)
+            else:
+                results = executor.map(evaluate, list(x))
+            adapter.tell(x, results)
+            row = adapter.row(elapsed0 + time.perf_counter() - t0)
+            rows.append(row)
+            write_files(rows)
+            run.save_checkpoint(adapter.checkpoint(rows))
+            if on_generation is not None:
+                on_generation(row)
+    except KeyboardInterrupt:
+        return True  # the checkpoint of the last complete generation is already on disk
+    return False
+
+
+class ESAskTell:
+    """An ES/CMA-ES optimizer (real vectors, one value each) in :func:`run_generations`'s terms;
+    its checkpoint holds the optimizer (incl. its np.random.Generator) and the history."""
+
+    def __init__(self, opt: Any) -> None:
+        self.opt = opt
+        self._f = np.empty(0)
+
+    @property
+    def generation(self) -> int:
+        return self.opt.generation
+
+    @property
+    def evaluations(self) -> int:
+        return self.opt.evaluations
+
+    def ask(self) -> np.ndarray:
+        return self.opt.ask()
+
+    def tell(self, x: np.ndarray, results: Sequence[float]) -> None:
+        self._f = np.asarray(results, dtype=np.float64)
+        self.opt.tell(x, self._f)
+
+    def row(self, elapsed: float) -> dict[str, Any]:
+        opt, fin = self.opt, self._f[np.isfinite(self._f)]
+        return {
+            "gen": opt.generation,
+            "evaluations": opt.evaluations,
+            "best": opt.best_f,
+            "median": float(np.median(fin)) if fin.size else math.inf,
+            "sigma": opt.state_summary()["sigma"],
+            "elapsed": elapsed,
+            "params": [float(v) for v in opt.best_x],
+        }
+
+    def checkpoint(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"optimizer": self.opt, "history": rows, "elapsed": rows[-1]["elapsed"]}
+
+
 def optimize(
     run: RunFolder,
     new_optimizer: Callable[[], Any],
@@ -213,13 +340,13 @@ def optimize(
     on_start: Callable[[int, int], None] | None = None,
     on_evaluation: Callable[[int, int], None] | None = None,
 ) -> RunResult:
-    """Run (or resume) ``generations`` generations of ask -> evaluate on ``executor`` -> tell.
+    """Run (or resume, or extend) ``generations`` generations of ask -> evaluate on ``executor`` -> tell.
 
     ``evaluate(payload, x)`` is mapped over the offspring by the executor (pure: same x, same
     value). After every generation history.csv and best.json are rewritten and then the
     checkpoint (the commit point). ``on_evaluation(done_generations, evaluations)`` reports every
     finished evaluation (for progress bars). Ctrl-C or SIGTERM stops after the last complete generation,
-    whose checkpoint is on disk, and returns with ``interrupted=True``.
+    whose checkpoint is on disk, and returns with ``interrupted=True`` (:func:`run_generations`).
     """
     state = run.load_checkpoint()
     if state is None:
@@ -230,43 +357,18 @@ def optimize(
         opt, rows, elapsed0 = state["optimizer"], list(state["history"]), float(state["elapsed"])
     names = list(param_names) if param_names is not None else [f"x{i}" for i in range(len(opt.lower))]
     resumed_from = len(rows)
-    if rows:  # the files may be one generation ahead of a checkpoint interrupted mid-write
+
+    def write_files(rows: list[dict[str, Any]]) -> None:
         run.write_text("history.csv", history_csv(rows, names))
         if best_json is not None:
             run.write_text("best.json", best_json(opt.best_x, opt.best_f))
+
+    if rows:  # the files may be one generation ahead of a checkpoint interrupted mid-write
+        write_files(rows)
     if on_start is not None:
         on_start(generations, len(rows))
-    t0 = time.perf_counter()
-    interrupted = False
-    try:
-        while opt.generation < generations:
-            x = opt.ask()
-            if on_evaluation is not None:
-                gen, base = opt.generation, opt.evaluations
-                tick = lambda k, gen=gen, base=base: on_evaluation(gen, base + k)  # noqa: E731
-                f = np.asarray(executor.map(evaluate, list(x), progress=tick), dtype=np.float64)
-            else:
-                f = np.asarray(executor.map(evaluate, list(x)), dtype=np.float64)
-            opt.tell(x, f)
-            fin = f[np.isfinite(f)]
-            row = {
-                "gen": opt.generation,
-                "evaluations": opt.evaluations,
-                "best": opt.best_f,
-                "median": float(np.median(fin)) if fin.size else math.inf,
-                "sigma": opt.state_summary()["sigma"],
-                "elapsed": elapsed0 + time.perf_counter() - t0,
-                "params": [float(v) for v in opt.best_x],
-            }
-            rows.append(row)
-            run.write_text("history.csv", history_csv(rows, names))
-            if best_json is not None:
-                run.write_text("best.json", best_json(opt.best_x, opt.best_f))
-            run.save_checkpoint({"optimizer": opt, "history": rows, "elapsed": row["elapsed"]})
-            if on_generation is not None:
-                on_generation(row)
-    except KeyboardInterrupt:
-        interrupted = True  # the checkpoint of the last complete generation is already on disk
+    interrupted = run_generations(run, ESAskTell(opt), evaluate, executor, generations, rows, elapsed0,
+                                  write_files=write_files, on_generation=on_generation, on_evaluation=on_evaluation)
     return RunResult(
         best_x=opt.best_x,
         best_f=opt.best_f,

@@ -1,0 +1,104 @@
+"""Full-size NSGA-II fronts (70 x 200) of the paper's setups, in resumable run folders (issue 17).
+
+    nice -n 19 .venv/bin/python benchmarks/grid_fronts.py --setups II,III,IV --generations 200 \
+        --chunk 5 --workers 2 [--stop-at 14:10]
+
+Runs the setups round-robin, ``--chunk`` generations at a time, each chunk under the shared
+benchmark lock (/work/wt/bench.lock, the lock ``flock`` takes; skipped when absent) so that it
+never overlaps another helper's timing and the lock is released every few minutes. Every chunk
+extends the run folder ``docs/results/setup<S>`` (``schedlab grid pareto --extend``) and rewrites
+its front.png, hypervolume.png, history.csv (wall time per generation) and points.md. At
+``--stop-at`` (UTC, HH:MM) the chunk in flight stops after its last complete generation; the
+same command resumes. Equivalent CLI for one setup:
+``schedlab grid pareto --setup II --out docs/results/setupII --generations N --extend --workers 2``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime as dt
+import fcntl
+import signal
+import time
+from pathlib import Path
+
+from schedlab.grid.setups import load_grid
+from schedlab.optimize.grid_pareto import pareto
+from schedlab.optimize.nsga2_grid import GridNSGA2Config
+
+LOCK = Path("/work/wt/bench.lock")
+RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
+
+
+@contextlib.contextmanager
+def bench_lock():
+    if not LOCK.exists():
+        yield
+        return
+    with LOCK.open("a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def done_generations(folder: Path) -> int:
+    hist = folder / "history.csv"
+    return max(len(hist.read_text().splitlines()) - 1, 0) if hist.exists() else 0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--setups", default="II,III,IV")
+    ap.add_argument("--generations", type=int, default=200)
+    ap.add_argument("--pop", type=int, default=70)
+    ap.add_argument("--chunk", type=int, default=5)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--stop-at", default="", help="UTC HH:MM: stop cleanly at this time")
+    args = ap.parse_args()
+    stop = None
+    if args.stop_at:
+        h, m = map(int, args.stop_at.split(":"))
+        now = dt.datetime.now(dt.timezone.utc)
+        stop = now.replace(hour=h, minute=m, second=0, microsecond=0)
+
+        def alarm(signum, frame):
+            raise KeyboardInterrupt("stop-at")
+
+        signal.signal(signal.SIGALRM, alarm)
+        signal.alarm(max(int((stop - now).total_seconds()), 1))
+    try:
+        run_chunks(args, stop)
+    except KeyboardInterrupt:
+        print("stopped between chunks; resume: the same command")
+
+
+def run_chunks(args, stop) -> None:
+    setups = [s.strip().upper() for s in args.setups.split(",")]
+    traces = {}
+    while True:
+        todo = [s for s in setups if done_generations(RESULTS / f"setup{s}") < args.generations]
+        if not todo or (stop and dt.datetime.now(dt.timezone.utc) >= stop):
+            break
+        for s in todo:
+            folder = RESULTS / f"setup{s}"
+            target = min(done_generations(folder) + args.chunk, args.generations)
+            if s not in traces:
+                traces[s] = load_grid(s)
+            cfg = GridNSGA2Config(pop=args.pop, generations=target, seed=args.seed)
+            t0 = time.perf_counter()
+            with bench_lock():
+                res = pareto(traces[s], folder, cfg, executor=f"processes:{args.workers}", label=s, extend=True)
+            print(f"setup {s}: {res.generations} generations, hypervolume {res.history[-1]['hypervolume']:.4g}, "
+                  f"run wall time {res.history[-1]['elapsed']:.0f} s (chunk {time.perf_counter() - t0:.0f} s)",
+                  flush=True)
+            if res.interrupted:
+                print(f"stopped; resume: the same command (reached {res.generations} generations)")
+                return
+
+
+if __name__ == "__main__":
+    main()

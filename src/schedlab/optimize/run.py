@@ -169,17 +169,20 @@ class RunFolder:
             raise RunError(f"{self.path / 'checkpoint'}: cannot write ({exc.strerror or exc})") from exc
 
 
-def history_csv(rows: Sequence[dict[str, Any]], param_names: Sequence[str]) -> str:
-    """history.csv text: gen, evaluations, best, median, sigma, elapsed, then the best params (repr floats)."""
-    cols = ["gen", "evaluations", "best", "median", "sigma", "elapsed", *param_names]
+def history_csv(rows: Sequence[dict[str, Any]], param_names: Sequence[str], extra_names: Sequence[str] = ()) -> str:
+    """history.csv text: gen, evaluations, best, median, sigma, elapsed, the ``extra_names`` columns
+    (e.g. held-out test scores; empty when undefined), then the best params (repr floats)."""
+    cols = ["gen", "evaluations", "best", "median", "sigma", "elapsed", *extra_names, *param_names]
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(cols)
     for row in rows:
         params = list(row["params"])
+        extra = row.get("extra", {})
         writer.writerow(
             [row["gen"], row["evaluations"], repr(row["best"]), repr(row["median"]), repr(row["sigma"]),
-             f"{row['elapsed']:.3f}", *(repr(float(p)) for p in params)]
+             f"{row['elapsed']:.3f}", *("" if extra.get(k) is None else repr(float(extra[k])) for k in extra_names),
+             *(repr(float(p)) for p in params)]
         )
     return buf.getvalue()
 
@@ -212,13 +215,17 @@ def optimize(
     on_generation: Callable[[dict[str, Any]], None] | None = None,
     on_start: Callable[[int, int], None] | None = None,
     on_evaluation: Callable[[int, int], None] | None = None,
+    extra: Callable[[np.ndarray], dict[str, float | None]] | None = None,
+    extra_names: Sequence[str] = (),
 ) -> RunResult:
     """Run (or resume) ``generations`` generations of ask -> evaluate on ``executor`` -> tell.
 
     ``evaluate(payload, x)`` is mapped over the offspring by the executor (pure: same x, same
     value). After every generation history.csv and best.json are rewritten and then the
     checkpoint (the commit point). ``on_evaluation(done_generations, evaluations)`` reports every
-    finished evaluation (for progress bars). Ctrl-C or SIGTERM stops after the last complete generation,
+    finished evaluation (for progress bars). ``extra(best_x)`` adds columns ``extra_names`` to
+    each generation's row (held-out scores of the best so far, :mod:`schedlab.optimize.heldout`):
+    computed on the driver after ``tell``, stored in the checkpoint, never shown to the optimizer. Ctrl-C or SIGTERM stops after the last complete generation,
     whose checkpoint is on disk, and returns with ``interrupted=True``.
     """
     state = run.load_checkpoint()
@@ -231,7 +238,7 @@ def optimize(
     names = list(param_names) if param_names is not None else [f"x{i}" for i in range(len(opt.lower))]
     resumed_from = len(rows)
     if rows:  # the files may be one generation ahead of a checkpoint interrupted mid-write
-        run.write_text("history.csv", history_csv(rows, names))
+        run.write_text("history.csv", history_csv(rows, names, extra_names))
         if best_json is not None:
             run.write_text("best.json", best_json(opt.best_x, opt.best_f))
     if on_start is not None:
@@ -258,8 +265,11 @@ def optimize(
                 "elapsed": elapsed0 + time.perf_counter() - t0,
                 "params": [float(v) for v in opt.best_x],
             }
+            if extra is not None:  # same best as the generation before: same (pure) scores
+                same = rows and np.array_equal(rows[-1]["params"], row["params"]) and "extra" in rows[-1]
+                row["extra"] = dict(rows[-1]["extra"]) if same else extra(np.asarray(opt.best_x))
             rows.append(row)
-            run.write_text("history.csv", history_csv(rows, names))
+            run.write_text("history.csv", history_csv(rows, names, extra_names))
             if best_json is not None:
                 run.write_text("best.json", best_json(opt.best_x, opt.best_f))
             run.save_checkpoint({"optimizer": opt, "history": rows, "elapsed": row["elapsed"]})

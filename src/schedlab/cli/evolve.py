@@ -20,9 +20,9 @@ _err = Console(stderr=True)
 
 
 def _out() -> Console:
-    """stdout console at least 120 columns wide, so the comparison table never truncates numbers."""
+    """stdout console at least 140 columns wide, so the comparison table never truncates numbers."""
     width = Console().width
-    return Console(width=max(width, 120))
+    return Console(width=max(width, 140))
 
 
 class _Progress:

@@ -90,7 +90,9 @@ def _plot(run_dir: Optional[Path], strategies: List[str], x: str, y: str, trace:
     for name, v in (("--x", x), ("--y", y)):
         if v not in OBJECTIVES:
             raise OptionError(f"{name} {v!r}: choose one of {', '.join(OBJECTIVES)}")
-    chosen = [(s, parse_policy(s)) for s in strategies]
+    # a strategy file is labelled by its run folder (RUN/best.json -> RUN), a policy by its name
+    chosen = [(Path(s).parent.name if s.endswith(".json") and Path(s).parent.name else s, parse_policy(s))
+              for s in strategies]
     cfg, front = read_front(run_dir)
     w = workload_of(trace or cfg["trace"], procs=cfg.get("procs"), months=cfg.get("months"),
                     scale_to=cfg.get("scale_to"), calibrate_load=bool(cfg.get("calibrate_load")))

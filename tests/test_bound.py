@@ -26,6 +26,7 @@ from schedlab.workload.model import Workload
 def naive_list_schedule(order, submit, p, width, m):
     """Plain Python: each job in order at the earliest t >= submit (a submit or a finish of a placed
     job) where, at t and at every placed start inside [t, t + p), the busy processors plus its own fit."""
+    p = [float(v) for v in p]
     placed = []  # (start, finish, width)
     start = [None] * len(order)
 
@@ -39,7 +40,8 @@ def naive_list_schedule(order, submit, p, width, m):
             if all(busy(x) + width[j] <= m for x in checks):
                 start[j] = t
                 break
-        placed.append((start[j], start[j] + p[j], width[j]))
+        # a zero-length job holds its processors for the instant of its start (the validator's rule)
+        placed.append((start[j], start[j] + p[j] if p[j] > 0 else float(np.nextafter(start[j], np.inf)), width[j]))
     return start
 
 
@@ -189,3 +191,15 @@ def test_bound_bad_input_is_one_line_exit_2(tmp_path, small_trace, capsys):
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and words in err[0] and "Traceback" not in err[0], err
     assert not out.exists()
+
+
+def test_zero_length_job_keeps_its_processors_at_its_instant_by_hand():
+    """2 processors; order: job 0 (submit 0, p 2, 1 proc), job 1 (submit 1, p 0, 1 proc), job 2
+    (submit 0, p 2, 1 proc), job 3 (submit 0, p 2, 1 proc). Job 1 takes the free processor at 1
+    for an instant, so job 2 cannot cover time 1 with it: it starts right after that instant
+    (found by hypothesis: before the fix job 2 ran [0, 2) and 3 processors were busy at 1)."""
+    w = workload_of([(0, 2, 1, 1), (1, 0, 1, 1), (0, 2, 1, 1), (0, 2, 1, 1)], 2)
+    s = list_schedule(w, Machine(2), [0, 1, 2, 3])
+    validate_schedule(s)
+    after = float(np.nextafter(1.0, np.inf))
+    assert list(s.start) == [0.0, 1.0, after, 2.0]

@@ -6,7 +6,9 @@ jobs are taken in priority order and each is placed at the earliest time t >= it
 at which its processors are free for its whole processing time p_j, given the jobs placed
 before it (and never moving them). It knows every p_j in advance (offline), so it needs no
 estimates and no reservations: the schedule is feasible by construction (never more than m
-processors, no start before submit). p_j is the time the job actually runs in the online
+processors, no start before submit). A zero-length job needs its processors free at its start
+(the shared validator's rule 4), so it holds them for the instant [t, next float after t): a job
+placed later cannot cover t with them. p_j is the time the job actually runs in the online
 schedules it is compared with: ``min(runtime, estimate)`` (jobs killed at their estimate,
 ``killed=True``, the simulator's default) or ``runtime``.
 
@@ -87,13 +89,14 @@ def list_schedule_kernel(order, submit, p, width, m):
             k = q + 1  # the step after the one without room: its start is the next candidate
             t = T[k]
         start[j] = t
-        if d <= 0.0 or w == 0:
+        if w == 0:
             continue
-        # split at t (inside step k) and at t + d, then take w processors in between
+        # split at t (inside step k) and at t + d, then take w processors in between; a zero-length
+        # job holds its processors for the instant t (up to the next float), as the validator wants
         if T[k] < t:
             size = _insert(T, F, size, k + 1, t, F[k])
             k += 1
-        e = t + d
+        e = t + d if d > 0.0 else np.nextafter(t, np.inf)
         q = k
         while q + 1 < size and T[q + 1] <= e:
             q += 1

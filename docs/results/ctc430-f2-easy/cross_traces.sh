@@ -1,7 +1,7 @@
 #!/bin/bash
 # Apply strategies (RUN/best.json ...) to every trace of ../shared/workloads at real size and scaled to 1024,
 # one 'evolve compare --json' per trace (CTC-SP2 read on 430 processors, RICC-2010-2 on 8192 as its MANIFEST says).
-# Then: python3 cross_traces_table.py OUT docs/results/ctc430-f2-easy/cross_traces.md docs/results/ctc430-f2-easy/cross_traces.json ctc430-f2-easy ctc430-f2-log-easy-dispatch
+# Then: python3 cross_traces_table.py OUT docs/results/ctc430-f2-easy/cross_traces.md docs/results/ctc430-f2-easy/cross_traces.json ctc430-f2-easy-long ctc430-f2-easy ctc430-f2-log-easy-dispatch
 cd "$(dirname "$0")/../../.."  # the repository root
 OUT=${OUT:-cross-out}; mkdir -p $OUT
 for f in ../shared/workloads/*.swf.gz; do

@@ -53,6 +53,16 @@ def test_precedence_unary_minus_and_parentheses():
         ("", ["empty objective"]),
         ("AWRT\n+ 1", ["one line"]),
         ("[AWRT]", ["not allowed"]),
+        # limits: max/min and EASY baselines
+        ("abs(AWRT)", ["function call not allowed", "abs()", "max(...) and min(...)"]),
+        ("max()", ["max() needs at least one argument"]),
+        ("max(AWRT, key=UTIL)", ["no keyword arguments"]),
+        ("max(*AWRT)", ["starred argument"]),
+        ("max + AWRT", ["max is a function", "call it"]),
+        ("EASY_AWRT6", ["unknown metric 'EASY_AWRT6'"]),
+        ("EASY_", ["unknown metric 'EASY_'"]),
+        ("max(AWRT, AWRT ** 2)", ["'**' not allowed"]),
+        ("max(AWRT, 'x')", ["only numbers"]),
     ],
 )
 def test_bad_expressions_give_one_line_errors(expr, words):
@@ -145,3 +155,54 @@ def test_random_expressions_agree_with_direct_arithmetic(tree, numbers):
         assert math.isnan(got)
     else:
         assert got == expected
+
+
+# ------------------------------------------------------------ limits: max/min, EASY_* baselines
+def test_max_min_and_easy_baseline_worked_by_hand():
+    obj = Objective("10*AWRT1 + 4*AWRT2 + 100*max(0, AWRT5 - 2*EASY_AWRT5)")
+    assert obj.names == ("AWRT1", "AWRT2", "AWRT5", "EASY_AWRT5") and obj.needs_easy
+    mine = {**VALUES, "AWRT1": 1.0, "AWRT2": 2.0, "AWRT5": 50.0}
+    # AWRT5 = 50 within twice EASY's 30: no penalty -> 10 + 8
+    assert obj(mine, {**VALUES, "AWRT5": 30.0}) == 18.0
+    # twice EASY's 20 is 40 < 50: penalty 100 * 10
+    assert obj(mine, {**VALUES, "AWRT5": 20.0}) == 18.0 + 1000.0
+    assert Objective("min(AWRT1, AWRT2, 0.5)")(mine) == 0.5
+    assert Objective("max(AWRT1)")(mine) == 1.0
+    assert not Objective("max(AWRT1, p95_wait) + max_wait").needs_easy
+
+
+def test_per_group_bounded_slowdown_is_a_metric():
+    assert {f"BSLD{i}" for i in range(1, 6)} <= set(METRIC_NAMES)
+    assert Objective("BSLD1 + EASY_BSLD2").names == ("BSLD1", "EASY_BSLD2")
+
+
+def test_easy_names_need_a_baseline_and_name_it():
+    obj = Objective("AWRT1 - EASY_AWRT3")
+    with pytest.raises(ObjectiveError, match="uses EASY_AWRT3, but no EASY baseline"):
+        obj(VALUES)
+    with pytest.raises(ObjectiveError, match=r"uses EASY_AWRT3, which is undefined for the EASY schedule \(user group 3"):
+        obj(VALUES, {**VALUES, "AWRT3": None})
+    assert Objective("max(AWRT, 1)").canonical() == Objective("max(AWRT,1.0)").canonical()
+
+
+def test_bsld_per_group_by_hand():
+    """Two jobs of group 1 and one of group 2 on 2 processors, all submitted at 0, bound 10 s:
+    job 0 (group 1) runs [0, 100): bsld max(1, 100/100) = 1; job 1 (group 1) runs [100, 105):
+    response 105 / max(5, 10) = 10.5; job 2 (group 2) waits until 105, runs 20 s:
+    125 / 20 = 6.25. BSLD1 = (1 + 10.5) / 2 = 5.75, BSLD2 = 6.25, BSLD3 undefined."""
+    import numpy as np
+
+    from schedlab.metrics import compute_metrics
+    from schedlab.sim import Machine, simulate
+    from schedlab.sim.validate import validate_schedule
+    from schedlab.strategy import Strategy
+    from schedlab.workload.model import Workload
+
+    w = Workload.from_columns({"submit": [0, 0, 0], "runtime": [100, 5, 20], "procs": [2, 2, 2],
+                               "estimate": [100, 5, 20], "group": [1, 1, 2], "user": [1, 1, 2]}, machine_procs=2)
+    s = simulate(w, Machine(2), Strategy("fcfs"))
+    validate_schedule(s)
+    assert np.array_equal(s.start, [0, 100, 105])
+    got = compute_metrics(s)
+    assert got["BSLD1"] == pytest.approx(5.75) and got["BSLD2"] == pytest.approx(6.25) and got["BSLD3"] is None
+    assert got["max_wait"] == 105.0

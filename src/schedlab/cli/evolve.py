@@ -20,9 +20,9 @@ _err = Console(stderr=True)
 
 
 def _out() -> Console:
-    """stdout console at least 120 columns wide, so the comparison table never truncates numbers."""
+    """stdout console at least 140 columns wide, so the comparison table never truncates numbers."""
     width = Console().width
-    return Console(width=max(width, 120))
+    return Console(width=max(width, 140))
 
 
 class _Progress:
@@ -62,20 +62,51 @@ class _Progress:
         )
 
 
-def _comparison_table(rows: list[dict[str, Any]], title: str) -> Table:
+def _comparison_table(rows: list[dict[str, Any]], title: str, threshold: float | None = None) -> Table:
+    """Strategy, EASY and improvement rows per workload; ``set`` (train/test) when the rows have it,
+    and a flag on workloads where the strategy is worse than EASY by more than ``threshold`` %."""
     table = Table(title=title)
     table.add_column("workload")
+    sets = any("set" in r for r in rows)
+    if sets:
+        table.add_column("set")
     table.add_column("schedule")
     cols = ["objective", "AWRT1", "AWRT2", "AWRT3", "AWRT4", "AWRT5", "UTIL"]
     for c in cols:
         table.add_column(c, justify="right")
+    table.add_column("vs EASY")
     fmt = lambda v: "-" if v is None else f"{v:,.2f}"  # noqa: E731
     for r in rows:
-        table.add_row(r["workload"], "greedy", *(fmt(r.get(c)) for c in cols))
-        table.add_row("", "EASY", *(fmt(r.get(f"{c}_easy")) for c in cols))
+        lead = [r.get("set", "")] if sets else []
+        table.add_row(r["workload"], *lead, "strategy", *(fmt(r.get(c)) for c in cols), "")
+        table.add_row("", *([""] if sets else []), "EASY", *(fmt(r.get(f"{c}_easy")) for c in cols), "")
         imp = [r.get(f"{c}_improvement_pct") for c in cols[:-1]] + [r.get("UTIL_diff_points")]
-        table.add_row("", "improvement %", *(fmt(v) for v in imp), end_section=True)
+        flag = (f"[bold red]WORSE > {threshold:g} %[/]" if r.get("worse_than_easy") else "ok") if threshold is not None else ""
+        table.add_row("", *([""] if sets else []), "improvement %", *(fmt(v) for v in imp), flag, end_section=True)
     return table
+
+
+THRESHOLD = typer.Option(5.0, "--threshold", help="flag workloads where the strategy's objective is worse than EASY's by more than PCT %", metavar="PCT")
+FAIL_WORSE_THAN = typer.Option(None, "--fail-worse-than", metavar="PCT",
+                               help="exit with code 1 when on any workload the objective is worse than EASY's by more than PCT % (a deployment gate)")
+
+
+def check_threshold(threshold: float, fail_worse_than: float | None) -> None:
+    """Both thresholds are finite percentages >= 0 (checked before anything runs)."""
+    import math
+
+    from .options import OptionError
+
+    for name, v in (("--threshold", threshold), ("--fail-worse-than", fail_worse_than)):
+        if v is not None and not (math.isfinite(v) and v >= 0):
+            raise OptionError(f"{name} must be a percentage >= 0, got {v:g}")
+
+
+def gate(worse: list[str], fail_worse_than: float | None) -> None:
+    """Exit 1 naming the workloads when the gate ``--fail-worse-than`` failed."""
+    if fail_worse_than is not None and worse:
+        typer.echo(f"worse than EASY by more than {fail_worse_than:g} % on: {', '.join(worse)}", err=True)
+        raise typer.Exit(1)
 
 
 @evolve_app.command("greedy")
@@ -92,6 +123,9 @@ def greedy(
     months: Optional[int] = MONTHS,
     scale_to: Optional[int] = SCALE_TO,
     calibrate_load: bool = CALIBRATE_LOAD,
+    dispatch: str = typer.Option("fcfs", "--dispatch", help="dispatch under the greedy order: fcfs (paper), easy (EASY backfilling: no starvation), or search (the ES chooses)"),
+    test: list[str] = typer.Option([], "--test", help="held-out trace (repeat the option): scored on the best each generation, never used for selection"),
+    split_months: Optional[int] = typer.Option(None, "--split-months", metavar="K", help="train on the first K months of each trace, test on the months after"),
     procedure: str = typer.Option("free", "--procedure", help="free (criterion per class searched), paper (4 runs + best of 64), or f1..f4 (that criterion in every class)"),
     gene_scale: str = typer.Option("linear", "--gene-scale", help="linear (paper) or log: genes of a, b spread over decades"),
     workers: Optional[int] = WORKERS,
@@ -99,7 +133,7 @@ def greedy(
     extend: bool = EXTEND,
 ) -> None:
     """Evolve the parameters of the greedy sorting criteria for OBJECTIVE on the training TRACES."""
-    from ..optimize.evolve import EvolveConfig, evolve_greedy
+    from ..optimize.evolve import WORSE_THAN_EASY_PCT, EvolveConfig, evolve_greedy
     from ..strategy import Strategy
     from .compiling import warm_simulation
     from .simulate import DEFAULT_GREEDY
@@ -109,13 +143,14 @@ def greedy(
     config = EvolveConfig(
         traces=tuple(traces), objective=objective, generations=generations, mu=mu, lam=lam, optimizer=optimizer,
         seed=seed, procs=procs, scale_to=scale_to, months=months, procedure=procedure,
-        gene_scale=gene_scale, calibrate_load=calibrate_load,
+        gene_scale=gene_scale, calibrate_load=calibrate_load, dispatch=dispatch, test=tuple(test),
+        split_months=split_months,
     )
     from ..metrics import Objective
     from ..workload.load import resolve_trace
 
     Objective(objective)  # cheap mistakes first: no compile wait before a typo's error
-    for trace in traces:
+    for trace in (*traces, *test):
         resolve_trace(trace)
     warm_simulation(None, None, [Strategy("easy"), Strategy.greedy(DEFAULT_GREEDY)])
     bar = _Progress(lam)
@@ -126,7 +161,8 @@ def greedy(
         bar.stop()
     if result.interrupted:
         raise stopped(f"checkpoint saved in {out}; re-run the same command to resume")
-    _out().print(_comparison_table(result.comparison, f"{result.best.label} vs EASY — {objective}"))
+    _out().print(_comparison_table(result.comparison, f"{result.best.label} vs EASY — {objective}",
+                                   threshold=WORSE_THAN_EASY_PCT))
     typer.echo(f"best objective {result.best_f:.6g} after {result.evaluations} evaluations; best strategy: {out / 'best.json'}")
 
 
@@ -139,15 +175,21 @@ def compare(
     months: Optional[int] = MONTHS,
     scale_to: Optional[int] = SCALE_TO,
     calibrate_load: bool = CALIBRATE_LOAD,
+    threshold: float = THRESHOLD,
+    fail_worse_than: Optional[float] = FAIL_WORSE_THAN,
     as_json: bool = AS_JSON,
 ) -> None:
-    """Apply a trained strategy to other workloads: % improvement over EASY per workload and metric (Figs. 2-3)."""
+    """Apply a trained strategy to other workloads: % improvement over EASY per workload and metric (Figs. 2-3).
+
+    Workloads where the strategy's objective is worse than EASY's by more than --threshold % are
+    flagged; with --fail-worse-than PCT the command exits 1 when any workload is worse by more than PCT %."""
     import json
 
     from ..optimize.evolve import EvolveConfig, compare_with_easy, load_training
     from .simulate import load_strategy_file
 
     opts = TraceOptions(procs, months, scale_to, calibrate_load)
+    check_threshold(threshold, fail_worse_than)
     chosen = load_strategy_file(strategy)
     from ..metrics import Objective
 
@@ -155,10 +197,14 @@ def compare(
     config = EvolveConfig(traces=tuple(traces), objective=objective, procs=procs, scale_to=scale_to, months=months,
                           calibrate_load=calibrate_load)
     workloads, machines = load_training(config)
-    rows = compare_with_easy(chosen, workloads, machines, objective)
+    rows = compare_with_easy(chosen, workloads, machines, objective, threshold=threshold)
+    gated = fail_worse_than if fail_worse_than is not None else threshold
+    worse = [r["workload"] for r in rows if r["objective_improvement_pct"] is not None and r["objective_improvement_pct"] < -gated]
     if as_json:
         doc = {"strategy": chosen.label, "strategy_file": str(strategy), "objective_expression": str(obj),
-               "trace_options": opts.to_dict(), "rows": rows}
+               "trace_options": opts.to_dict(), "threshold_pct": threshold,
+               "worse_than_easy": [r["workload"] for r in rows if r["worse_than_easy"]], "rows": rows}
         typer.echo(json.dumps(doc, allow_nan=False))
-        return
-    _out().print(_comparison_table(rows, f"{chosen.label} vs EASY — {objective}"))
+    else:
+        _out().print(_comparison_table(rows, f"{chosen.label} vs EASY — {objective}", threshold=threshold))
+    gate(worse, fail_worse_than)

@@ -29,7 +29,7 @@ JSON_KEYS: tuple[str, ...] = ("trace", "trace_options", "strategy", "objective_e
 DEFAULT_GREEDY = Criterion("f2", a=0.0, b=0.0, K=(5.0, 4.0, 3.0, 2.0, 1.0))
 DEFAULT_POLICIES = "fcfs,list,easy,conservative"
 #: columns dropped, in this order, when a comparison table is wider than the terminal
-_DROP_ORDER = ("mean_user_AWRT", "max_user_AWRT", "p95_wait", "max_wait", "mean_response", "mean_slowdown", "makespan", "AWWT", "AWRT5", "AWRT4", "AWRT3", "sim_seconds",
+_DROP_ORDER = (*(f"BSLD{i}" for i in (5, 4, 3, 2, 1)), "mean_user_AWRT", "max_user_AWRT", "p95_wait", "max_wait", "mean_response", "mean_slowdown", "makespan", "AWWT", "AWRT5", "AWRT4", "AWRT3", "sim_seconds",
                "mean_bounded_slowdown", "mean_wait")
 
 #: the rigid engine's rules from the registry, plus the time-sharing engine (its own loop, sim/timeshare.py)
@@ -94,12 +94,13 @@ def run_strategy(workload, procs: int, strategy: Strategy, *, kill: bool = True,
     return schedule, statistics.median(times)
 
 
-def score(schedule, objective: Objective, sim_seconds: float, *, bound: float = 10.0) -> dict:
-    """The metrics of ``schedule`` plus ``objective`` (None when it uses an undefined metric) and ``sim_seconds``."""
+def score(schedule, objective: Objective, sim_seconds: float, *, bound: float = 10.0, easy=None) -> dict:
+    """The metrics of ``schedule`` plus ``objective`` (None when it uses an undefined metric) and ``sim_seconds``;
+    ``easy``: EASY's metrics on the same trace (for ``EASY_*`` names)."""
     metrics = compute_metrics(schedule, bound=bound)
     row = metrics.to_dict()
     try:
-        row["objective"] = objective(metrics)
+        row["objective"] = objective(metrics, easy)
     except SchedlabError as exc:
         typer.echo(f"warning: {exc}", err=True)
         row["objective"] = None
@@ -123,6 +124,8 @@ def _print_table(rows, *, title: str, caption: str, label: str) -> None:
     columns = [c for c in DEFAULT_COLUMNS if c not in ("mean_response", "mean_slowdown")] if len(rows) > 1 else list(
         DEFAULT_COLUMNS
     )
+    if any("vs_easy_pct" in r for _, r in rows):
+        columns.insert(columns.index("objective") + 1, "vs_easy_pct")
     table = metrics_table(rows, columns=columns, title=title, caption=caption, label=label)
     for name in _DROP_ORDER:  # fit the terminal by dropping the least telling columns
         wide = console.options.update_width(100_000)
@@ -243,8 +246,14 @@ def compare_command(
     bound: float = typer.Option(10.0, "--bound", help="Bounded-slowdown threshold in seconds."),
     csv_out: Optional[Path] = typer.Option(None, "--csv", help="Also write the table as CSV (all metrics)."),
     fmt: Optional[str] = FORMAT,
+    threshold: float = typer.Option(5.0, "--threshold", metavar="PCT", help="Flag strategies whose objective is worse than EASY's by more than PCT %."),
+    fail_worse_than: Optional[float] = typer.Option(None, "--fail-worse-than", metavar="PCT", help="Exit 1 when a strategy's objective is worse than EASY's by more than PCT % (a gate)."),
+    as_json: bool = AS_JSON,
 ) -> None:
-    """Simulate several strategies on one trace and print one table: rows strategies, columns metrics."""
+    """Simulate several strategies on one trace and print one table: rows strategies, columns metrics.
+
+    Column 'vs EASY %' is the objective's improvement over EASY on the same trace (positive =
+    better); strategies worse than EASY by more than --threshold % are flagged."""
     if policies.strip().lower() == "help":
         typer.echo(_policy_listing())
         return
@@ -252,6 +261,9 @@ def compare_command(
         raise OptionError("missing TRACE: give an SWF file or a bundled name such as KTH-SP2")
     opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
     obj = _check_options(objective, 1, bound)
+    from .evolve import check_threshold, gate
+
+    check_threshold(threshold, fail_worse_than)
     if csv_out is not None:
         check_output(csv_out, "CSV table")
     specs = [s for s in (p.strip() for p in policies.split(",")) if s]
@@ -270,21 +282,49 @@ def compare_command(
     from rich.console import Console
 
     status = Console(stderr=True)
+    with status.status("simulating EASY (the baseline) ..."):
+        easy_metrics = compute_metrics(run_strategy(workload, m, Strategy("easy"), kill=not no_kill)[0], bound=bound)
+    easy_value = score_or_none(obj, easy_metrics)
     for spec, strategy in zip(specs, strategies):
         with status.status(f"simulating {spec} ..."):
             schedule, seconds = run_strategy(workload, m, strategy, kill=not no_kill)
-        rows.append((spec, score(schedule, obj, seconds, bound=bound)))
+        row = score(schedule, obj, seconds, bound=bound, easy=easy_metrics)
+        row["vs_easy_pct"] = (None if easy_value in (None, 0) or row["objective"] is None
+                              else 100.0 * (easy_value - row["objective"]) / easy_value)
+        row["worse_than_easy"] = row["vs_easy_pct"] is not None and row["vs_easy_pct"] < -threshold
+        rows.append((spec, row))
+    flagged = [spec for spec, r in rows if r["worse_than_easy"]]
+    gated = fail_worse_than if fail_worse_than is not None else threshold
+    worse = [spec for spec, r in rows if r["vs_easy_pct"] is not None and r["vs_easy_pct"] < -gated]
+    if as_json:
+        typer.echo(json.dumps({"trace": trace, "trace_options": opts.to_dict(), "objective_expression": str(obj),
+                               "threshold_pct": threshold, "worse_than_easy": flagged,
+                               "rows": [dict(r, strategy=spec) for spec, r in rows]}, allow_nan=False))
+        gate(worse, fail_worse_than)
+        return
     if csv_out is not None:
         from ..report.table import write_metrics_csv
 
         write_metrics_csv(csv_out, rows, columns=CSV_KEYS)
     compiled = f"; kernels compiled/loaded in {compile_seconds:.1f} s (not in sim s)" if compile_seconds >= 0.5 else ""
+    shown = [(f"{spec} [bold red](WORSE)[/]" if r["worse_than_easy"] else spec, r) for spec, r in rows]
+    flag = (f"; (WORSE) = objective worse than EASY's by more than {threshold:g} %: {', '.join(flagged)}" if flagged
+            else f"; no strategy worse than EASY by more than {threshold:g} %")
     _print_table(
-        rows,
+        shown,
         title=_describe(workload, m, not no_kill, opts),
-        caption=f"objective: {obj}; lower is better except UTIL; best of each column in green{compiled}",
+        caption=f"objective: {obj}; lower is better except UTIL; best of each column in green{flag}{compiled}",
         label="strategy",
     )
+    gate(worse, fail_worse_than)
+
+
+def score_or_none(objective: Objective, metrics) -> float | None:
+    """The objective on EASY's own metrics (its EASY_* names are EASY itself), None when undefined."""
+    try:
+        return objective(metrics, metrics)
+    except SchedlabError:
+        return None
 
 
 def write_schedule_csv(schedule, path: Path, *, bound: float = 10.0) -> Path:

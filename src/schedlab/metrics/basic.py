@@ -36,6 +36,7 @@ METRIC_NAMES: tuple[str, ...] = (
     "max_wait",
     "max_user_AWRT",
     "mean_user_AWRT",
+    *(f"BSLD{i}" for i in GROUPS),
 )
 
 #: one line per metric: what it is and its unit (used by ``--help`` texts and tables)
@@ -55,6 +56,7 @@ METRIC_HELP: dict[str, str] = {
     "max_wait": "longest wait S - r in s",
     "max_user_AWRT": "the worst AWRT of a single user in s (AWRT over each user's jobs, eq. (6))",
     "mean_user_AWRT": "mean over users of each user's AWRT in s (every user counts once)",
+    **{f"BSLD{i}": f"mean bounded slowdown of the jobs of user group {i}" for i in GROUPS},
 }
 
 
@@ -131,7 +133,8 @@ def compute_metrics(schedule: "Schedule", *, bound: float = 10.0) -> Metrics:
     - ``mean_slowdown`` = mean (C - r) / p over the jobs with p > 0: a job that ran for zero
       seconds has no defined slowdown and is left out (None when no job has p > 0).
     - ``mean_bounded_slowdown`` = mean max(1, (C - r) / max(p, bound)) over all jobs
-      (Feitelson's bounded slowdown; ``bound`` > 0 seconds, default 10).
+      (Feitelson's bounded slowdown; ``bound`` > 0 seconds, default 10); ``BSLD1``..``BSLD5`` the
+      same mean over the jobs of user group i (None when the group has no jobs).
     - ``makespan`` = max C - min r: from the first submit to the last completion.
     - ``p95_wait`` = the 95th percentile of S - r (numpy's default linear interpolation between
       order statistics); ``max_wait`` = max (S - r): the tail of the wait.
@@ -177,7 +180,10 @@ def compute_metrics(schedule: "Schedule", *, bound: float = 10.0) -> Metrics:
     values["mean_response"] = _mean(response)
     ran = p > 0.0
     values["mean_slowdown"] = _mean(response[ran] / p[ran])
-    values["mean_bounded_slowdown"] = _mean(np.maximum(1.0, response / np.maximum(p, bound)))
+    bsld = np.maximum(1.0, response / np.maximum(p, bound))
+    values["mean_bounded_slowdown"] = _mean(bsld)
+    for i in GROUPS:
+        values[f"BSLD{i}"] = _mean(bsld[group == i])
     values["makespan"] = float(finish.max() - submit.min())
     values["p95_wait"] = float(np.percentile(wait, 95))
     values["max_wait"] = float(wait.max())

@@ -1,7 +1,10 @@
 """Objective expressions over metric names, e.g. ``10*AWRT1 + 4*AWRT2``, parsed without eval.
 
 The owner's objective f_obj of greedy-es-sorting-criteria, eq. (8), generalised: any arithmetic
-(numbers, metric names, ``+ - * /``, unary minus, parentheses) over :data:`METRIC_NAMES`.
+(numbers, metric names, ``+ - * /``, unary minus, parentheses, ``max(...)`` and ``min(...)``)
+over :data:`METRIC_NAMES` and their EASY baselines ``EASY_<metric>`` (the value EASY reaches on
+the same trace), so that owners can state limits, e.g.
+``10*AWRT1 + 4*AWRT2 + 100*max(0, AWRT5 - 2*EASY_AWRT5)``.
 Objectives are minimised; write ``-UTIL`` to maximise utilization.
 """
 
@@ -34,15 +37,21 @@ _OPERATOR_TEXT = {ast.Pow: "**", ast.FloorDiv: "//", ast.Mod: "%", ast.MatMult: 
                   ast.Invert: "~"}
 
 
+#: prefix of a metric name that means "EASY's value of that metric on the same trace"
+EASY_PREFIX = "EASY_"
+#: the functions an objective may call (at least one argument each)
+_FUNCTIONS: dict[str, Callable[..., float]] = {"max": max, "min": min}
+
+
 def _known() -> str:
-    return ", ".join(METRIC_NAMES)
+    return ", ".join(METRIC_NAMES) + f" (each also as {EASY_PREFIX}<name>: EASY's value on the same trace)"
 
 
 class Objective:
     """A parsed objective expression; ``Objective(expr)(metrics) -> float`` (to be minimised).
 
-    Only numbers, the metric names of :data:`METRIC_NAMES`, ``+ - * /``, unary ``-``/``+`` and
-    parentheses are allowed. The expression is parsed once with :func:`ast.parse` and every
+    Only numbers, the metric names of :data:`METRIC_NAMES` (and ``EASY_<name>``), ``+ - * /``,
+    unary ``-``/``+``, parentheses and the calls ``max(x, ...)``/``min(x, ...)`` are allowed. The expression is parsed once with :func:`ast.parse` and every
     node is checked against that whitelist; nothing is ever evaluated by Python's ``eval``.
     """
 
@@ -66,8 +75,13 @@ class Objective:
         self._check(tree.body, text, names)
         self._expr = text
         self._tree = tree.body
-        #: the metric names the objective uses, in order of first appearance
+        #: the metric names the objective uses, in order of first appearance (incl. ``EASY_*``)
         self.names: tuple[str, ...] = tuple(names)
+
+    @property
+    def needs_easy(self) -> bool:
+        """True when the expression names an EASY baseline (``EASY_<metric>``)."""
+        return any(n.startswith(EASY_PREFIX) for n in self.names)
 
     def canonical(self) -> str:
         """The parsed expression with every number as a float: equal for texts that mean the same
@@ -98,45 +112,70 @@ class Objective:
                 raise ObjectiveError(f"only numbers and metric names are allowed, got {node.value!r} {where}")
             if not math.isfinite(node.value):
                 raise ObjectiveError(f"number {node.value!r} in objective is not finite {where}")
+        elif isinstance(node, ast.Call):
+            fname = node.func.id if isinstance(node.func, ast.Name) else None
+            if fname not in _FUNCTIONS:
+                shown = fname if fname else ast.unparse(node.func)
+                raise ObjectiveError(f"function call not allowed in objective {text!r} {where}: {shown}(); only max(...) and min(...)")
+            if node.keywords:
+                raise ObjectiveError(f"{fname}() takes no keyword arguments in objective {text!r} {where}")
+            if not node.args:
+                raise ObjectiveError(f"{fname}() needs at least one argument in objective {text!r} {where}")
+            for arg in node.args:
+                if isinstance(arg, ast.Starred):
+                    raise ObjectiveError(f"starred argument not allowed in objective {text!r} {where}")
+                Objective._check(arg, text, names)
         elif isinstance(node, ast.Name):
-            if node.id not in METRIC_NAMES:
+            base = node.id[len(EASY_PREFIX):] if node.id.startswith(EASY_PREFIX) else node.id
+            if node.id in _FUNCTIONS:
+                raise ObjectiveError(f"{node.id} is a function in objective {text!r} {where}; call it: {node.id}(x, y)")
+            if base not in METRIC_NAMES:
                 raise ObjectiveError(f"unknown metric {node.id!r} in objective {text!r}; known: {_known()}")
             if node.id not in names:
                 names.append(node.id)
         else:
-            kind = {ast.Call: "function call", ast.Attribute: "attribute", ast.Subscript: "subscript",
+            kind = {ast.Attribute: "attribute", ast.Subscript: "subscript",
                     ast.Compare: "comparison", ast.BoolOp: "boolean operator"}.get(type(node), type(node).__name__)
             raise ObjectiveError(
-                f"{kind} not allowed in objective {text!r} {where}; use numbers, metric names, + - * / and parentheses"
+                f"{kind} not allowed in objective {text!r} {where}; use numbers, metric names, + - * /, parentheses, max() and min()"
             )
 
     # ------------------------------------------------------------------ evaluation
-    def __call__(self, metrics: Mapping[str, float | None]) -> float:
-        """The objective's value for ``metrics`` (a :class:`Metrics` or any name -> number mapping)."""
-        value = self._eval(self._tree, metrics)
+    def __call__(self, metrics: Mapping[str, float | None], easy: Mapping[str, float | None] | None = None) -> float:
+        """The objective's value for ``metrics`` (a :class:`Metrics` or any name -> number mapping);
+        ``easy``: EASY's metrics on the same trace, needed when the expression names ``EASY_*``."""
+        if easy is None and self.needs_easy:
+            need = next(n for n in self.names if n.startswith(EASY_PREFIX))
+            raise ObjectiveError(f"objective {self._expr!r} uses {need}, but no EASY baseline was computed for it")
+        value = self._eval(self._tree, metrics, easy)
         return float(value)
 
-    def _eval(self, node: ast.AST, metrics: Mapping[str, float | None]) -> float:
+    def _eval(self, node: ast.AST, metrics: Mapping[str, float | None], easy: Mapping[str, float | None] | None) -> float:
+        if isinstance(node, ast.Call):
+            return float(_FUNCTIONS[node.func.id]([self._eval(a, metrics, easy) for a in node.args]))  # type: ignore[attr-defined]
         if isinstance(node, ast.BinOp):
-            left = self._eval(node.left, metrics)
-            right = self._eval(node.right, metrics)
+            left = self._eval(node.left, metrics, easy)
+            right = self._eval(node.right, metrics, easy)
             op = _BINARY[type(node.op)][1]
             if op is operator.truediv and right == 0:
                 raise ObjectiveError(f"objective {self._expr!r} divides by zero at column {node.col_offset + 1}")
             return op(left, right)
         if isinstance(node, ast.UnaryOp):
-            return _UNARY[type(node.op)][1](self._eval(node.operand, metrics))
+            return _UNARY[type(node.op)][1](self._eval(node.operand, metrics, easy))
         if isinstance(node, ast.Constant):
             return float(node.value)
         assert isinstance(node, ast.Name)
+        name, source, whose = node.id, metrics, "this schedule"
+        if name.startswith(EASY_PREFIX):
+            name, source, whose = name[len(EASY_PREFIX):], easy, "the EASY schedule"
         try:
-            value = metrics[node.id]
+            value = source[name]  # type: ignore[index]
         except KeyError:
             raise ObjectiveError(f"objective needs metric {node.id!r}, which was not computed") from None
         if value is None:
             raise ObjectiveError(
-                f"objective {self._expr!r} uses {node.id}, which is undefined for this schedule"
-                + (f" (user group {node.id[4:]} has no jobs)" if node.id[:4] == "AWRT" and node.id[4:].isdigit() else "")
+                f"objective {self._expr!r} uses {node.id}, which is undefined for {whose}"
+                + (f" (user group {name[-1]} has no jobs)" if name[:4] in ("AWRT", "BSLD") and name[4:].isdigit() else "")
             )
         return float(value)
 

@@ -24,12 +24,15 @@ from ..strategy.model import CRITERIA, Strategy
 from ..strategy.registry import OPTIMIZERS, optimizer_names
 from ..workload.model import Workload
 from .cmaes import make_optimizer
-from .greedy import GENE_SCALES, PROCEDURES, GreedyEncoding, ParamsEvaluator, TrainingSet, assemblies, strategy_value
+from .greedy import DISPATCH_CHOICES, GENE_SCALES, PROCEDURES, GreedyEncoding, ParamsEvaluator, TrainingSet, assemblies, strategy_value
 from .greedy import __doc__ as GREEDY_DOC
+from .heldout import TEST_COLUMNS, HeldOut, gain_pct, load_test_traces, prepare_workload, split_training
 from .run import RunFolder, RunResult, atomic_write_text, optimize
 
 #: metrics reported per workload against EASY (paper Table III: AWRT_1..5 and UTIL)
 COMPARE_METRICS: tuple[str, ...] = ("AWRT", "AWRT1", "AWRT2", "AWRT3", "AWRT4", "AWRT5", "UTIL")
+#: a workload is flagged when the strategy's objective is worse than EASY's by more than this (%)
+WORSE_THAN_EASY_PCT = 5.0
 
 
 #: fixed settings of each optimizer (registry rows), recorded in config.json so a run can be repeated elsewhere
@@ -55,6 +58,13 @@ class EvolveConfig:
     #: with scale_to: raise f_adj until EASY's UTIL on the scaled trace hits the target
     #: (method-notes topic 1 step 5; :func:`schedlab.optimize.calibrate.load_target`)
     calibrate_load: bool = False
+    #: dispatch under the greedy order: fcfs (paper), easy (EASY backfilling), or search (a gene);
+    #: see :mod:`schedlab.optimize.greedy`
+    dispatch: str = "fcfs"
+    #: held-out traces (:mod:`schedlab.optimize.heldout`): scored on the best each generation, never selected on
+    test: tuple[str, ...] = ()
+    #: train on the first K months of each trace, test on the rest
+    split_months: int | None = None
 
     def __post_init__(self) -> None:
         if self.procedure not in PROCEDURES:
@@ -72,6 +82,14 @@ class EvolveConfig:
             raise RunError("give at least one training trace")
         if self.calibrate_load and self.scale_to is None:
             raise RunError("--calibrate-load calibrates a scaled trace: give --scale-to too")
+        if self.dispatch not in DISPATCH_CHOICES:
+            raise RunError(f"unknown --dispatch {self.dispatch!r}; choose {', '.join(DISPATCH_CHOICES)}")
+        object.__setattr__(self, "test", tuple(self.test))
+        if self.split_months is not None:
+            if int(self.split_months) != self.split_months or self.split_months < 1:
+                raise RunError(f"--split-months must be a positive whole number, got {self.split_months}")
+            if self.months is not None and self.split_months >= self.months:
+                raise RunError(f"--split-months {self.split_months} leaves no test months within --months {self.months}")
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -81,7 +99,12 @@ class EvolveConfig:
         if not d["calibrate_load"]:
             del d["calibrate_load"]  # run folders made before the option keep resuming
         d["procedure_reading"] = _procedure_doc(self.procedure)
-        d["dispatch"] = "fcfs"  # the paper's Greedy: no backfilling (Section IV-D, restriction 1)
+        if not d["test"]:
+            del d["test"]  # run folders made before held-out evaluation keep resuming
+        else:
+            d["test"] = list(self.test)
+        if d["split_months"] is None:
+            del d["split_months"]
         d["scale_seed"] = 0
         d["optimizer_settings"] = OPTIMIZER_SETTINGS[self.optimizer]
         return d
@@ -104,21 +127,28 @@ def _config_trace(spec: str) -> str:
 
 
 def load_training(config: EvolveConfig) -> tuple[list[Workload], list[Machine]]:
-    """Load (and optionally scale) every training trace once; an empty trace is a WorkloadError."""
+    """Load (and optionally scale) every training trace once; an empty trace is a WorkloadError.
+    With ``split_months`` only the first months of each trace (:func:`load_sets` gives the rest)."""
+    return load_sets(config)[0]
+
+
+def load_sets(config: EvolveConfig) -> tuple[tuple[list[Workload], list[Machine]], list[Workload]]:
+    """((training workloads, machines), held-out workloads): the ``--split-months`` remainders of
+    the training traces, then the ``--test`` traces (:mod:`schedlab.optimize.heldout`)."""
     from ..workload import load_trace
 
-    workloads, machines = [], []
+    workloads, machines, tests = [], [], []
+    opts = {"scale_to": config.scale_to, "calibrate_load": config.calibrate_load}
     for spec in config.traces:
         w = load_trace(spec, procs=config.procs, months=config.months)
-        if config.scale_to is not None:
-            from .calibrate import rescale_workload
-
-            w = rescale_workload(w, config.scale_to, config.calibrate_load)
-        if len(w) == 0:
-            raise WorkloadError(f"{spec}: trace has no jobs to schedule")
+        if config.split_months is not None:
+            w, rest = split_training(w, config.split_months, spec)
+            tests.append(prepare_workload(rest, spec=spec, **opts))
+        w = prepare_workload(w, spec=spec, **opts)
         workloads.append(w)
         machines.append(Machine(w.machine_procs))
-    return workloads, machines
+    tests += load_test_traces(config.test, months=config.months, **opts)
+    return (workloads, machines), tests
 
 
 def workload_fingerprint(workload: Workload) -> str:
@@ -147,12 +177,15 @@ def compare_with_easy(
     objective: str,
     *,
     easy: Sequence[dict[str, float | None]] | None = None,
+    threshold: float = WORSE_THAN_EASY_PCT,
 ) -> list[dict[str, Any]]:
     """Per workload: objective and metrics of ``strategy`` and of EASY, and % improvement over EASY.
 
     improvement % = 100 (EASY - strategy) / EASY for the objective and the AWRT metrics (lower is
     better; positive = strategy better); for UTIL the difference in percentage points
-    (strategy - EASY). greedy-es-sorting-criteria, Table III and Figs. 1-3.
+    (strategy - EASY). greedy-es-sorting-criteria, Table III and Figs. 1-3. ``worse_than_easy``
+    flags a workload whose objective is worse than EASY's by more than ``threshold`` % (the
+    improvement is below -threshold).
     """
     from ..metrics import Objective
 
@@ -162,8 +195,10 @@ def compare_with_easy(
         base = easy[i] if easy is not None else metrics_of(w, m, Strategy("easy"))
         mine = metrics_of(w, m, strategy)
         row: dict[str, Any] = {"workload": w.name or f"workload{i}", "jobs": len(w), "procs": m.procs}
-        row["objective"], row["objective_easy"] = obj(mine), obj(base)
+        row["objective"], row["objective_easy"] = obj(mine, base), obj(base, base)
         row["objective_improvement_pct"] = _pct(row["objective_easy"], row["objective"])
+        imp = row["objective_improvement_pct"]
+        row["worse_than_easy"] = imp is not None and imp < -float(threshold)
         for name in COMPARE_METRICS:
             a, b = mine.get(name), base.get(name)
             row[name], row[f"{name}_easy"] = a, b
@@ -175,10 +210,7 @@ def compare_with_easy(
     return rows
 
 
-def _pct(easy: float | None, value: float | None) -> float | None:
-    if easy is None or value is None or easy == 0:
-        return None
-    return 100.0 * (easy - value) / easy
+_pct = gain_pct
 
 
 @dataclass
@@ -198,23 +230,27 @@ ProgressStart = Callable[[str, int, int], None]
 ProgressStep = Callable[[str, dict[str, Any]], None]
 
 
-def prepare(config: EvolveConfig) -> tuple[TrainingSet, list[dict[str, float | None]]]:
+def prepare(config: EvolveConfig) -> tuple[TrainingSet, list[dict[str, float | None]], HeldOut | None]:
     """Validate everything that can be bad input BEFORE touching a run folder.
 
     Parses the objective, loads the traces, simulates EASY once per workload and checks that the
     objective is defined on it (e.g. AWRT1 needs group-1 jobs). Returns the executor payload and
-    the EASY metrics (computed once, reused for the final comparison).
+    the EASY metrics (computed once, reused for the final comparison, and shipped with the payload
+    for ``EASY_*`` names), and the held-out set (None without ``--test``/``--split-months``).
     """
     from ..metrics import Objective
 
     objective = Objective(config.objective)
-    workloads, machines = load_training(config)
+    (workloads, machines), tests = load_sets(config)
     easy = []
     for w, m in zip(workloads, machines):
         metrics = metrics_of(w, m, Strategy("easy"))
-        objective(metrics)  # raises ObjectiveError naming the undefined metric
+        objective(metrics, metrics)  # raises ObjectiveError naming the undefined metric
         easy.append(metrics)
-    return TrainingSet(tuple(workloads), tuple(machines), objective.expr), easy
+    heldout = HeldOut.build(tests, objective.expr) if tests else None
+    training = TrainingSet(tuple(workloads), tuple(machines), objective.expr,
+                           tuple(easy) if objective.needs_easy else None)
+    return training, easy, heldout
 
 
 def evolve_greedy(
@@ -234,22 +270,25 @@ def evolve_greedy(
     ``extend``: continue a run folder made with fewer generations to ``config.generations``."""
     from ..execute import make_executor
 
-    training, easy = prepare(config)
+    training, easy, heldout = prepare(config)
     cfg = config.to_dict()
     cfg["traces"] = [_config_trace(t) for t in config.traces]
     cfg["jobs"] = [len(w) for w in training.workloads]
     cfg["machine_procs"] = [m.procs for m in training.machines]
     cfg["data_sha256"] = [workload_fingerprint(w) for w in training.workloads]
+    if heldout is not None:
+        cfg["test_data_sha256"] = [workload_fingerprint(w) for w in heldout.workloads]
     run = RunFolder(out, cfg, budget=("generations",), extend=extend)
     result = EvolveResult(run_dir=run.path, best=None, best_f=math.inf, interrupted=False)
     with make_executor(executor_spec, workers=workers, payload=training) as executor:
         single = config.procedure != "paper"  # one ES run in the run folder itself
+        gs, dispatch = config.gene_scale, config.dispatch
         if config.procedure == "free":
-            encodings = {"free": GreedyEncoding(gene_scale=config.gene_scale)}
+            encodings = {"free": GreedyEncoding(gene_scale=gs, dispatch=dispatch)}
         elif single:
-            encodings = {config.procedure: GreedyEncoding.uniform(config.procedure, gene_scale=config.gene_scale)}
+            encodings = {config.procedure: GreedyEncoding.uniform(config.procedure, gene_scale=gs, dispatch=dispatch)}
         else:
-            encodings = {k: GreedyEncoding.uniform(k, gene_scale=config.gene_scale) for k in CRITERIA}
+            encodings = {k: GreedyEncoding.uniform(k, gene_scale=gs, dispatch=dispatch) for k in CRITERIA}
         for label, enc in encodings.items():
             sub = run if single else RunFolder(run.path / label, dict(cfg, system=label), budget=("generations",),
                                                extend=extend)
@@ -266,6 +305,8 @@ def evolve_greedy(
                 on_start=(lambda total, done, label=label: on_start(label, total, done)) if on_start else None,
                 on_generation=(lambda row, label=label: on_generation(label, row)) if on_generation else None,
                 on_evaluation=(lambda g, e, label=label: on_evaluation(label, g, e)) if on_evaluation else None,
+                extra=(lambda x, enc=enc: heldout.scores(enc.decode(x))) if heldout is not None else None,
+                extra_names=TEST_COLUMNS if heldout is not None else (),
             )
             result.runs[label] = res
             result.evaluations += res.evaluations
@@ -281,7 +322,10 @@ def evolve_greedy(
             result.best, result.best_f = _assemble(run, encodings, result.runs, executor)
             result.evaluations += len(CRITERIA) ** 3
     run.write_text("best.json", result.best.to_json() + "\n")
-    result.comparison = compare_with_easy(result.best, training.workloads, training.machines, config.objective, easy=easy)
+    result.comparison = [dict(r, set="train") for r in
+                         compare_with_easy(result.best, training.workloads, training.machines, config.objective, easy=easy)]
+    if heldout is not None:
+        result.comparison += heldout.compare(result.best)
     run.write_text("comparison.json", json.dumps(result.comparison, indent=2) + "\n")
     if report:
         from ..report.run_report import write_run_report

@@ -37,6 +37,15 @@ g' = (g - lo) / (hi - lo), so 0 -> 0, 1 -> hi, monotone, D = 8 decades for a and
     paper reports f2 as the criterion that "performs best in all of our different optimization
     approaches", Section V-A).
 
+Dispatch (``dispatch`` in the run config; the ``--dispatch`` option of ``evolve greedy``):
+``fcfs`` (default) is the paper's Greedy, "the job at the top of the queue is scheduled as in the
+FCFS algorithm" (Section III), restriction 1 of Section IV-D: no backfilling, so a criterion
+without aging can starve low-priority groups for days on workloads it was not trained on.
+``easy`` runs EASY backfilling under the same dynamic greedy order (the head of the greedy-sorted
+queue gets EASY's reservation, later jobs backfill around it), so utilisation is never given up.
+``search`` makes the choice a search variable: one categorical gene ``dispatch`` in [0, 2)
+before the criteria genes, decoded as fcfs (< 1) or easy.
+
 ``free`` — one ES run in which the criterion of each situation is itself a search variable: a
     categorical gene in [0, 4) decoded as criterion f(1 + floor(gene)) (4 maps to f4), followed
     by all 12 parameters a, b, w1..5, K1..5 (unused ones are inert): 3 x 13 = 39 genes.
@@ -70,6 +79,10 @@ GENE_SCALES: tuple[str, ...] = ("linear", "log")
 #: short labels of the time-of-week classes used in gene names
 CLASS_LABELS: tuple[str, ...] = ("weekend", "day", "night")
 PROCEDURES: tuple[str, ...] = ("free", "paper", *CRITERIA)
+#: dispatch rules a greedy order runs under (the categorical ``dispatch`` gene decodes to these)
+GREEDY_DISPATCH: tuple[str, ...] = ("fcfs", "easy")
+#: values of the ``dispatch`` setting: one of :data:`GREEDY_DISPATCH`, or ``search`` (a gene)
+DISPATCH_CHOICES: tuple[str, ...] = (*GREEDY_DISPATCH, "search")
 
 
 def _genes_of(kind: str | None) -> list[str]:
@@ -89,6 +102,7 @@ class GreedyEncoding:
     """Maps a parameter vector to ``Strategy.greedy(c_weekend, c_day, c_night)`` and back.
 
     ``kinds[s]`` is the fixed criterion of situation s, or None for a free choice (categorical gene).
+    ``dispatch`` is fcfs, easy, or ``search`` (a leading categorical gene chooses; module docstring).
     """
 
     kinds: tuple[str | None, str | None, str | None] = (None, None, None)
@@ -98,14 +112,21 @@ class GreedyEncoding:
     def __post_init__(self) -> None:
         if self.gene_scale not in GENE_SCALES:
             raise StrategyError(f"unknown gene scale {self.gene_scale!r}; choose linear or log")
+        if self.dispatch not in DISPATCH_CHOICES:
+            raise StrategyError(f"unknown greedy dispatch {self.dispatch!r}; choose {', '.join(DISPATCH_CHOICES)}")
         kinds = tuple(self.kinds)
         if len(kinds) != 3 or any(k is not None and k not in CRITERIA for k in kinds):
             raise StrategyError(f"greedy encoding needs 3 criteria (f1..f4 or None = free), got {self.kinds!r}")
         object.__setattr__(self, "kinds", kinds)
 
     @classmethod
-    def uniform(cls, kind: str, *, gene_scale: str = "linear") -> "GreedyEncoding":
-        return cls((kind, kind, kind), gene_scale=gene_scale)
+    def uniform(cls, kind: str, *, gene_scale: str = "linear", dispatch: str = "fcfs") -> "GreedyEncoding":
+        return cls((kind, kind, kind), gene_scale=gene_scale, dispatch=dispatch)
+
+    @property
+    def _lead(self) -> list[str]:
+        """Genes before the per-class genes: the dispatch choice when it is searched."""
+        return ["dispatch"] if self.dispatch == "search" else []
 
     def _value(self, gene: str, g: float) -> float:
         """Parameter value of gene ``gene`` ("a", "b", ...) at g (linear, or log for a and b)."""
@@ -125,30 +146,35 @@ class GreedyEncoding:
 
     @property
     def names(self) -> list[str]:
-        return [f"{CLASS_LABELS[s]}.{g}" for s, kind in enumerate(self.kinds) for g in _genes_of(kind)]
+        return self._lead + [f"{CLASS_LABELS[s]}.{g}" for s, kind in enumerate(self.kinds) for g in _genes_of(kind)]
 
     def _bound(self, gene: str) -> tuple[float, float]:
+        if gene == "dispatch":
+            return (0.0, float(len(GREEDY_DISPATCH)))
         if gene == "kind":
             return (0.0, float(len(CRITERIA)))
         return BOUNDS[gene[0]]
 
     @property
     def lower(self) -> np.ndarray:
-        return np.array([self._bound(n.split(".")[1])[0] for n in self.names])
+        return np.array([self._bound(n.split(".")[-1])[0] for n in self.names])
 
     @property
     def upper(self) -> np.ndarray:
-        return np.array([self._bound(n.split(".")[1])[1] for n in self.names])
+        return np.array([self._bound(n.split(".")[-1])[1] for n in self.names])
 
     def __len__(self) -> int:
-        return sum(len(_genes_of(k)) for k in self.kinds)
+        return len(self._lead) + sum(len(_genes_of(k)) for k in self.kinds)
 
     def decode(self, x: Sequence[float]) -> Strategy:
         """The Greedy strategy of parameter vector x (one criterion per time-of-week class)."""
         x = np.asarray(x, dtype=np.float64)
         if x.shape != (len(self),):
             raise StrategyError(f"greedy parameter vector needs {len(self)} values, got {x.shape}")
-        pos = 0
+        pos = len(self._lead)
+        dispatch = self.dispatch
+        if dispatch == "search":
+            dispatch = GREEDY_DISPATCH[min(max(int(math.floor(x[0])), 0), len(GREEDY_DISPATCH) - 1)]
         crits = []
         for kind in self.kinds:
             genes = dict(zip(_genes_of(kind), x[pos : pos + len(_genes_of(kind))]))
@@ -165,13 +191,17 @@ class GreedyEncoding:
                     K=tuple(float(genes[f"K{i}"]) for i in range(1, 6)),
                 )
             )
-        return Strategy.greedy(*crits, dispatch=self.dispatch)
+        return Strategy.greedy(*crits, dispatch=dispatch)
 
     def encode(self, strategy: Strategy) -> np.ndarray:
         """The parameter vector of a Greedy strategy (inverse of :meth:`decode` on its genes)."""
         if not isinstance(strategy.order, Greedy):
             raise StrategyError(f"strategy {strategy.label} is not a greedy order")
         out: list[float] = []
+        if self.dispatch == "search":
+            if strategy.dispatch not in GREEDY_DISPATCH:
+                raise StrategyError(f"strategy dispatch {strategy.dispatch!r} is not one of {', '.join(GREEDY_DISPATCH)}")
+            out.append(GREEDY_DISPATCH.index(strategy.dispatch) + 0.5)
         for s, (kind, crit) in enumerate(zip(self.kinds, strategy.order.per_class())):
             if kind is not None and crit.kind != kind:
                 raise StrategyError(f"{TIME_OF_WEEK_CLASSES[s]} uses {crit.kind}, the encoding expects {kind}")
@@ -191,11 +221,13 @@ class GreedyEncoding:
 
 @dataclass(frozen=True, eq=False)
 class TrainingSet:
-    """The executor payload: the training workloads, their machines and the objective expression."""
+    """The executor payload: the training workloads, their machines and the objective expression;
+    ``easy``: EASY's metrics per workload (computed once on the driver) for ``EASY_*`` names."""
 
     workloads: tuple[Workload, ...]
     machines: tuple[Machine, ...]
     objective: str
+    easy: tuple[dict, ...] | None = None
 
     def __post_init__(self) -> None:
         if len(self.workloads) != len(self.machines) or not self.workloads:
@@ -222,8 +254,9 @@ def objective_value(training: TrainingSet, strategy: Strategy) -> float:
         time.sleep(_EVAL_DELAY)
     objective = _objective(training.objective)
     total = 0.0
-    for workload, machine in zip(training.workloads, training.machines):
-        total += objective(compute_metrics(simulate(workload, machine, strategy)))
+    for i, (workload, machine) in enumerate(zip(training.workloads, training.machines)):
+        easy = training.easy[i] if training.easy is not None else None
+        total += objective(compute_metrics(simulate(workload, machine, strategy)), easy)
     return total
 
 

@@ -212,17 +212,20 @@ class RunFolder:
             raise RunError(f"{self.path / 'checkpoint'}: cannot write ({exc.strerror or exc})") from exc
 
 
-def history_csv(rows: Sequence[dict[str, Any]], param_names: Sequence[str]) -> str:
-    """history.csv text: gen, evaluations, best, median, sigma, elapsed, then the best params (repr floats)."""
-    cols = ["gen", "evaluations", "best", "median", "sigma", "elapsed", *param_names]
+def history_csv(rows: Sequence[dict[str, Any]], param_names: Sequence[str], extra_names: Sequence[str] = ()) -> str:
+    """history.csv text: gen, evaluations, best, median, sigma, elapsed, the ``extra_names`` columns
+    (e.g. held-out test scores; empty when undefined), then the best params (repr floats)."""
+    cols = ["gen", "evaluations", "best", "median", "sigma", "elapsed", *extra_names, *param_names]
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(cols)
     for row in rows:
         params = list(row["params"])
+        extra = row.get("extra", {})
         writer.writerow(
             [row["gen"], row["evaluations"], repr(row["best"]), repr(row["median"]), repr(row["sigma"]),
-             f"{row['elapsed']:.3f}", *(repr(float(p)) for p in params)]
+             f"{row['elapsed']:.3f}", *("" if extra.get(k) is None else repr(float(extra[k])) for k in extra_names),
+             *(repr(float(p)) for p in params)]
         )
     return buf.getvalue()
 
@@ -292,9 +295,12 @@ class ESAskTell:
     """An ES/CMA-ES optimizer (real vectors, one value each) in :func:`run_generations`'s terms;
     its checkpoint holds the optimizer (incl. its np.random.Generator) and the history."""
 
-    def __init__(self, opt: Any) -> None:
+    def __init__(self, opt: Any, extra: Callable[[np.ndarray], dict[str, float | None]] | None = None,
+                 rows: list[dict[str, Any]] | None = None) -> None:
         self.opt = opt
         self._f = np.empty(0)
+        self.extra = extra  # held-out scores of the best so far (optimize()'s ``extra``)
+        self.rows = rows if rows is not None else []  # the run's history, for the extra shortcut
 
     @property
     def generation(self) -> int:
@@ -313,7 +319,7 @@ class ESAskTell:
 
     def row(self, elapsed: float) -> dict[str, Any]:
         opt, fin = self.opt, self._f[np.isfinite(self._f)]
-        return {
+        row: dict[str, Any] = {
             "gen": opt.generation,
             "evaluations": opt.evaluations,
             "best": opt.best_f,
@@ -322,6 +328,11 @@ class ESAskTell:
             "elapsed": elapsed,
             "params": [float(v) for v in opt.best_x],
         }
+        if self.extra is not None:  # same best as the generation before: same (pure) scores
+            rows = self.rows
+            same = rows and np.array_equal(rows[-1]["params"], row["params"]) and "extra" in rows[-1]
+            row["extra"] = dict(rows[-1]["extra"]) if same else self.extra(np.asarray(opt.best_x))
+        return row
 
     def checkpoint(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
         return {"optimizer": self.opt, "history": rows, "elapsed": rows[-1]["elapsed"]}
@@ -339,14 +350,19 @@ def optimize(
     on_generation: Callable[[dict[str, Any]], None] | None = None,
     on_start: Callable[[int, int], None] | None = None,
     on_evaluation: Callable[[int, int], None] | None = None,
+    extra: Callable[[np.ndarray], dict[str, float | None]] | None = None,
+    extra_names: Sequence[str] = (),
 ) -> RunResult:
     """Run (or resume, or extend) ``generations`` generations of ask -> evaluate on ``executor`` -> tell.
 
     ``evaluate(payload, x)`` is mapped over the offspring by the executor (pure: same x, same
     value). After every generation history.csv and best.json are rewritten and then the
     checkpoint (the commit point). ``on_evaluation(done_generations, evaluations)`` reports every
-    finished evaluation (for progress bars). Ctrl-C or SIGTERM stops after the last complete generation,
-    whose checkpoint is on disk, and returns with ``interrupted=True`` (:func:`run_generations`).
+    finished evaluation (for progress bars). ``extra(best_x)`` adds columns ``extra_names`` to
+    each generation's row (held-out scores of the best so far, :mod:`schedlab.optimize.heldout`):
+    computed on the driver after ``tell``, stored in the checkpoint, never shown to the optimizer.
+    Ctrl-C or SIGTERM stops after the last complete generation, whose checkpoint is on disk, and
+    returns with ``interrupted=True`` (:func:`run_generations`).
     """
     state = run.load_checkpoint()
     if state is None:
@@ -359,7 +375,7 @@ def optimize(
     resumed_from = len(rows)
 
     def write_files(rows: list[dict[str, Any]]) -> None:
-        run.write_text("history.csv", history_csv(rows, names))
+        run.write_text("history.csv", history_csv(rows, names, extra_names))
         if best_json is not None:
             run.write_text("best.json", best_json(opt.best_x, opt.best_f))
 
@@ -367,7 +383,7 @@ def optimize(
         write_files(rows)
     if on_start is not None:
         on_start(generations, len(rows))
-    interrupted = run_generations(run, ESAskTell(opt), evaluate, executor, generations, rows, elapsed0,
+    interrupted = run_generations(run, ESAskTell(opt, extra, rows), evaluate, executor, generations, rows, elapsed0,
                                   write_files=write_files, on_generation=on_generation, on_evaluation=on_evaluation)
     return RunResult(
         best_x=opt.best_x,

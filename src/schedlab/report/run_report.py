@@ -77,6 +77,10 @@ def convergence_figure(histories: Mapping[str, Sequence[Mapping[str, Any]]], pat
         colour = f"C{i}"
         ax.plot(gen, [r["best"] for r in rows], color=colour, label=f"{label} best")
         ax.plot(gen, [r["median"] for r in rows], color=colour, linestyle=":", label=f"{label} median")
+        test = [_test_value(r, "test") for r in rows]
+        if any(v is not None for v in test):
+            ax.plot(gen, [float("nan") if v is None else v for v in test], color=colour, linestyle="--",
+                    label=f"{label} best on the held-out test set")
     ax.set_xlabel("generation")
     ax.set_ylabel("objective (lower is better)")
     ax.set_title("Convergence")
@@ -84,6 +88,11 @@ def convergence_figure(histories: Mapping[str, Sequence[Mapping[str, Any]]], pat
     ax.legend(fontsize="small")
     _save_figure(fig, path)
     plt.close(fig)
+
+
+def _test_value(row: Mapping[str, Any], key: str) -> Any:
+    """A held-out column of a history row (``extra`` of a live run, or a column read from history.csv)."""
+    return row.get("extra", {}).get(key, row.get(key))
 
 
 def awrt_groups_figure(comparison: Sequence[Mapping[str, Any]], path: Path) -> None:
@@ -145,7 +154,8 @@ def regenerate_run_report(run_dir: str | Path) -> Path:
             label = r.get("system") or str(config.get("procedure", "run"))
             histories.setdefault(label, []).append(
                 {"gen": int(r["gen"]), "evaluations": int(r["evaluations"]), "best": float(r["best"]),
-                 "median": float(r["median"]), "elapsed": float(r["elapsed"])}
+                 "median": float(r["median"]), "elapsed": float(r["elapsed"]),
+                 **{k: float(r[k]) for k in ("test", "test_easy", "test_gain_pct") if r.get(k)}}
             )
     return write_run_report(run_dir, config, histories, comparison, best)
 
@@ -178,7 +188,8 @@ def write_run_report(
     awrt_groups_figure(comparison, run_dir / "awrt_groups.png")
     cols = ["objective", "AWRT", *GROUP_METRICS, "UTIL"]
     units = {"objective": "objective", "UTIL": "UTIL (%)", **{c: f"{c} (h)" for c in ("AWRT", *GROUP_METRICS)}}
-    head = "".join(f"<th>{c}</th>" for c in ["workload", "schedule", *(units[c] for c in cols)])
+    sets = any("set" in r for r in comparison)
+    head = "".join(f"<th>{c}</th>" for c in ["workload", *(["set"] if sets else []), "schedule", *(units[c] for c in cols)])
     body = []
 
     def value(row: Mapping[str, Any], key: str, col: str) -> Any:
@@ -186,16 +197,21 @@ def write_run_report(
         return v / HOUR if (v is not None and col.startswith("AWRT")) else v
 
     for row in comparison:
+        lead = f"<td>{_fmt(row.get('workload'))}</td>" + (f"<td>{_fmt(row.get('set'))}</td>" if sets else "")
         for label, suffix in (("evolved greedy", ""), ("EASY", "_easy")):
             cells = "".join(f"<td>{_fmt(value(row, c + suffix, c))}</td>" for c in cols)
-            body.append(f"<tr><td>{_fmt(row.get('workload'))}</td><td>{label}</td>{cells}</tr>")
+            body.append(f"<tr>{lead}<td>{label}</td>{cells}</tr>")
         imp = [row.get(f"{c}_improvement_pct") for c in cols[:-1]] + [row.get("UTIL_diff_points")]
         cells = "".join(f"<td>{_fmt(v)}</td>" for v in imp)
-        body.append(f"<tr><td>{_fmt(row.get('workload'))}</td><td>improvement % (UTIL: points)</td>{cells}</tr>")
+        flag = " <b>worse than EASY</b>" if row.get("worse_than_easy") else ""
+        body.append(f"<tr>{lead}<td>improvement % (UTIL: points){flag}</td>{cells}</tr>")
     last = {k: (rows[-1] if rows else {}) for k, rows in histories.items()}
     runs = "".join(
         f"<li>{html.escape(k)}: {r.get('gen', 0)} generations, {r.get('evaluations', 0)} evaluations, "
-        f"best {_fmt(r.get('best'))}, {_fmt(r.get('elapsed'))} s</li>"
+        f"best {_fmt(r.get('best'))}, {_fmt(r.get('elapsed'))} s"
+        + (f"; held-out test {_fmt(_test_value(r, 'test'))} vs EASY {_fmt(_test_value(r, 'test_easy'))} "
+           f"(gain {_fmt(_test_value(r, 'test_gain_pct'))} %)" if _test_value(r, "test") is not None else "")
+        + "</li>"
         for k, r in last.items()
     )
     strategy = html.escape(best.to_json()) if best is not None else "(none yet)"

@@ -43,11 +43,12 @@ HEADINGS: dict[str, str] = {
     "max_user_AWRT": "max user AWRT s",
     "mean_user_AWRT": "mean user AWRT s",
     "objective": "objective",
+    "vs_easy_pct": "vs EASY %",
     "sim_seconds": "sim s",
 }
 
 #: columns where a higher value is better (all others: lower is better)
-HIGHER_IS_BETTER: frozenset[str] = frozenset({"UTIL"})
+HIGHER_IS_BETTER: frozenset[str] = frozenset({"UTIL", "vs_easy_pct"})
 #: columns that are not compared across rows
 NOT_RANKED: frozenset[str] = frozenset({"jobs", "procs", "makespan", "sim_seconds"})
 

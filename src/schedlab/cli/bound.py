@@ -1,0 +1,116 @@
+"""`schedlab bound TRACE --out RUN`: the offline Pareto front of a trace; `schedlab bound plot RUN`:
+strategies placed on its projection (greedy-es-sorting-criteria Figs. 4-5)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from .main import app, stopped
+from .options import CALIBRATE_LOAD, DASK, MONTHS, PROCS, SCALE_TO, SEED, TRACE_HELP, WORKERS, OptionError, TraceOptions, executor_spec
+
+
+@app.command("bound")
+def bound_command(
+    target: str = typer.Argument(..., help=f"{TRACE_HELP} Or 'plot' to place strategies on the front of RUN."),
+    run_dir: Optional[Path] = typer.Argument(None, help="With 'plot': the bound RUN folder."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Run folder (re-running the same command resumes it)."),
+    generations: int = typer.Option(50, "--generations", help="NSGA-III generations (generation 1 = the seeded population)."),
+    pop: int = typer.Option(40, "--pop", help="Population size (= number of reference directions)."),
+    seed: int = SEED,
+    seed_strategy: List[Path] = typer.Option([], "--seed-strategy", help="Strategy file (e.g. an evolve run's best.json) whose realised order joins the initial population; repeat for several."),
+    procs: Optional[int] = PROCS,
+    months: Optional[int] = MONTHS,
+    scale_to: Optional[int] = SCALE_TO,
+    calibrate_load: bool = CALIBRATE_LOAD,
+    workers: Optional[int] = WORKERS,
+    dask: Optional[str] = DASK,
+    with_: List[str] = typer.Option([], "--with", help="With 'plot': strategies to place (easy, POLICY/ORDER, greedy, or FILE.json); repeat."),
+    x: str = typer.Option("AWRT1", "--x", help="With 'plot': objective on the x axis (UTIL, AWRT, AWRT1..AWRT5)."),
+    y: str = typer.Option("AWRT2", "--y", help="With 'plot': objective on the y axis."),
+    trace: Optional[str] = typer.Option(None, "--trace", help="With 'plot': the trace, when the path in the run's config.json does not exist here."),
+) -> None:
+    """Approximate the offline Pareto front of all feasible schedules of TRACE over UTIL, AWRT, AWRT1..5
+    (NSGA-III over job priority orders decoded by a clairvoyant list scheduler); writes front.csv,
+    history.csv (hypervolume per generation), hypervolume.png. 'bound plot RUN --with easy --with
+    best.json' places strategies on the (--x, --y) projection (front_X_Y.png in RUN)."""
+    if target == "plot":
+        return _plot(run_dir, with_, x, y, trace)
+    if run_dir is not None:
+        raise OptionError(f"unexpected second argument {str(run_dir)!r}; give one TRACE (or 'plot RUN')")
+    if out is None:
+        raise OptionError("missing --out RUN: the run folder for the front")
+    from ..optimize.bound import BoundConfig, bound
+    from ..workload.load import resolve_trace
+
+    TraceOptions(procs, months, scale_to, calibrate_load)
+    spec, workers = executor_spec(workers, dask)
+    config = BoundConfig(pop=pop, generations=generations, seed=seed, seed_strategies=tuple(str(p) for p in seed_strategy))
+    resolve_trace(target)
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    progress = Progress(TextColumn("[bold]front"), BarColumn(), TextColumn("gen {task.completed}/{task.total}"),
+                        TextColumn("{task.fields[info]}"), TimeRemainingColumn(), console=Console(stderr=True))
+    task: list = []
+
+    def start(total: int, done: int) -> None:
+        progress.start()
+        task.append(progress.add_task("front", total=total, completed=done, info=""))
+
+    def step(row: dict) -> None:
+        progress.update(task[0], completed=row["gen"],
+                        info=f"{row['evaluations']} evals  front {row['front']}  HV {row['hypervolume']:.4f}")
+
+    try:
+        result = bound(target, out, config, procs=procs, months=months, scale_to=scale_to, calibrate_load=calibrate_load,
+                       executor_spec=spec, workers=workers, on_generation=step, on_start=start)
+    finally:
+        if task:
+            progress.stop()
+    if result.interrupted:
+        raise stopped(f"checkpoint saved in {out}; re-run the same command to resume")
+    last = result.history[-1] if result.history else {}
+    typer.echo(f"front of {len(result.archive.F)} schedules after {result.evaluations} evaluations "
+               f"({last.get('elapsed', 0.0):.1f} s); hypervolume {last.get('hypervolume', 0.0):.4f}; "
+               f"{out / 'front.csv'}")
+
+
+def _plot(run_dir: Optional[Path], strategies: List[str], x: str, y: str, trace: Optional[str]) -> None:
+    from ..metrics import compute_metrics
+    from ..optimize.bound import OBJECTIVES, read_front, workload_of
+    from ..report.bound_plot import front_figure
+    from ..sim import Machine, simulate
+    from .simulate import parse_policy
+
+    if run_dir is None:
+        raise OptionError("bound plot needs the RUN folder: schedlab bound plot RUN --with easy")
+    for name, v in (("--x", x), ("--y", y)):
+        if v not in OBJECTIVES:
+            raise OptionError(f"{name} {v!r}: choose one of {', '.join(OBJECTIVES)}")
+    # a strategy file is labelled by its run folder (RUN/best.json -> RUN), a policy by its name
+    chosen = [(Path(s).parent.name if s.endswith(".json") and Path(s).parent.name else s, parse_policy(s))
+              for s in strategies]
+    cfg, front = read_front(run_dir)
+    w = workload_of(trace or cfg["trace"], procs=cfg.get("procs"), months=cfg.get("months"),
+                    scale_to=cfg.get("scale_to"), calibrate_load=bool(cfg.get("calibrate_load")))
+    from ..optimize.evolve import workload_fingerprint
+
+    if workload_fingerprint(w) != cfg.get("data_sha256"):
+        raise OptionError(f"{trace or cfg['trace']}: not the data the front of {run_dir} was computed on")
+    m = Machine(w.machine_procs)
+    placed = {}
+    for label, strategy in chosen:
+        metrics = compute_metrics(simulate(w, m, strategy))
+        placed[label] = {k: metrics[k] for k in OBJECTIVES}
+    path = front_figure(front, OBJECTIVES, x, y, placed, Path(run_dir) / f"front_{x}_{y}.png",
+                        title=f"{w.name}: {len(w):,} jobs on {m.procs:,} processors")
+    ix, iy = OBJECTIVES.index(x), OBJECTIVES.index(y)
+    for label, metrics in placed.items():
+        ok = [(front[:, i] >= metrics[k]) if k == "UTIL" else (front[:, i] <= metrics[k]) for i, k in ((ix, x), (iy, y))]
+        better = int((ok[0] & ok[1]).sum())
+        typer.echo(f"{label}: {x} {metrics[x]:,.0f}  {y} {metrics[y]:,.0f}  UTIL {metrics['UTIL']:.2f}; "
+                   f"{better} of {len(front)} front schedules are at least as good in both")
+    typer.echo(f"wrote {path}")

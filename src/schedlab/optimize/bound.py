@@ -1,0 +1,524 @@
+"""The offline Pareto bound of a trace: a many-objective search over job priority orders.
+
+greedy-es-sorting-criteria Section V-C (and genetic-fuzzy-rule-based-scheduling Fig. 6) place
+EASY and trained strategies in the (AWRT1, AWRT2) plane against "an approximate Pareto front of
+feasible schedules that was generated offline from the workload traces", "based on the seven
+basic objective functions: UTIL, AWRT, and AWRT1 to AWRT5". Here:
+
+- genotype: a permutation of the jobs (a priority order); decoder: the compiled clairvoyant list
+  scheduler :func:`schedlab.sim.listsched.list_schedule` (earliest feasible start in priority
+  order, never before submit, actual processing times), so every genotype is a feasible schedule;
+- objectives (all minimised): -UTIL, AWRT, AWRT1..AWRT5 (eq. (5)-(7); ``front.csv`` prints UTIL
+  itself); a user group without jobs scores 0 (it cannot be traded);
+- algorithm: pymoo's **NSGA-III**, not SMS-EMOA. With seven objectives almost every schedule is
+  non-dominated, so Pareto rank alone cannot select; NSGA-III's niching on a fixed set of
+  reference directions keeps the population spread over all seven trade-offs at O(pop x dirs) per
+  generation, whereas SMS-EMOA selects by each point's exclusive hypervolume contribution, whose
+  exact computation is exponential in the number of objectives (pymoo falls back to Monte-Carlo
+  estimates beyond three, noisy exactly where selection needs precision) and SMS-EMOA adds one
+  offspring per step (steady state), which would waste the executor's parallel evaluations.
+  Reference directions: Riesz s-energy ("energy"), as many as the population;
+- initial population: the orders that EASY, FCFS-by-submit (FCFS realises its queue order), any
+  ``seed_strategies`` (e.g. an evolved greedy's best.json) realise (jobs sorted by their start in
+  that strategy's simulated schedule), and simple heuristics applied within each day of submit
+  times (``HEURISTIC_WINDOW_S``; jobs of earlier days always first): shortest processing time
+  first, smallest area p*m first, user group 1 first (then 2, ..., by submit), and group 5
+  first. (Sorting the whole trace by p instead puts a job of day 300 before one of day 1: on
+  CTC-SP2 such orders decode 100x slower, as the profile cannot be pruned, into schedules 50x
+  worse in AWRT, useless as seeds.) The rest of the population are mutated copies of the seeds;
+- operators (problem-specific, on permutations): order crossover OX1 (a slice of one parent, the
+  other jobs in the other parent's order); mutation, one of: insertion (a job moved by
+  |N(0, sigma)| positions earlier or later), swap of two jobs at most ``sigma`` positions apart,
+  or a **group move**: in a random window of ``window`` positions all jobs of one random user
+  group are moved ahead of (or behind) the others, keeping their relative order: priority moves
+  between user groups, the trade the AWRT_i objectives measure;
+- archive: every evaluated schedule's objective vector enters a non-dominated archive; at the end
+  (and after every generation) ``front.csv`` holds it, one row per schedule, columns UTIL, AWRT,
+  AWRT1..AWRT5 (the orders are kept for traces of at most :data:`KEEP_ORDERS_MAX_JOBS` jobs, so
+  small fronts can be replayed and validated);
+- hypervolume per generation: the share of the box between the ideal-ish and nadir-ish corners
+  fixed by the initial population (each objective's range widened by 10 % on both sides)
+  that the archive dominates, estimated with a fixed, seeded set of 20,000 points (the same
+  points every generation, so the curve is monotone and exactly repeatable).
+
+A run is a run folder like the others (:class:`schedlab.optimize.run.RunFolder`): config.json,
+checkpoint (pickled pymoo algorithm + archive + history, atomically after every generation),
+history.csv, front.csv, front.png; the same command resumes exactly; evaluation goes through an
+Executor (payload = the problem), so results do not depend on the number of workers.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+from pymoo.core.crossover import Crossover
+from pymoo.core.mutation import Mutation
+from pymoo.core.problem import Problem
+
+from .._signals import stop_signals
+from ..errors import RunError
+from ..sim.listsched import list_schedule_kernel, processing_times
+from ..sim.model import Machine
+from ..workload.model import Workload
+
+#: objective names in genotype-space order (minimised; UTIL negated inside the search)
+OBJECTIVES: tuple[str, ...] = ("UTIL", "AWRT", "AWRT1", "AWRT2", "AWRT3", "AWRT4", "AWRT5")
+#: orders of archive members are kept (checkpoint, replay) only for traces up to this many jobs
+KEEP_ORDERS_MAX_JOBS = 5000
+#: points of the Monte-Carlo hypervolume estimate
+HV_SAMPLES = 20_000
+HEURISTICS: tuple[str, ...] = ("easy", "fcfs", "spt", "small-area", "group1-first", "group5-first")
+#: the heuristic seeds sort within windows of this many seconds of submit time (one day)
+HEURISTIC_WINDOW_S = 86400.0
+
+
+@dataclass(frozen=True)
+class BoundConfig:
+    """Everything that determines a bound run's result (stored in config.json)."""
+
+    pop: int = 40
+    generations: int = 50
+    seed: int = 1
+    p_crossover: float = 0.9
+    sigma: float = 50.0
+    window: int = 500
+    #: mutation kind probabilities: insertion, swap, group move
+    p_insert: float = 0.4
+    p_swap: float = 0.2
+    seed_strategies: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        for name in ("pop", "generations", "window"):
+            v = getattr(self, name)
+            if int(v) != v or v < 1:
+                raise RunError(f"--{name} must be a positive whole number, got {v}")
+        if self.pop < 4:
+            raise RunError(f"--pop must be at least 4, got {self.pop}")
+        if not (0 <= self.p_insert and 0 <= self.p_swap and self.p_insert + self.p_swap <= 1):
+            raise RunError("mutation probabilities must be >= 0 and sum to at most 1")
+        object.__setattr__(self, "seed_strategies", tuple(self.seed_strategies))
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["seed_strategies"] = list(self.seed_strategies)
+        d["kind"] = "bound"
+        d["algorithm"] = "pymoo NSGA-III, Riesz s-energy reference directions"
+        return d
+
+
+@dataclass(frozen=True, eq=False)
+class BoundProblem:
+    """The executor payload: the columns the decoder and the objectives need."""
+
+    submit: np.ndarray
+    p: np.ndarray
+    width: np.ndarray
+    group: np.ndarray
+    m: int
+
+    @classmethod
+    def of(cls, workload: Workload, machine: Machine, *, killed: bool = True) -> "BoundProblem":
+        return cls(np.asarray(workload.submit, dtype=np.float64), processing_times(workload, killed=killed),
+                   np.asarray(workload.procs, dtype=np.int64), np.asarray(workload.group, dtype=np.int64),
+                   int(machine.procs))
+
+    @property
+    def n(self) -> int:
+        return int(self.submit.size)
+
+    def starts(self, order: np.ndarray) -> np.ndarray:
+        return list_schedule_kernel(np.asarray(order, dtype=np.int64), self.submit, self.p, self.width, self.m)
+
+    def objectives_of(self, start: np.ndarray) -> np.ndarray:
+        """(-UTIL, AWRT, AWRT1..5) of the schedule with these start times (eq. (5)-(7))."""
+        finish = start + self.p
+        area = self.p * self.width
+        response = finish - self.submit
+        span = float(finish.max() - start.min())
+        total = float(area.sum())
+        out = np.zeros(len(OBJECTIVES))
+        out[0] = -(100.0 * total / (self.m * span) if span > 0 else 0.0)
+        out[1] = float(area @ response) / total if total > 0 else 0.0
+        for i in range(1, 6):
+            mask = self.group == i
+            wsum = float(area[mask].sum())
+            out[1 + i] = float(area[mask] @ response[mask]) / wsum if wsum > 0 else 0.0
+        return out
+
+
+def evaluate_order(problem: BoundProblem, order: np.ndarray) -> np.ndarray:
+    """Executor-mappable: the objective vector of one priority order."""
+    return problem.objectives_of(problem.starts(order))
+
+
+# ---------------------------------------------------------------------------- operators
+def order_crossover(a: np.ndarray, b: np.ndarray, i: int, j: int) -> np.ndarray:
+    """OX1: child[i:j] = a[i:j]; the other positions take b's remaining jobs in b's order."""
+    child = np.empty_like(a)
+    seg = a[i:j]
+    taken = np.zeros(a.size, dtype=bool)
+    taken[seg] = True
+    rest = b[~taken[b]]
+    child[:i] = rest[:i]
+    child[i:j] = seg
+    child[j:] = rest[i:]
+    return child
+
+
+def insertion(x: np.ndarray, src: int, dst: int) -> np.ndarray:
+    """Job at position src moved to position dst (the jobs in between shift by one)."""
+    job = x[src]
+    y = np.delete(x, src)
+    return np.insert(y, dst, job)
+
+
+def group_move(x: np.ndarray, group: np.ndarray, lo: int, hi: int, g: int, ahead: bool) -> np.ndarray:
+    """In positions [lo, hi), the jobs of user group g first (ahead) or last, each side keeping its order."""
+    y = x.copy()
+    win = x[lo:hi]
+    mine = group[win] == g
+    parts = (win[mine], win[~mine]) if ahead else (win[~mine], win[mine])
+    y[lo:hi] = np.concatenate(parts)
+    return y
+
+
+class OrderCrossover(Crossover):
+    """OX1 on two parents -> two children (pymoo operator)."""
+
+    def __init__(self, prob: float = 0.9) -> None:
+        super().__init__(2, 2, prob=prob)
+
+    def _do(self, problem, X, *args, random_state=None, **kwargs):
+        _, n_matings, n = X.shape
+        out = np.empty_like(X)
+        for k in range(n_matings):
+            i, j = np.sort(random_state.choice(n + 1, 2, replace=False))
+            out[0, k] = order_crossover(X[0, k], X[1, k], i, j)
+            out[1, k] = order_crossover(X[1, k], X[0, k], i, j)
+        return out
+
+
+class OrderMutation(Mutation):
+    """One of insertion, swap or group move per offspring (see module docstring)."""
+
+    def __init__(self, group: np.ndarray, sigma: float, window: int, p_insert: float, p_swap: float) -> None:
+        super().__init__(prob=1.0)
+        self.group, self.sigma, self.window = group, float(sigma), int(window)
+        self.p_insert, self.p_swap = float(p_insert), float(p_swap)
+
+    def _do(self, problem, X, *args, random_state=None, **kwargs):
+        rng = random_state
+        out = np.asarray(X).copy()
+        n = out.shape[1]
+        for r in range(out.shape[0]):
+            out[r] = mutate(out[r], self.group, rng, self.sigma, self.window, self.p_insert, self.p_swap)
+        return out
+
+
+def mutate(x: np.ndarray, group: np.ndarray, rng: np.random.Generator, sigma: float, window: int,
+           p_insert: float, p_swap: float) -> np.ndarray:
+    n = x.size
+    if n < 2:
+        return x.copy()
+    u = rng.random()
+    if u < p_insert:
+        src = int(rng.integers(n))
+        step = max(1, int(abs(rng.normal(0.0, sigma)) + 0.5)) * (1 if rng.random() < 0.5 else -1)
+        return insertion(x, src, int(np.clip(src + step, 0, n - 1)))
+    if u < p_insert + p_swap:
+        i = int(rng.integers(n))
+        j = int(np.clip(i + rng.integers(-int(sigma), int(sigma) + 1), 0, n - 1))
+        y = x.copy()
+        y[i], y[j] = y[j], y[i]
+        return y
+    lo = int(rng.integers(n))
+    hi = min(n, lo + max(2, window))
+    return group_move(x, group, lo, hi, int(rng.integers(1, 6)), bool(rng.random() < 0.5))
+
+
+# ---------------------------------------------------------------------------- seeds
+def realised_order(start: np.ndarray, submit: np.ndarray) -> np.ndarray:
+    """Jobs by start time (ties: submit, then index): the priority order a schedule realises."""
+    return np.lexsort((np.arange(start.size), submit, start)).astype(np.int64)
+
+
+def heuristic_orders(workload: Workload, machine: Machine, problem: BoundProblem,
+                     strategies: Sequence[tuple[str, Any]] = ()) -> list[tuple[str, np.ndarray]]:
+    """(name, order) of every seed: EASY's and FCFS's realised orders, the given strategies', then
+    per day of submit: SPT, smallest area, group 1 first, group 5 first (ties by submit)."""
+    from ..sim import simulate
+    from ..strategy.model import Strategy
+
+    idx = np.arange(problem.n)
+    out = []
+    for name, strategy in (("easy", Strategy("easy")), ("fcfs", Strategy("fcfs")), *strategies):
+        out.append((name, realised_order(simulate(workload, machine, strategy).start, problem.submit)))
+    day = np.floor(problem.submit / HEURISTIC_WINDOW_S)
+    out.append(("spt", np.lexsort((idx, problem.submit, problem.p, day))))
+    out.append(("small-area", np.lexsort((idx, problem.submit, problem.p * problem.width, day))))
+    g = np.where(problem.group > 0, problem.group, 6)
+    out.append(("group1-first", np.lexsort((idx, problem.submit, g, day))))
+    out.append(("group5-first", np.lexsort((idx, problem.submit, -g, day))))
+    return [(k, np.asarray(v, dtype=np.int64)) for k, v in out]
+
+
+# ---------------------------------------------------------------------------- archive, hypervolume
+def non_dominated(F: np.ndarray) -> np.ndarray:
+    """Mask of the rows of F (minimised) that no other row dominates (duplicates: the first kept)."""
+    F = np.asarray(F, dtype=np.float64)
+    keep = np.ones(len(F), dtype=bool)
+    for i in range(len(F)):
+        if not keep[i]:
+            continue
+        le = np.all(F <= F[i], axis=1)
+        lt = np.any(F < F[i], axis=1)
+        if np.any(le & lt & keep):
+            keep[i] = False
+            continue
+        same = np.all(F == F[i], axis=1)
+        same[: i + 1] = False
+        keep[same] = False
+    return keep
+
+
+@dataclass
+class Archive:
+    """Non-dominated objective vectors of everything evaluated (orders kept when ``keep_orders``)."""
+
+    F: np.ndarray
+    X: np.ndarray | None
+    gen: np.ndarray
+    source: list[str]
+
+    @classmethod
+    def empty(cls, n_obj: int, n_var: int, keep_orders: bool) -> "Archive":
+        return cls(np.empty((0, n_obj)), np.empty((0, n_var), dtype=np.int64) if keep_orders else None,
+                   np.empty(0, dtype=np.int64), [])
+
+    def add(self, F: np.ndarray, X: np.ndarray, gen: int, source: Sequence[str]) -> None:
+        allF = np.vstack([self.F, F])
+        keep = non_dominated(allF)
+        self.F = allF[keep]
+        if self.X is not None:
+            self.X = np.vstack([self.X, np.asarray(X, dtype=np.int64)])[keep]
+        self.gen = np.concatenate([self.gen, np.full(len(F), gen, dtype=np.int64)])[keep]
+        self.source = [s for s, k in zip([*self.source, *source], keep) if k]
+
+
+def hv_box(F0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(lower, upper) corner of the hypervolume box: the initial population's range widened by 10 %."""
+    lo, hi = F0.min(axis=0), F0.max(axis=0)
+    pad = 0.1 * np.maximum(hi - lo, np.maximum(np.abs(hi), 1.0) * 1e-3)
+    return lo - pad, hi + pad
+
+
+def hypervolume_share(F: np.ndarray, box: tuple[np.ndarray, np.ndarray], samples: np.ndarray) -> float:
+    """Share of ``samples`` (uniform in the unit box) dominated by a point of F (normalised into the box)."""
+    lo, hi = box
+    Fn = (np.asarray(F) - lo) / (hi - lo)
+    covered = np.zeros(len(samples), dtype=bool)
+    for f in Fn:
+        covered |= np.all(samples >= f, axis=1)
+    return float(covered.mean())
+
+
+def hv_samples(seed: int, n_obj: int) -> np.ndarray:
+    return np.random.default_rng([seed, 0x6876]).random((HV_SAMPLES, n_obj))
+
+
+# ---------------------------------------------------------------------------- the run
+class OrderProblem(Problem):
+    """pymoo's view: n_var integer genes (a permutation), seven objectives; evaluated outside pymoo."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__(n_var=n, n_obj=len(OBJECTIVES), xl=0, xu=max(n - 1, 0), vtype=int)
+
+
+def random_tournament(pop, P, random_state=None, **kwargs) -> np.ndarray:
+    """NSGA-III's mating selection without constraints: the winner of each pair drawn at random
+    (pymoo's own comparator is a closure that cannot be pickled into a checkpoint)."""
+    P = np.asarray(P)
+    return P[np.arange(len(P)), (random_state.random(len(P)) < 0.5).astype(int)]
+
+
+def make_algorithm(problem: BoundProblem, config: BoundConfig, seeds: Sequence[tuple[str, np.ndarray]]):
+    """NSGA-III with the order operators; its first population = the seeds plus mutated copies."""
+    from pymoo.algorithms.moo.nsga3 import NSGA3
+    from pymoo.operators.selection.tournament import TournamentSelection
+    from pymoo.util.ref_dirs import get_reference_directions
+
+    rng = np.random.default_rng([config.seed, 0x626F756E64])
+    X0 = [s for _, s in seeds][: config.pop]
+    names = [k for k, _ in seeds][: config.pop]
+    while len(X0) < config.pop:
+        k = len(X0) % len(seeds)
+        x = seeds[k][1]
+        for _ in range(1 + int(rng.integers(5))):
+            x = mutate(x, problem.group, rng, config.sigma, config.window, config.p_insert, config.p_swap)
+        X0.append(x)
+        names.append(f"{seeds[k][0]}+mutation")
+    ref_dirs = get_reference_directions("energy", len(OBJECTIVES), config.pop, seed=config.seed)
+    algorithm = NSGA3(ref_dirs=ref_dirs, pop_size=config.pop, sampling=np.array(X0, dtype=np.int64),
+                      selection=TournamentSelection(func_comp=random_tournament),
+                      crossover=OrderCrossover(config.p_crossover),
+                      mutation=OrderMutation(problem.group, config.sigma, config.window, config.p_insert, config.p_swap),
+                      eliminate_duplicates=False)
+    algorithm.setup(OrderProblem(problem.n), termination=("n_gen", config.generations), seed=config.seed, verbose=False)
+    return algorithm, names
+
+
+def front_csv(archive: Archive) -> str:
+    """front.csv: one row per non-dominated schedule, UTIL (in %, maximised), AWRT, AWRT1..5 (s)."""
+    lines = [",".join(OBJECTIVES)]
+    order = np.lexsort(archive.F.T[::-1]) if len(archive.F) else np.arange(0)
+    for f in archive.F[order]:
+        lines.append(",".join(repr(float(v)) for v in (-f[0], *f[1:])))
+    return "\n".join(lines) + "\n"
+
+
+def history_csv(rows: Sequence[dict[str, Any]]) -> str:
+    cols = ["gen", "evaluations", "hypervolume", "front", *(f"best_{k}" for k in OBJECTIVES), "elapsed"]
+    out = [",".join(cols)]
+    for r in rows:
+        out.append(",".join(f"{r[c]:.3f}" if c == "elapsed" else repr(r[c]) for c in cols))
+    return "\n".join(out) + "\n"
+
+
+@dataclass
+class BoundResult:
+    archive: Archive
+    history: list[dict[str, Any]]
+    generations: int
+    evaluations: int
+    interrupted: bool = False
+    resumed_from: int = 0
+
+
+@stop_signals()  # SIGTERM (batch systems) stops like Ctrl-C
+def run_bound(run, problem: BoundProblem, config: BoundConfig, seeds: Sequence[tuple[str, np.ndarray]], executor,
+              *, on_generation=None, on_start=None) -> BoundResult:
+    """Run or resume NSGA-III for ``config.generations`` generations in ``run`` (a RunFolder).
+
+    Each generation: ask -> evaluate through ``executor`` -> tell -> archive -> history.csv,
+    front.csv -> checkpoint (the commit point). Generation 1 evaluates the seeded population.
+    """
+    from pymoo.core.evaluator import Evaluator
+    from pymoo.problems.static import StaticProblem
+
+    state = run.load_checkpoint()
+    if state is None:
+        algorithm, names = make_algorithm(problem, config, seeds)
+        archive = Archive.empty(len(OBJECTIVES), problem.n, problem.n <= KEEP_ORDERS_MAX_JOBS)
+        rows: list[dict[str, Any]] = []
+        box = None
+    else:
+        algorithm, names, archive, rows, box = (state["algorithm"], state["names"], state["archive"],
+                                                list(state["history"]), state["box"])
+    resumed_from = len(rows)
+    samples = hv_samples(config.seed, len(OBJECTIVES))
+    if on_start is not None:
+        on_start(config.generations, len(rows))
+    t0 = time.perf_counter()
+    elapsed0 = rows[-1]["elapsed"] if rows else 0.0
+    interrupted = False
+    try:
+        while len(rows) < config.generations:
+            pop = algorithm.ask()
+            X = np.asarray(pop.get("X")).astype(np.int64, copy=False)
+            F = np.asarray(executor.map(evaluate_order, list(X)), dtype=np.float64).reshape(len(X), len(OBJECTIVES))
+            Evaluator().eval(StaticProblem(algorithm.problem, F=F), pop)
+            algorithm.tell(infills=pop)
+            gen = len(rows) + 1
+            if box is None:
+                box = hv_box(F)
+            archive.add(F, X, gen, names if gen == 1 else [f"gen{gen}"] * len(X))
+            row = {"gen": gen, "evaluations": (rows[-1]["evaluations"] if rows else 0) + len(X),
+                   "hypervolume": hypervolume_share(archive.F, box, samples), "front": int(len(archive.F)),
+                   **{f"best_{k}": float(-archive.F[:, 0].max() if k == "UTIL" else archive.F[:, i].min())
+                      for i, k in enumerate(OBJECTIVES)},
+                   "elapsed": elapsed0 + time.perf_counter() - t0}
+            rows.append(row)
+            run.write_text("history.csv", history_csv(rows))
+            run.write_text("front.csv", front_csv(archive))
+            run.save_checkpoint({"algorithm": algorithm, "names": names, "archive": archive, "history": rows, "box": box})
+            if on_generation is not None:
+                on_generation(row)
+    except KeyboardInterrupt:
+        interrupted = True
+    return BoundResult(archive, rows, len(rows), rows[-1]["evaluations"] if rows else 0, interrupted, resumed_from)
+
+
+# ---------------------------------------------------------------------------- driver
+def workload_of(trace: str, *, procs=None, months=None, scale_to=None, calibrate_load=False) -> Workload:
+    from ..workload import load_trace
+    from .heldout import prepare_workload
+
+    return prepare_workload(load_trace(trace, procs=procs, months=months), scale_to=scale_to,
+                            calibrate_load=calibrate_load, spec=trace)
+
+
+def bound(trace: str, out, config: BoundConfig, *, procs=None, months=None, scale_to=None, calibrate_load=False,
+          executor_spec=None, workers=None, on_generation=None, on_start=None) -> BoundResult:
+    """Load the trace, build the seeds, open the run folder (all checks first), run or resume, plot."""
+    from ..execute import make_executor
+    from .evolve import workload_fingerprint
+    from .run import RunFolder
+
+    strategies = [(f"strategy:{i + 1}", _load_strategy(p)) for i, p in enumerate(config.seed_strategies)]
+    w = workload_of(trace, procs=procs, months=months, scale_to=scale_to, calibrate_load=calibrate_load)
+    machine = Machine(w.machine_procs)
+    problem = BoundProblem.of(w, machine)
+    seeds = heuristic_orders(w, machine, problem, strategies)
+    cfg = config.to_dict()
+    cfg.update(trace=str(trace), procs=procs, months=months, scale_to=scale_to, calibrate_load=calibrate_load,
+               jobs=len(w), machine_procs=machine.procs, data_sha256=workload_fingerprint(w),
+               seed_strategies=[_strategy_label(p) for p in config.seed_strategies])
+    run = RunFolder(out, cfg)
+    with make_executor(executor_spec, workers=workers, payload=problem) as executor:
+        result = run_bound(run, problem, config, seeds, executor, on_generation=on_generation, on_start=on_start)
+    if not result.interrupted:
+        from ..report.bound_plot import hypervolume_figure
+
+        hypervolume_figure(result.history, run.path / "hypervolume.png")
+    return result
+
+
+def _load_strategy(path: str):
+    """A strategy JSON file; a one-line StrategyError naming the file when it cannot be read."""
+    from pathlib import Path
+
+    from ..errors import StrategyError
+    from ..strategy.model import Strategy
+
+    try:
+        return Strategy.from_json(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise StrategyError(f"{path}: cannot read strategy file: {exc.strerror or exc}") from None
+    except (ValueError, StrategyError) as exc:
+        raise StrategyError(f"{path}: not a strategy file: {exc}") from None
+
+
+def _strategy_label(path: str) -> str:
+    """A seed strategy as recorded in config.json: its JSON (so the run is bound to the strategy, not a path)."""
+    return _load_strategy(path).to_json()
+
+
+def read_front(run_dir) -> tuple[dict[str, Any], np.ndarray]:
+    """(config, front rows as an array with columns :data:`OBJECTIVES`) of a bound run folder."""
+    import json
+    from pathlib import Path
+
+    run_dir = Path(run_dir)
+    try:
+        cfg = json.loads((run_dir / "config.json").read_text())
+        lines = (run_dir / "front.csv").read_text().strip().splitlines()
+    except FileNotFoundError as exc:
+        raise RunError(f"{run_dir}: not a bound run ({Path(exc.filename).name} missing)") from None
+    if cfg.get("kind") != "bound":
+        raise RunError(f"{run_dir}: a {cfg.get('kind')!r} run, not a bound run")
+    if lines[0].split(",") != list(OBJECTIVES):
+        raise RunError(f"{run_dir / 'front.csv'}: unexpected header {lines[0]!r}")
+    return cfg, np.array([[float(v) for v in ln.split(",")] for ln in lines[1:]]).reshape(-1, len(OBJECTIVES))

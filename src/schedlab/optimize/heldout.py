@@ -1,0 +1,116 @@
+"""Held-out evaluation of a trained strategy: workloads it is scored on but never selected by.
+
+Every training command (``evolve greedy``; the rule-base commands reuse the same pieces) can take
+
+- ``--test TRACE...``: further traces, loaded with the training run's ``--months``, ``--scale-to``
+  and ``--calibrate-load`` (never its ``--procs``, which names the training trace's machine:
+  a test trace runs at its own size unless scaled);
+- ``--split-months K``: every training trace is cut in time; the optimizer sees only its first K
+  calendar months, the months after K (up to ``--months`` when given) are a test workload.
+  User groups are assigned on the whole window first, so a user is in the same group in both
+  parts (the owner's priorities do not change at the split); the test part starts on an empty
+  machine (:func:`schedlab.workload.cut.split_months`).
+
+:class:`HeldOut` is the set of test workloads with their EASY baselines (computed once). Each
+generation the run evaluates the best strategy so far on it (:meth:`HeldOut.scores`, one
+simulation per test workload, on the driver) and records ``test`` (sum of the objective over the
+test workloads), ``test_easy`` and ``test_gain_pct`` beside the training columns of history.csv.
+The values never reach the optimizer: selection sees only the training objective.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import WorkloadError
+from ..sim.model import Machine
+from ..workload.model import Workload
+
+#: history.csv columns a held-out evaluation adds (after ``elapsed``)
+TEST_COLUMNS: tuple[str, ...] = ("test", "test_easy", "test_gain_pct")
+
+
+def gain_pct(easy: float | None, value: float | None) -> float | None:
+    """100 (EASY - value) / EASY: positive = better than EASY (None when undefined)."""
+    if easy is None or value is None or easy == 0:
+        return None
+    return 100.0 * (easy - value) / easy
+
+
+def prepare_workload(w: Workload, *, scale_to: int | None, calibrate_load: bool, spec: str) -> Workload:
+    """Scale ``w`` to ``scale_to`` processors (optionally load-calibrated); an empty result is an error."""
+    from .calibrate import rescale_workload
+
+    w = rescale_workload(w, scale_to, calibrate_load)
+    if len(w) == 0:
+        raise WorkloadError(f"{spec}: trace has no jobs to schedule")
+    return w
+
+
+def split_training(workload: Workload, months: int, spec: str) -> tuple[Workload, Workload]:
+    """(first ``months`` months, the rest) of a loaded training trace, named ``NAME[1-K]`` and
+    ``NAME[K+1-]``; either part empty is a one-line error."""
+    from ..workload.cut import split_months
+
+    train, test = split_months(workload, months)
+    name = workload.name or spec
+    if len(train) == 0 or len(test) == 0:
+        raise WorkloadError(f"{spec}: --split-months {months} leaves no jobs "
+                            f"{'before' if len(train) == 0 else 'after'} the split")
+    return train.replace(name=f"{name}[months 1-{months}]"), test.replace(name=f"{name}[months {months + 1}-]")
+
+
+def load_test_traces(specs: Sequence[str], *, months: int | None, scale_to: int | None,
+                     calibrate_load: bool) -> list[Workload]:
+    """Load every ``--test`` trace at its own machine size (then scaled like the training traces)."""
+    from ..workload import load_trace
+
+    return [prepare_workload(load_trace(s, months=months), scale_to=scale_to, calibrate_load=calibrate_load, spec=s)
+            for s in specs]
+
+
+@dataclass(frozen=True, eq=False)
+class HeldOut:
+    """Test workloads, their machines, their EASY metrics and the objective expression."""
+
+    workloads: tuple[Workload, ...]
+    machines: tuple[Machine, ...]
+    easy: tuple[dict[str, float | None], ...]
+    objective: str
+
+    @classmethod
+    def build(cls, workloads: Sequence[Workload], objective: str) -> "HeldOut":
+        """Simulate EASY once per workload and check the objective is defined on it."""
+        from ..metrics import Objective
+        from ..strategy.model import Strategy
+        from .evolve import metrics_of
+
+        obj = Objective(objective)
+        machines = tuple(Machine(w.machine_procs) for w in workloads)
+        easy = tuple(metrics_of(w, m, Strategy("easy")) for w, m in zip(workloads, machines))
+        for e in easy:
+            obj(e, e)  # raises ObjectiveError naming an undefined metric
+        return cls(tuple(workloads), machines, easy, obj.expr)
+
+    def __len__(self) -> int:
+        return len(self.workloads)
+
+    def scores(self, strategy: Any) -> dict[str, float | None]:
+        """``test`` = sum of the objective of ``strategy`` over the test workloads, ``test_easy`` the
+        same for EASY, ``test_gain_pct`` = 100 (test_easy - test) / test_easy."""
+        from ..metrics import Objective
+        from .evolve import metrics_of
+
+        obj = Objective(self.objective)
+        mine = sum(obj(metrics_of(w, m, strategy), e) for w, m, e in zip(self.workloads, self.machines, self.easy))
+        easy = sum(obj(e, e) for e in self.easy)
+        return {"test": mine, "test_easy": easy, "test_gain_pct": gain_pct(easy, mine)}
+
+    def compare(self, strategy: Any) -> list[dict[str, Any]]:
+        """Per test workload: the rows of :func:`schedlab.optimize.evolve.compare_with_easy`, ``set`` = test."""
+        from .evolve import compare_with_easy
+
+        rows = compare_with_easy(strategy, self.workloads, self.machines, self.objective, easy=self.easy)
+        return [dict(r, set="test") for r in rows]

@@ -49,7 +49,6 @@ Executor (payload = the problem), so results do not depend on the number of work
 
 from __future__ import annotations
 
-import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Sequence
 
@@ -397,16 +396,64 @@ class BoundResult:
     resumed_from: int = 0
 
 
+class BoundAskTell:
+    """pymoo's NSGA-III over priority orders in the terms of the shared run loop
+    (:func:`schedlab.optimize.run.run_generations`): every evaluated schedule also enters the
+    non-dominated archive; a row carries the archive's hypervolume share and best values."""
+
+    def __init__(self, algorithm, names, archive, rows: list[dict[str, Any]], box, samples) -> None:
+        self.algorithm, self.names, self.archive, self.rows, self.box, self.samples = (
+            algorithm, names, archive, rows, box, samples)
+        self._pop = None
+
+    @property
+    def generation(self) -> int:
+        return len(self.rows)
+
+    @property
+    def evaluations(self) -> int:
+        return self.rows[-1]["evaluations"] if self.rows else 0
+
+    def ask(self) -> np.ndarray:
+        self._pop = self.algorithm.ask()
+        return np.asarray(self._pop.get("X")).astype(np.int64, copy=False)
+
+    def tell(self, x: np.ndarray, results: Sequence[Any]) -> None:
+        from pymoo.core.evaluator import Evaluator
+        from pymoo.problems.static import StaticProblem
+
+        F = np.asarray(results, dtype=np.float64).reshape(len(x), len(OBJECTIVES))
+        Evaluator().eval(StaticProblem(self.algorithm.problem, F=F), self._pop)
+        self.algorithm.tell(infills=self._pop)
+        gen = len(self.rows) + 1
+        if self.box is None:
+            self.box = hv_box(F)
+        self.archive.add(F, x, gen, self.names if gen == 1 else [f"gen{gen}"] * len(x))
+        self._n = len(x)
+
+    def row(self, elapsed: float) -> dict[str, Any]:
+        F = self.archive.F
+        return {"gen": len(self.rows) + 1, "evaluations": self.evaluations + self._n,
+                "hypervolume": hypervolume_share(F, self.box, self.samples), "front": int(len(F)),
+                **{f"best_{k}": float(-F[:, 0].max() if k == "UTIL" else F[:, i].min())
+                   for i, k in enumerate(OBJECTIVES)},
+                "elapsed": elapsed}
+
+    def checkpoint(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"algorithm": self.algorithm, "names": self.names, "archive": self.archive, "history": rows,
+                "box": self.box}
+
+
 @stop_signals()  # SIGTERM (batch systems) stops like Ctrl-C
 def run_bound(run, problem: BoundProblem, config: BoundConfig, seeds: Sequence[tuple[str, np.ndarray]], executor,
               *, on_generation=None, on_start=None) -> BoundResult:
     """Run or resume NSGA-III for ``config.generations`` generations in ``run`` (a RunFolder).
 
-    Each generation: ask -> evaluate through ``executor`` -> tell -> archive -> history.csv,
+    Each generation goes through the shared run loop (:func:`schedlab.optimize.run.run_generations`,
+    :class:`BoundAskTell`): ask -> evaluate through ``executor`` -> tell -> archive -> history.csv,
     front.csv -> checkpoint (the commit point). Generation 1 evaluates the seeded population.
     """
-    from pymoo.core.evaluator import Evaluator
-    from pymoo.problems.static import StaticProblem
+    from .run import run_generations
 
     state = run.load_checkpoint()
     if state is None:
@@ -421,33 +468,15 @@ def run_bound(run, problem: BoundProblem, config: BoundConfig, seeds: Sequence[t
     samples = hv_samples(config.seed, len(OBJECTIVES))
     if on_start is not None:
         on_start(config.generations, len(rows))
-    t0 = time.perf_counter()
     elapsed0 = rows[-1]["elapsed"] if rows else 0.0
-    interrupted = False
-    try:
-        while len(rows) < config.generations:
-            pop = algorithm.ask()
-            X = np.asarray(pop.get("X")).astype(np.int64, copy=False)
-            F = np.asarray(executor.map(evaluate_order, list(X)), dtype=np.float64).reshape(len(X), len(OBJECTIVES))
-            Evaluator().eval(StaticProblem(algorithm.problem, F=F), pop)
-            algorithm.tell(infills=pop)
-            gen = len(rows) + 1
-            if box is None:
-                box = hv_box(F)
-            archive.add(F, X, gen, names if gen == 1 else [f"gen{gen}"] * len(X))
-            row = {"gen": gen, "evaluations": (rows[-1]["evaluations"] if rows else 0) + len(X),
-                   "hypervolume": hypervolume_share(archive.F, box, samples), "front": int(len(archive.F)),
-                   **{f"best_{k}": float(-archive.F[:, 0].max() if k == "UTIL" else archive.F[:, i].min())
-                      for i, k in enumerate(OBJECTIVES)},
-                   "elapsed": elapsed0 + time.perf_counter() - t0}
-            rows.append(row)
-            run.write_text("history.csv", history_csv(rows))
-            run.write_text("front.csv", front_csv(archive))
-            run.save_checkpoint({"algorithm": algorithm, "names": names, "archive": archive, "history": rows, "box": box})
-            if on_generation is not None:
-                on_generation(row)
-    except KeyboardInterrupt:
-        interrupted = True
+    adapter = BoundAskTell(algorithm, names, archive, rows, box, samples)
+
+    def write_files(rows: list[dict[str, Any]]) -> None:
+        run.write_text("history.csv", history_csv(rows))
+        run.write_text("front.csv", front_csv(adapter.archive))
+
+    interrupted = run_generations(run, adapter, evaluate_order, executor, config.generations, rows, elapsed0,
+                                  write_files=write_files, on_generation=on_generation)
     return BoundResult(archive, rows, len(rows), rows[-1]["evaluations"] if rows else 0, interrupted, resumed_from)
 
 

@@ -3,6 +3,7 @@ synthetic workload in under 5 minutes): median of ``--repeat`` timed runs after 
 compile or cache load), plain SCOJO-PECT and the bottom line on the same workload in the same run.
 
     flock /work/wt/bench.lock python benchmarks/bench_scojo_opt.py --repeat 3
+    flock /work/wt/bench.lock python benchmarks/bench_scojo_opt.py --repeat 3 --policies scojo,scojo-opt-dds,scojo-opt-lds
 """
 
 from __future__ import annotations
@@ -18,14 +19,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seeds", default="71", help="comma-separated Lublin seeds (10,000 jobs, 128 processors)")
+    parser.add_argument("--policies", default="scojo,scojo-opt-dds,scojo-opt-lds,scojo-bottomline",
+                        help="comma-separated subset (scojo first: the baseline of the ratio)")
     args = parser.parse_args()
     from schedlab.sim.scojo_opt import BottomLineConfig, GroupConfig
     from schedlab.sim.timeshare import ScojoConfig, simulate_scojo
     from schedlab.workload.lublin import lublin
 
-    configs = {"scojo": ScojoConfig(), "scojo-opt (dds)": ScojoConfig(optimizer=GroupConfig()),
-               "scojo-opt (lds)": ScojoConfig(optimizer=GroupConfig(search="lds")),
+    configs = {"scojo": ScojoConfig(), "scojo-opt-dds": ScojoConfig(optimizer=GroupConfig()),
+               "scojo-opt-lds": ScojoConfig(optimizer=GroupConfig(search="lds")),
                "scojo-bottomline": ScojoConfig(optimizer=BottomLineConfig())}
+    configs = {k: configs[k] for k in args.policies.split(",")}
     print(f"{'workload':<22}{'policy':<20}{'seconds':>10}{'/ scojo':>10}{'target s':>10}  ok")
     for seed in (int(s) for s in args.seeds.split(",")):
         w = lublin(10_000, 128, seed=seed)

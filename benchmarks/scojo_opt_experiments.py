@@ -237,8 +237,9 @@ def figures(parts, wls) -> None:
         ax.grid(axis="y", alpha=0.3)
         if key == "UTIL":
             ax.set_ylim(40, 100)
-    axes[0].legend(fontsize=7)
-    fig.tight_layout()
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=8, ncol=len(pols), loc="lower center")
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     save_figure_atomic(fig, OUT / "response_wait_util.png", dpi=80)
     plt.close(fig)
 

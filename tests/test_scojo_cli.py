@@ -95,3 +95,44 @@ def test_gantt_figure_written_and_bad_windows_refused(capsys, lublin_swf, tmp_pa
     one_line_error(code, err, "--gantt-window")
     code, _, err = run(capsys, "simulate", lublin_swf, "--policy", "easy", "--shares", "0.5,0.5,0")
     one_line_error(code, err, "--policy scojo")
+
+
+def test_scojo_opt_and_bottomline_json_match_the_api(capsys, lublin_swf, tmp_path):
+    """--policy scojo-opt / scojo-bottomline: the scojo keys plus "groups" and "pruned_share", equal
+    to the API's counters; compare has their rows."""
+    from schedlab.sim.scojo_opt import BottomLineConfig, GroupConfig
+
+    code, out, _ = run(capsys, "simulate", lublin_swf, "--policy", "scojo-opt", "--search", "lds", "--budget", "500",
+                       "--group-sizes", "20,20", "--json")
+    assert code == 0
+    row = json.loads(out)
+    s = simulate_scojo(read_swf(lublin_swf), 128,
+                       ScojoConfig(optimizer=GroupConfig(search="lds", budget=500, group_max=(20, 20), group_min=(5, 10))))
+    validate_schedule(s)
+    st = s.timeshare.search_stats
+    assert row["groups"] == st["groups"] > 0 and row["pruned_share"] == pytest.approx(st["pruned_share"])
+    assert row["strategy"] == "scojo-opt" and row["bsld"] == pytest.approx(timeshare_metrics(s)["bsld"])
+    code, out, _ = run(capsys, "simulate", lublin_swf, "--policy", "scojo-bottomline", "--budget", "50",
+                       "--no-smart-backfill", "--json")
+    row = json.loads(out)
+    s = simulate_scojo(read_swf(lublin_swf), 128, ScojoConfig(smart_backfill=False, optimizer=BottomLineConfig(budget=50)))
+    assert code == 0 and row["groups"] == 0 and row["mean_wait"] == pytest.approx(compute_metrics(s)["mean_wait"])
+    out_csv = tmp_path / "c.csv"
+    code, out, _ = run(capsys, "compare", lublin_swf, "--policies", "scojo,scojo-opt/first-level,scojo-bottomline",
+                       "--csv", out_csv)
+    assert code == 0
+    assert [x.split(",")[0] for x in out_csv.read_text().splitlines()[1:]] == [
+        "scojo", "scojo-opt/first-level", "scojo-bottomline"]
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--policy", "scojo-opt", "--search", "bfs"], ["--search"]),
+    (["--policy", "scojo-opt", "--budget", "0"], ["--budget"]),
+    (["--policy", "scojo-opt", "--group-sizes", "30"], ["--group-sizes"]),
+    (["--policy", "scojo-bottomline", "--first-level-only"], ["--policy scojo-opt"]),
+    (["--policy", "scojo", "--budget", "10"], ["scojo-opt"]),
+    (["--policy", "easy", "--search", "dds"], ["scojo-opt"]),
+])
+def test_bad_opt_options_one_line_exit_2(capsys, lublin_swf, argv, words):
+    code, _, err = run(capsys, "simulate", lublin_swf, *argv)
+    one_line_error(code, err, *words)

@@ -34,7 +34,11 @@ _DROP_ORDER = (*(f"BSLD{i}" for i in (5, 4, 3, 2, 1)), "mean_user_AWRT", "max_us
 
 #: the rigid engine's rules from the registry, plus the time-sharing engine (its own loop, sim/timeshare.py)
 POLICY_HELP = {r.name: r.help for r in registry.DISPATCH}
-ENGINE_HELP = {"scojo": "SCOJO-PECT time sharing (--shares, --cycle, --no-smart-backfill; own engine)"}
+ENGINE_HELP = {"scojo": "SCOJO-PECT time sharing (--shares, --cycle, --no-smart-backfill; own engine)",
+               "scojo-opt": "SCOJO-PECT with the thesis' group optimiser (--search, --budget, --group-sizes, "
+                            "--first-level-only; compare: scojo-opt[/no-smart-backfill|/first-level|/lds])",
+               "scojo-bottomline": "SCOJO-PECT with the search-based bottom line, DDS/LXF/dynB (--search, --budget; "
+                                   "compare: scojo-bottomline[/no-smart-backfill])"}
 ORDER_HELP = {o.name: o.help for o in registry.static_orders()}
 
 
@@ -176,6 +180,10 @@ def simulate_command(
     no_smart_backfill: bool = typer.Option(False, "--no-smart-backfill", help="scojo: no smart backfilling of other classes."),
     gantt: Optional[Path] = typer.Option(None, "--gantt", help="scojo: write a PNG of nodes over time (slices shaded)."),
     gantt_window: Optional[str] = typer.Option(None, "--gantt-window", help="scojo: START,END of the --gantt window in s (default: 6 h from the first submit)."),
+    search: Optional[str] = typer.Option(None, "--search", help="scojo-opt/scojo-bottomline: tree search lds or dds (default dds)."),
+    budget: Optional[int] = typer.Option(None, "--budget", help="scojo-opt/scojo-bottomline: schedules per search decision (default 10000)."),
+    group_sizes: Optional[str] = typer.Option(None, "--group-sizes", help="scojo-opt: largest long,medium group (default 30,20)."),
+    first_level_only: bool = typer.Option(False, "--first-level-only", help="scojo-opt: no second search level."),
 ) -> None:
     """Simulate one strategy on a trace and print its metrics (UTIL in percent, times in seconds)."""
     if policy.strip().lower() == "help":
@@ -188,14 +196,20 @@ def simulate_command(
     if schedule_out is not None:
         check_output(schedule_out, "schedule")
     extra: dict = {}
-    if policy.strip().lower() == "scojo" and strategy_file is None:  # the time-sharing engine (cli/scojo.py)
-        from .scojo import gantt_window_option, scojo_config
+    from .scojo import ENGINES
 
-        strategy = scojo_config(shares, cycle, not no_smart_backfill)
+    if policy.strip().lower() in ENGINES and strategy_file is None:  # the time-sharing engine (cli/scojo.py)
+        from .scojo import gantt_window_option, optimizer_config, scojo_config
+
+        optimizer = optimizer_config(policy.strip().lower(), search, budget, group_sizes, first_level_only)
+        strategy = scojo_config(shares, cycle, not no_smart_backfill, optimizer)
         window = gantt_window_option(gantt, gantt_window)
     else:
         if shares is not None or cycle is not None or no_smart_backfill or gantt is not None or gantt_window is not None:
             raise OptionError("--shares, --cycle, --no-smart-backfill and --gantt need --policy scojo")
+        if search is not None or budget is not None or group_sizes is not None or first_level_only:
+            raise OptionError("--search, --budget, --group-sizes and --first-level-only need --policy scojo-opt "
+                              "or scojo-bottomline")
         strategy = load_strategy_file(strategy_file) if strategy_file is not None else Strategy(policy, order)
     workload = opts.load(trace)
     m = workload.machine_procs
@@ -269,9 +283,9 @@ def compare_command(
     specs = [s for s in (p.strip() for p in policies.split(",")) if s]
     if not specs:
         raise OptionError("--policies is empty; e.g. --policies fcfs,list,easy,conservative")
-    from .scojo import SCOJO_POLICIES, scojo_config
+    from .scojo import SCOJO_POLICIES, policy_config
 
-    strategies = [scojo_config(smart_backfill=SCOJO_POLICIES[s]) if s in SCOJO_POLICIES else parse_policy(s)
+    strategies = [policy_config(s) if s in SCOJO_POLICIES else parse_policy(s)
                   for s in specs]  # all errors before the first simulation
     workload = opts.load(trace)
     m = workload.machine_procs

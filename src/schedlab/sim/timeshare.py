@@ -46,7 +46,9 @@ import numpy as np
 from .._config import njit
 from ..errors import StrategyError
 from ..workload.model import Workload
+from .groupsearch import EPS, earliest, evaluate, group_finish, occupy, optimise_group, profile_build, tree_search
 from .model import Machine
+from .scojo_opt import BottomLineConfig, GroupConfig
 
 SHORT, MEDIUM, LONG = 0, 1, 2
 CLASS_NAMES = ("short", "medium", "long")
@@ -90,6 +92,10 @@ class ScojoConfig:
     long_bound: float = 10800.0
     """Long jobs: estimate >= this. Thesis Table 4: "Classification of long jobs runtime >= 3 hours"
     (its medium row "60 sec <= runtime < 3 hours" is read with 600 s, method-notes topic 5)."""
+    optimizer: GroupConfig | BottomLineConfig | None = None
+    """None: plain SCOJO-PECT. :class:`~schedlab.sim.scojo_opt.GroupConfig`: the thesis' group
+    optimiser (Sections 6-7, "scojo-opt"); :class:`~schedlab.sim.scojo_opt.BottomLineConfig`: the
+    search-based bottom line of Section 9.5 (method-notes topic 4) in the same engine."""
     share_schedule: tuple[tuple[float, float, float], ...] | None = field(default=None)
     """Optional time-of-day shares: 24 rows (long, medium, short), row h used by cycles starting
     in hour h of the day (trace time 0 = midnight). Thesis Section 4: shares "can be explicitly
@@ -119,7 +125,8 @@ class ScojoConfig:
 
     @property
     def label(self) -> str:
-        return "scojo" if self.smart_backfill else "scojo (no smart backfill)"
+        name = "scojo" if self.optimizer is None else self.optimizer.label
+        return name if self.smart_backfill else f"{name} (no smart backfill)"
 
     def share_table(self) -> np.ndarray:
         """(24, 3) shares indexed [hour, class] with classes short, medium, long."""
@@ -217,13 +224,13 @@ def _launch(j, k, t, fresh, nodes, off, w, node_run, held, free_elig, status, se
 
 @njit
 def _backfill(queue, qn, q0, k, fresh, t, shadow, extra, est, done, nodes, off, w, node_run, held, free_elig, status,
-              seg, last, first, run, run_n, n_run_cls):
+              seg, last, first, run, run_n, n_run_cls, inplan):
     """Backfill from ``queue[q0:qn]`` (waiting jobs if ``fresh``, else preempted ones on their own
     nodes) of class k, in queue order, respecting the reservation (shadow, extra); (run_n, extra)."""
     for qq in range(q0, qn):
         j = queue[qq]
         if fresh:
-            if status[j] != WAITING or w[j] > free_elig[k]:
+            if status[j] != WAITING or w[j] > free_elig[k] or inplan[j]:
                 continue
         elif status[j] != PREEMPTED or not _nodes_free(j, nodes, off, w, node_run):
             continue
@@ -278,8 +285,206 @@ def _new_cycle(t, work, share_table, order, cycle, min_slice, cyc_cls, cyc_len):
     return cn
 
 
+
+# ------------------------------------------------------------------ group plans (issue 13)
+#: engine counters returned with the schedule (``TimeShared.search_stats``)
+ST_GROUPS_M, ST_GROUPS_L, ST_EXPLORED, ST_PRUNED, ST_SCHEDULES, ST_DELAYS, ST_GROUPED, ST_SEARCHES = 1, 2, 3, 4, 5, 6, 7, 8
+
+
 @njit
-def _run(submit, est, p, w, cls, m, share_table, order, cycle, min_slice, overhead, smart, suspend_all):
+def _base_profile(c, t, s_end, run, run_n, pq, pq_n, status, cls, est, done, seg, w, m, rel_t, rel_w, T, F):
+    """Virtual profile of class c at t (thesis 6.3.1, "a copy of running queues"): running c-jobs
+    until their estimated ends, jobs of other classes until their end or the slice end (they are
+    suspended then), preempted c-jobs on their held nodes until their remaining time."""
+    nr = 0
+    for r in range(run_n):
+        j = run[r]
+        rem = est[j] - done[j] - max(0.0, t - seg[j])
+        if cls[j] != c:
+            rem = min(rem, s_end - t)
+        rel_t[nr] = max(rem, 0.0)
+        rel_w[nr] = w[j]
+        nr += 1
+    for q in range(pq_n[c]):
+        j = pq[c, q]
+        if status[j] == PREEMPTED:
+            rel_t[nr] = est[j] - done[j]
+            rel_w[nr] = w[j]
+            nr += 1
+    return profile_build(m, rel_t, rel_w, nr, T, F), nr
+
+
+@njit
+def _form_group(c, t, s_end, gp, gg, m, submit, est, done, seg, w, cls, wq, wq_n, pq, pq_n, run, run_n, status,
+                inplan, plan, wait0, rel_t, rel_w, T, F, stats):
+    """Thesis 6.1 / 7.2 group formation for class c and its plan (6.3, 6.5); the plan's length."""
+    nw = 0
+    sw = 0
+    work = 0.0
+    for q in range(wq_n[c]):
+        j = wq[c, q]
+        if status[j] == WAITING and not inplan[j]:
+            nw += 1
+            sw += w[j]
+            work += w[j] * est[j]
+    if nw < gp[c, 17] or sw <= gp[c, 19] * m or work / m <= gp[c, 20] * gp[c, 21]:
+        return 0
+    ng = min(nw, int(gp[c, 18]))
+    g = np.empty(ng, np.int64)
+    a = 0
+    for q in range(wq_n[c]):
+        j = wq[c, q]
+        if status[j] == WAITING and not inplan[j] and a < ng:
+            g[a] = j
+            wait0[j] = t - submit[j]
+            a += 1
+    P, nr = _base_profile(c, t, s_end, run, run_n, pq, pq_n, status, cls, est, done, seg, w, m, rel_t, rel_w, T, F)
+    out = np.empty(ng, np.int64)
+    optimise_group(g, ng, w, est, wait0, gp[c, 23], m, T, F, P, gp[c, :17], stats[ST_EXPLORED:ST_EXPLORED + 3], out)
+    stats[ST_SEARCHES] += 1
+    cap = P + 2 * ng + 4
+    Tw = np.empty(cap, np.float64)
+    Fw = np.empty(cap, np.int64)
+    vs = np.empty(ng, np.float64)
+    evaluate(out, ng, w, est, wait0, gp[c, 23], gp[c, 0], False, 0.0, T, F, P, Tw, Fw, vs)
+    keep = ng
+    if gg[9] > 0:  # group finish (Fig. 8): plan jobs starting at or after it leave the plan
+        v = np.zeros(nr + ng, np.float64)
+        e = np.empty(nr + ng, np.float64)
+        wd = np.empty(nr + ng, np.int64)
+        e[:nr] = rel_t[:nr]
+        wd[:nr] = rel_w[:nr]
+        for a in range(ng):
+            v[nr + a] = vs[a]
+            e[nr + a] = vs[a] + est[out[a]]
+            wd[nr + a] = w[out[a]]
+        fin = group_finish(v, e, wd, nr + ng, m, gg[1], gg[2])
+        keep = 0
+        for a in range(ng):
+            if vs[a] < fin - EPS or a == 0:
+                out[keep] = out[a]
+                keep += 1
+    for a in range(keep):
+        plan[c, a] = out[a]
+        inplan[out[a]] = True
+    stats[c] += 1
+    stats[ST_GROUPED] += keep
+    return keep
+
+
+@njit
+def _plan_pass(c, t, s_end, pn, smart, dyn, submit, est, done, w, cls, m, nodes, off, node_run, held, free_elig,
+               status, seg, last, first, run, run_n, n_run_cls, wq, wq_n, pq, pq_n, inplan, plan, vs, rel_t, rel_w,
+               T, F, stats):
+    """A pass of a slice of class c that has a plan (thesis Fig. 6, "inGroup" branch): recalculate
+    the plan (6.3.2), start its jobs due now, backfill other waiting c-jobs and (smart or dynamic
+    backfilling) jobs of other classes only where they delay no plan job (6.6); then recompute the
+    plan and count a delayed plan job in ``stats[ST_DELAYS]`` (must stay 0; checked by tests)."""
+    P, nr = _base_profile(c, t, s_end, run, run_n, pq, pq_n, status, cls, est, done, seg, w, m, rel_t, rel_w, T, F)
+    for a in range(pn):
+        j = plan[c, a]
+        s = earliest(T, F, P, w[j], est[j])
+        P = occupy(T, F, P, s, s + est[j], w[j])
+        vs[a] = s
+    for a in range(pn):
+        if vs[a] <= EPS:
+            j = plan[c, a]
+            if w[j] > free_elig[c]:
+                break
+            run_n = _launch(j, c, t, True, nodes, off, w, node_run, held, free_elig, status, seg, last, first, run,
+                            run_n, n_run_cls)
+    for q in range(wq_n[c]):  # plan backfilling of the class's other waiting jobs
+        j = wq[c, q]
+        if status[j] != WAITING or inplan[j] or w[j] > free_elig[c]:
+            continue
+        if earliest(T, F, P, w[j], est[j]) <= EPS:
+            P = occupy(T, F, P, 0.0, est[j], w[j])
+            run_n = _launch(j, c, t, True, nodes, off, w, node_run, held, free_elig, status, seg, last, first, run,
+                            run_n, n_run_cls)
+    if smart or dyn:  # other classes until the slice end, without conflict with the plan
+        for fresh in (False, True):
+            if not smart and not fresh:
+                continue
+            for k in range(3):
+                if k == c:
+                    continue
+                qn = wq_n[k] if fresh else pq_n[k]
+                for qq in range(qn):
+                    j = wq[k, qq] if fresh else pq[k, qq]
+                    if fresh:
+                        if status[j] != WAITING or inplan[j] or w[j] > free_elig[k]:
+                            continue
+                        if not smart and submit[j] != t:
+                            continue
+                    elif status[j] != PREEMPTED or not _nodes_free(j, nodes, off, w, node_run):
+                        continue
+                    d = min(est[j] - done[j], s_end - t)
+                    if earliest(T, F, P, w[j], d) <= EPS:
+                        P = occupy(T, F, P, 0.0, d, w[j])
+                        run_n = _launch(j, k, t, fresh, nodes, off, w, node_run, held, free_elig, status, seg, last,
+                                        first, run, run_n, n_run_cls)
+    P, nr = _base_profile(c, t, s_end, run, run_n, pq, pq_n, status, cls, est, done, seg, w, m, rel_t, rel_w, T, F)
+    for a in range(pn):
+        j = plan[c, a]
+        if status[j] != WAITING:
+            continue
+        s = earliest(T, F, P, w[j], est[j])
+        P = occupy(T, F, P, s, s + est[j], w[j])
+        if s > vs[a] + 1e-6:
+            stats[ST_DELAYS] += 1
+    return run_n
+
+
+@njit
+def _bottomline_plan(c, t, gp, gg, m, submit, est, w, wq, wq_n, status, inplan, plan, wait0, free_elig, maxwait,
+                     T, F, P, stats):
+    """Method-notes topic 4 steps 1-7: LXF order of the waiting c-jobs (at most gg[5]), the best
+    ordering by (excessive wait, bounded slowdown) found by DDS/LDS within the budget; the plan of
+    this pass only. Returns its length."""
+    nw = 0
+    for q in range(wq_n[c]):
+        if status[wq[c, q]] == WAITING:
+            nw += 1
+    if nw == 0:
+        return 0
+    cand = np.empty(nw, np.int64)
+    key = np.empty(nw, np.float64)
+    a = 0
+    for q in range(wq_n[c]):
+        j = wq[c, q]
+        if status[j] == WAITING:
+            r = max(est[j], 1.0)
+            cand[a] = j
+            key[a] = -(t - submit[j] + r) / r
+            a += 1
+    o = np.argsort(key, kind="mergesort")
+    pn = min(nw, int(gg[5]))
+    g = np.empty(pn, np.int64)
+    fits = False
+    for a in range(pn):
+        j = cand[o[a]]
+        g[a] = j
+        wait0[j] = t - submit[j]
+        fits = fits or w[j] <= free_elig[c]
+    if fits and pn >= 2:
+        bound = gg[7] if gg[7] >= 0 else maxwait
+        te = np.empty(1, np.float64)
+        ta = np.empty(1, np.float64)
+        to = np.empty((1, pn), np.int64)
+        rec = np.empty((0, pn), np.int64)
+        kept = tree_search(g, pn, w, est, wait0, gp[c, 23], gg[8], True, bound, T, F, P, int(gg[6]), int(gg[4]),
+                           False, 0.0, te, ta, to, stats[ST_EXPLORED:ST_EXPLORED + 3], rec)
+        stats[ST_SEARCHES] += 1
+        if kept > 0:
+            g[:] = to[0, :pn]
+    for a in range(pn):
+        plan[c, a] = g[a]
+        inplan[g[a]] = True
+    return pn
+
+
+@njit
+def _run(submit, est, p, w, cls, m, share_table, order, cycle, min_slice, overhead, smart, suspend_all, mode, gp, gg):
     n = submit.shape[0]
     off = np.zeros(n + 1, np.int64)
     for j in range(n):
@@ -325,6 +530,18 @@ def _run(submit, est, p, w, cls, m, share_table, order, cycle, min_slice, overhe
     tmp = np.empty(m, np.int64)
     ends = np.empty(m, np.float64)
     wid = np.empty(m, np.int64)
+    # group plans (mode 1: the thesis' optimiser, 2: the bottom line; 0: plain SCOJO-PECT)
+    inplan = np.zeros(n, np.bool_)
+    plan = np.empty((3, 64), np.int64)
+    plan_n = np.zeros(3, np.int64)
+    vs = np.empty(64, np.float64)
+    wait0 = np.zeros(n, np.float64)
+    stats = np.zeros(10, np.int64)
+    maxwait = 0.0
+    rel_t = np.empty(m + n + 1, np.float64)
+    rel_w = np.empty(m + n + 1, np.int64)
+    pT = np.empty(4 * m + n + 300, np.float64)
+    pF = np.empty(4 * m + n + 300, np.int64)
     i = 0
     while True:
         # ------------------------------------------------------------ next event time
@@ -482,9 +699,39 @@ def _run(submit, est, p, w, cls, m, share_table, order, cycle, min_slice, overhe
             if status[j] == PREEMPTED and _nodes_free(j, nodes, off, w, node_run):
                 run_n = _launch(j, c, t, False, nodes, off, w, node_run, held, free_elig, status, seg, last, first,
                                 run, run_n, n_run_cls)
+        normal = True
+        if mode > 0 and gp[c, 22] > 0:
+            pn = 0
+            if mode == 1:
+                for a in range(plan_n[c]):  # the plan's jobs not started yet
+                    j = plan[c, a]
+                    if status[j] == WAITING:
+                        plan[c, pn] = j
+                        pn += 1
+                if pn == 0:
+                    pn = _form_group(c, t, s_end, gp, gg, m, submit, est, done, seg, w, cls, wq, wq_n, pq, pq_n,
+                                     run, run_n, status, inplan, plan, wait0, rel_t, rel_w, pT, pF, stats)
+                plan_n[c] = pn
+            else:
+                P0, nr = _base_profile(c, t, s_end, run, run_n, pq, pq_n, status, cls, est, done, seg, w, m, rel_t,
+                                       rel_w, pT, pF)
+                pn = _bottomline_plan(c, t, gp, gg, m, submit, est, w, wq, wq_n, status, inplan, plan, wait0,
+                                      free_elig, maxwait, pT, pF, P0, stats)
+            if pn > 0:
+                normal = False
+                run_n = _plan_pass(c, t, s_end, pn, smart, gg[3] > 0, submit, est, done, w, cls, m, nodes, off,
+                                   node_run, held, free_elig, status, seg, last, first, run, run_n, n_run_cls, wq,
+                                   wq_n, pq, pq_n, inplan, plan, vs, rel_t, rel_w, pT, pF, stats)
+                if mode == 2:
+                    for a in range(pn):
+                        inplan[plan[c, a]] = False
+                else:
+                    for a in range(pn):
+                        if status[plan[c, a]] != WAITING:
+                            inplan[plan[c, a]] = False
         # (b) FIFO starts of waiting c-jobs
         q = 0
-        while q < wq_n[c]:
+        while normal and q < wq_n[c]:
             j = wq[c, q]
             if status[j] != WAITING:
                 q += 1
@@ -497,7 +744,7 @@ def _run(submit, est, p, w, cls, m, share_table, order, cycle, min_slice, overhe
         # (c) EASY reservation of the first waiting c-job that does not fit, and backfill
         shadow = np.inf
         extra = m
-        if q < wq_n[c]:
+        if normal and q < wq_n[c]:
             h = wq[c, q]
             avail = free_elig[c]
             for r in range(run_n):
@@ -520,22 +767,28 @@ def _run(submit, est, p, w, cls, m, share_table, order, cycle, min_slice, overhe
                     if ends[r] <= shadow:
                         extra += wid[r]
             run_n, extra = _backfill(wq[c], wq_n[c], q + 1, c, True, t, shadow, extra, est, done, nodes, off, w,
-                                     node_run, held, free_elig, status, seg, last, first, run, run_n, n_run_cls)
+                                     node_run, held, free_elig, status, seg, last, first, run, run_n, n_run_cls, inplan)
         # (d) smart backfilling: preempted, then waiting jobs of the other classes, short first
-        if smart:
+        if smart and normal:
             for fresh in (False, True):
                 for k in range(3):
                     if k == c:
                         continue
                     queue, qn = (wq[k], wq_n[k]) if fresh else (pq[k], pq_n[k])
                     run_n, extra = _backfill(queue, qn, 0, k, fresh, t, shadow, extra, est, done, nodes, off, w,
-                                             node_run, held, free_elig, status, seg, last, first, run, run_n, n_run_cls)
+                                             node_run, held, free_elig, status, seg, last, first, run, run_n, n_run_cls,
+                                             inplan)
+        if mode == 2:  # dynB: the largest wait of a started job
+            for r in range(run_n):
+                j = run[r]
+                if first[j] == t:
+                    maxwait = max(maxwait, t - submit[j])
         # compact the queues
         for k in range(3):
             wq_n[k] = _compact(wq[k], wq_n[k], status, WAITING)
             pq_n[k] = _compact(pq[k], pq_n[k], status, PREEMPTED)
     return (off, nodes, first, finish, npre, iv_job[:niv].copy(), iv_s[:niv].copy(), iv_e[:niv].copy(),
-            sl_cls[:nsl].copy(), sl_b[:nsl].copy(), sl_e[:nsl].copy(), ov[:nov].copy())
+            sl_cls[:nsl].copy(), sl_b[:nsl].copy(), sl_e[:nsl].copy(), ov[:nov].copy(), stats)
 
 
 # ------------------------------------------------------------------------------------------ API
@@ -564,6 +817,10 @@ class TimeShared:
     overheads: np.ndarray
     overhead: float
     config: ScojoConfig
+    search_stats: dict | None = None
+    """With an optimiser (issue 13): groups formed per class, jobs planned, searches, explored and
+    pruned search nodes, schedules generated and ``plan_delays`` (passes in which a backfill made a
+    plan job start later in the recalculated plan; always 0 unless the engine is wrong)."""
 
     def nodes_of(self, j: int) -> np.ndarray:
         return self.node_ids[self.node_off[j]: self.node_off[j + 1]]
@@ -593,10 +850,23 @@ def simulate_scojo(workload: Workload, machine: Machine | int, config: ScojoConf
     w = np.ascontiguousarray(workload.procs[perm], dtype=np.int64)
     cls_sorted = config.classify(est)
     order = np.array([_LETTER[ch] for ch in config.order], dtype=np.int64)
+    if config.optimizer is None:
+        mode, gp, gg = 0, np.zeros((3, 24)), np.zeros(10)
+    else:
+        mode = 1 if isinstance(config.optimizer, GroupConfig) else 2
+        gp, gg = config.optimizer.arrays(config.shares)
     out = _run(submit, est, p, w, cls_sorted, int(machine.procs), config.share_table(), order,
                float(config.cycle), float(config.min_slice), float(config.overhead), bool(config.smart_backfill),
-               config.suspend == "all")
-    off, nodes, first, fin, npre, iv_job, iv_s, iv_e, sl_c, sl_b, sl_e, ov = out
+               config.suspend == "all", mode, gp, gg)
+    off, nodes, first, fin, npre, iv_job, iv_s, iv_e, sl_c, sl_b, sl_e, ov, st = out
+    stats = None
+    if mode:
+        explored, pruned = int(st[ST_EXPLORED]), int(st[ST_PRUNED])
+        stats = {"groups": int(st[ST_GROUPS_M] + st[ST_GROUPS_L]), "groups_medium": int(st[ST_GROUPS_M]),
+                 "groups_long": int(st[ST_GROUPS_L]), "grouped_jobs": int(st[ST_GROUPED]),
+                 "searches": int(st[ST_SEARCHES]), "explored_nodes": explored, "pruned_nodes": pruned,
+                 "pruned_share": pruned / explored if explored else 0.0, "schedules": int(st[ST_SCHEDULES]),
+                 "plan_delays": int(st[ST_DELAYS])}
     inv = np.empty(n, np.int64)
     inv[perm] = np.arange(n)  # sorted index of each trace job
     start = first[inv]
@@ -608,5 +878,5 @@ def simulate_scojo(workload: Workload, machine: Machine | int, config: ScojoConf
     job = perm[iv_job]  # trace index of each interval
     o = np.lexsort((iv_s, job))
     ts = TimeShared(node_off, node_ids, job[o], iv_s[o], iv_e[o], npre[inv], cls_sorted[inv], sl_c, sl_b, sl_e, ov,
-                    float(config.overhead), config)
+                    float(config.overhead), config, stats)
     return Schedule(workload, machine, None, start, finish, killed=bool(kill), timeshare=ts)

@@ -13,7 +13,11 @@
 5. a job never first starts on a node held by a preempted job of its own class (at a job's first
    start no same-class job with an interval ended earlier and a later one still to come sits on
    its nodes) -- which contains "a job of class c started in a c-slice only on nodes not held by
-   c's preempted jobs".
+   c's preempted jobs";
+6. with a group optimiser (issue 13): no planned job was delayed. The engine recomputes every
+   plan after the pass's backfills (plan, smart and dynamic backfilling; force-shifted orders are
+   plans too) from scratch and counts a plan job whose virtual start moved later
+   (``search_stats["plan_delays"]``); that count must be 0.
 """
 
 from __future__ import annotations
@@ -142,3 +146,7 @@ def validate_timeshared(schedule) -> None:
         raise ScheduleInvalid(f"node {x} double-booked at {t}: job {ids[j]} starts on it while another runs")
     if code == 3:
         raise ScheduleInvalid(f"job {ids[j]} starts at {t} on node {x}, held by a preempted job of its class")
+    # rule 6
+    stats = getattr(ts, "search_stats", None)
+    if stats is not None and stats.get("plan_delays", 0) != 0:
+        raise ScheduleInvalid(f"a backfill delayed a planned job in {stats['plan_delays']} scheduling passes")

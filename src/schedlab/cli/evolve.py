@@ -62,7 +62,7 @@ class _Progress:
         )
 
 
-def _comparison_table(rows: list[dict[str, Any]], title: str) -> Table:
+def _comparison_table(rows: list[dict[str, Any]], title: str, label: str = "greedy") -> Table:
     table = Table(title=title)
     table.add_column("workload")
     table.add_column("schedule")
@@ -71,7 +71,7 @@ def _comparison_table(rows: list[dict[str, Any]], title: str) -> Table:
         table.add_column(c, justify="right")
     fmt = lambda v: "-" if v is None else f"{v:,.2f}"  # noqa: E731
     for r in rows:
-        table.add_row(r["workload"], "greedy", *(fmt(r.get(c)) for c in cols))
+        table.add_row(r["workload"], label, *(fmt(r.get(c)) for c in cols))
         table.add_row("", "EASY", *(fmt(r.get(f"{c}_easy")) for c in cols))
         imp = [r.get(f"{c}_improvement_pct") for c in cols[:-1]] + [r.get("UTIL_diff_points")]
         table.add_row("", "improvement %", *(fmt(v) for v in imp), end_section=True)

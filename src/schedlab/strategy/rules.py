@@ -171,6 +171,10 @@ class TableRuleBase:
             object.__setattr__(self, "greedy", _greedy_from(self.greedy))
 
     @property
+    def label(self) -> str:
+        return f"rules(table {self.n_classes})"
+
+    @property
     def shape(self) -> tuple[int, ...]:
         return tuple(len(b) + 1 for b in self.partitions)
 
@@ -213,6 +217,9 @@ class TableRuleBase:
         return {"schedlab_rulebase": 1, "type": "table", "features": list(FEATURES),
                 "partitions": [list(b) for b in self.partitions],
                 "classes": [STRATEGIES[i] for i in self.table], "greedy": self.greedy.to_dict()}
+
+    def to_json(self) -> str:
+        return rulebase_to_json(self)
 
     def render(self) -> str:
         lines = [f"table rule base: {self.n_classes} situation classes "
@@ -281,6 +288,10 @@ class FuzzyRuleBase:
             object.__setattr__(self, "greedy", _greedy_from(self.greedy))
 
     @property
+    def label(self) -> str:
+        return f"rules(fuzzy {self.n_rules})"
+
+    @property
     def n_rules(self) -> int:
         return int(self.centre.shape[0])
 
@@ -309,6 +320,9 @@ class FuzzyRuleBase:
             d["threshold"], d["default"] = self.threshold, STRATEGIES[self.default]
         d["greedy"] = self.greedy.to_dict()
         return d
+
+    def to_json(self) -> str:
+        return rulebase_to_json(self)
 
     def render(self) -> str:
         lines = [f"fuzzy rule base: {self.n_rules} Gaussian rules (centre +- width per feature; favoured / "

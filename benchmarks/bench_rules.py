@@ -11,8 +11,6 @@ conservative. Run under the shared lock:
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import numpy as np
 
@@ -22,14 +20,7 @@ from schedlab.sim.rulebase import simulate_rulebase
 from schedlab.strategy import Strategy
 from schedlab.strategy import rules as R
 
-
-def median_time(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+from bench_grid import _median_time as median_time  # one warm-up, then the median of repeat timed runs
 
 
 def main() -> None:

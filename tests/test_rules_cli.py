@@ -74,6 +74,9 @@ def test_bad_partitions_and_settings_touch_no_run_folder(capsys, tmp_path):
     one_line_error(code, err, "parts.json", "Um", "increasing")
     code, _o, err = run(capsys, "rules", "evolve", "KTH-SP2", "--out", out, "--lambda", "70", "--rules", "50")
     one_line_error(code, err, "multiple of the rules")
+    (tmp_path / "easy.json").write_text('{"dispatch": "easy"}')
+    code, _o, err = run(capsys, "rules", "evolve", "KTH-SP2", "--out", out, "--greedy", tmp_path / "easy.json")
+    one_line_error(code, err, "easy.json", "greedy order")
     assert not out.exists()
 
 

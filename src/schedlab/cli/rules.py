@@ -32,6 +32,21 @@ def _checked(traces, objective, procs, months, scale_to, calibrate_load):
         resolve_trace(trace)
 
 
+def _greedy(path):
+    """The Greedy strategy's order from a strategy file (None: the default)."""
+    from ..errors import StrategyError
+    from ..strategy import Greedy
+    from ..strategy import rules as R
+    from .simulate import load_strategy_file
+
+    if path is None:
+        return R.DEFAULT_GREEDY
+    s = load_strategy_file(path)
+    if not isinstance(getattr(s, "order", None), Greedy):
+        raise StrategyError(f"{path}: --greedy needs a strategy with a greedy order")
+    return s.order
+
+
 def _warm() -> None:
     from ..strategy import Strategy
     from ..strategy import rules as R
@@ -59,6 +74,8 @@ def iterative(
     months: Optional[int] = MONTHS,
     scale_to: Optional[int] = SCALE_TO,
     calibrate_load: bool = CALIBRATE_LOAD,
+    greedy: Optional[Path] = typer.Option(None, "--greedy", help="strategy JSON with a greedy order: the 13th strategy "
+                                          "(default: f2 with K = 5,4,3,2,1 and a = 1e-4 /s)"),
     workers: Optional[int] = WORKERS,
     dask: Optional[str] = DASK,
 ) -> None:
@@ -69,6 +86,7 @@ def iterative(
 
     _checked(traces, objective, procs, months, scale_to, calibrate_load)
     parts = R.load_partitions(partitions) if partitions is not None else R.TABLE2_PARTITIONS
+    greedy_order = _greedy(greedy)
     spec, workers = executor_spec(workers, dask)
     config = EvolveConfig(traces=tuple(traces), objective=objective, procs=procs, scale_to=scale_to, months=months,
                           calibrate_load=calibrate_load)
@@ -88,7 +106,8 @@ def iterative(
         bar.update(task["id"], completed=row["class"] + 1, best=f"{row['objective']:.6g}")
 
     try:
-        result = rules_iterative(config, out, parts, executor_spec=spec, workers=workers, on_start=start, on_class=step)
+        result = rules_iterative(config, out, parts, executor_spec=spec, workers=workers, on_start=start, on_class=step,
+                                 greedy=greedy_order)
     finally:
         if task:
             bar.stop()
@@ -112,6 +131,8 @@ def evolve(
     months: Optional[int] = MONTHS,
     scale_to: Optional[int] = SCALE_TO,
     calibrate_load: bool = CALIBRATE_LOAD,
+    greedy: Optional[Path] = typer.Option(None, "--greedy", help="strategy JSON with a greedy order: the 13th strategy "
+                                          "(default: f2 with K = 5,4,3,2,1 and a = 1e-4 /s)"),
     workers: Optional[int] = WORKERS,
     dask: Optional[str] = DASK,
 ) -> None:
@@ -126,6 +147,7 @@ def evolve(
 
         raise OptionError("--generations must be a positive whole number")
     settings = GFSSettings(rules=rules, mu=mu, lam=lam, participations=participations)
+    greedy_order = _greedy(greedy)
     spec, workers = executor_spec(workers, dask)
     config = EvolveConfig(traces=tuple(traces), objective=objective, generations=generations, seed=seed, procs=procs,
                           scale_to=scale_to, months=months, calibrate_load=calibrate_load)
@@ -140,7 +162,7 @@ def evolve(
         result = rules_evolve(config, out, settings, executor_spec=spec, workers=workers,
                               on_start=lambda total, done: bar.start("symbiotic", total, done),
                               on_generation=lambda row: bar.step("symbiotic", row),
-                              on_evaluation=lambda g, e: bar.tick("symbiotic", g, e))
+                              on_evaluation=lambda g, e: bar.tick("symbiotic", g, e), greedy=greedy_order)
     finally:
         bar.stop()
     if result.interrupted:

@@ -87,8 +87,10 @@ def rulebase_value(training: TrainingSet, rb) -> float:
 class FuzzyEvaluator:
     """``evaluator(training, x)``: the objective of the rule base decoded from x (picklable)."""
 
+    greedy: Any = R.DEFAULT_GREEDY
+
     def __call__(self, training: TrainingSet, x: np.ndarray) -> float:
-        return rulebase_value(training, decode_rule_base(x))
+        return rulebase_value(training, decode_rule_base(x, self.greedy))
 
 
 @dataclass(frozen=True)
@@ -96,9 +98,10 @@ class TableEvaluator:
     """``evaluator(training, table)``: the objective of a table rule base (picklable)."""
 
     partitions: tuple
+    greedy: Any = R.DEFAULT_GREEDY
 
     def __call__(self, training: TrainingSet, table) -> float:
-        return rulebase_value(training, R.TableRuleBase(self.partitions, tuple(int(t) for t in table)))
+        return rulebase_value(training, R.TableRuleBase(self.partitions, tuple(int(t) for t in table), self.greedy))
 
 
 # ---------------------------------------------------------------------------- symbiotic evolution
@@ -276,7 +279,7 @@ def gfs_settings_dict(settings: GFSSettings) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------- the iterative method
 def iterative(run, training: TrainingSet, partitions, executor, *, on_start: Callable | None = None,
-              on_class: Callable | None = None, unvisited: str = "skip") -> dict[str, Any]:
+              on_class: Callable | None = None, unvisited: str = "skip", greedy=R.DEFAULT_GREEDY) -> dict[str, Any]:
     """Algorithm 2 into run folder ``run`` (a :class:`~schedlab.optimize.run.RunFolder`); resumes.
 
     ``unvisited``: ``skip`` (default) leaves a class that no pass of the current rule base reaches
@@ -288,7 +291,7 @@ def iterative(run, training: TrainingSet, partitions, executor, *, on_start: Cal
     from ..metrics import compute_metrics
     from ..sim.rulebase import simulate_rulebase
 
-    base = R.TableRuleBase(partitions)
+    base = R.TableRuleBase(partitions, greedy=greedy)
     n = base.n_classes
     state = run.load_checkpoint()
     if state is None:
@@ -296,13 +299,13 @@ def iterative(run, training: TrainingSet, partitions, executor, *, on_start: Cal
                  "simulations": 0}
     if on_start is not None:
         on_start(n, state["next"])
-    evaluator = TableEvaluator(base.partitions)
+    evaluator = TableEvaluator(base.partitions, greedy)
     t0 = time.perf_counter()
     elapsed0 = state["elapsed"]
 
     def visited(table):
         """(classes some pass of ``table``'s simulations reaches, its objective)."""
-        rb = R.TableRuleBase(base.partitions, tuple(table))
+        rb = R.TableRuleBase(base.partitions, tuple(table), greedy)
         obj = _objective(training.objective)
         seen = np.zeros(n, dtype=bool)
         value = 0.0
@@ -343,7 +346,7 @@ def iterative(run, training: TrainingSet, partitions, executor, *, on_start: Cal
                 state["history"].append(row)
                 state["next"] = c + 1
                 state["elapsed"] = row["elapsed"]
-                rb = R.TableRuleBase(base.partitions, tuple(state["table"]))
+                rb = R.TableRuleBase(base.partitions, tuple(state["table"]), greedy)
                 run.write_text("best.json", R.rulebase_to_json(rb) + "\n")
                 run.write_text("history.csv", _history_csv(state["history"]))
                 run.save_checkpoint(state)
@@ -352,7 +355,7 @@ def iterative(run, training: TrainingSet, partitions, executor, *, on_start: Cal
         except KeyboardInterrupt:
             interrupted = True
     state["interrupted"] = interrupted
-    state["rulebase"] = R.TableRuleBase(base.partitions, tuple(state["table"]))
+    state["rulebase"] = R.TableRuleBase(base.partitions, tuple(state["table"]), greedy)
     return state
 
 
@@ -382,7 +385,7 @@ class RulesResult:
     elapsed: float = 0.0
 
 
-def _prepare(evolve_config, kind: str, extra: dict[str, Any]):
+def _prepare(evolve_config, kind: str, extra: dict[str, Any], greedy=R.DEFAULT_GREEDY):
     """Validate and load before any run folder is touched: (training, EASY metrics, config dict)."""
     from .evolve import _config_trace, prepare, workload_fingerprint
 
@@ -393,7 +396,7 @@ def _prepare(evolve_config, kind: str, extra: dict[str, Any]):
            "jobs": [len(w) for w in training.workloads], "machine_procs": [m.procs for m in training.machines],
            "data_sha256": [workload_fingerprint(w) for w in training.workloads],
            "features": list(R.FEATURES), "strategies": list(R.STRATEGIES),
-           "greedy": R.DEFAULT_GREEDY.to_dict(), "sd_clip": "job",
+           "greedy": greedy.to_dict(), "sd_clip": "job",
            "sd_clip_reading": R.SD_CLIP_READINGS["job"], "conservative_on_switch": "rebuild",
            "conservative_on_switch_reading": R.CONSERVATIVE_ON_SWITCH["rebuild"], **extra}
     return training, easy, cfg
@@ -424,7 +427,7 @@ def _finish(run, cfg, histories, training, easy, best, title: str, objective: st
 
 
 def rules_iterative(evolve_config, out, partitions=R.TABLE2_PARTITIONS, *, executor_spec=None, workers=None,
-                    on_start=None, on_class=None, report: bool = True) -> RulesResult:
+                    on_start=None, on_class=None, report: bool = True, greedy=R.DEFAULT_GREEDY) -> RulesResult:
     """`schedlab rules iterative`: Algorithm 2 into run folder ``out`` (resumes)."""
     from ..execute import make_executor
     from .run import RunFolder
@@ -433,10 +436,10 @@ def rules_iterative(evolve_config, out, partitions=R.TABLE2_PARTITIONS, *, execu
     training, easy, cfg = _prepare(evolve_config, "rules-iterative", {
         "partitions": [list(b) for b in base.partitions], "situation_classes": base.n_classes,
         "standard_strategy": R.DEFAULT_STRATEGY, "unvisited": "skip",
-        "method": "genetic-fuzzy-rule-based-scheduling Section 4.1, Algorithm 2"})
+        "method": "genetic-fuzzy-rule-based-scheduling Section 4.1, Algorithm 2"}, greedy)
     run = RunFolder(out, cfg)
     with make_executor(executor_spec, workers=workers, payload=training) as executor:
-        state = iterative(run, training, base.partitions, executor, on_start=on_start, on_class=on_class)
+        state = iterative(run, training, base.partitions, executor, on_start=on_start, on_class=on_class, greedy=greedy)
     result = RulesResult(run.path, state["rulebase"], state["value"], state["interrupted"], [],
                          evaluations=state["simulations"], generations=state["next"], elapsed=state["elapsed"])
     if result.interrupted:
@@ -449,7 +452,8 @@ def rules_iterative(evolve_config, out, partitions=R.TABLE2_PARTITIONS, *, execu
 
 
 def rules_evolve(evolve_config, out, settings: GFSSettings = GFSSettings(), *, executor_spec=None, workers=None,
-                 on_start=None, on_generation=None, on_evaluation=None, report: bool = True) -> RulesResult:
+                 on_start=None, on_generation=None, on_evaluation=None, report: bool = True,
+                 greedy=R.DEFAULT_GREEDY) -> RulesResult:
     """`schedlab rules evolve`: symbiotic evolution on the run machinery of ``evolve greedy``."""
     from ..execute import make_executor
     from .run import RunFolder, optimize
@@ -457,14 +461,14 @@ def rules_evolve(evolve_config, out, settings: GFSSettings = GFSSettings(), *, e
     training, easy, cfg = _prepare(evolve_config, "rules-symbiotic", {
         "generations": evolve_config.generations, "seed": evolve_config.seed, "symbiotic": gfs_settings_dict(settings),
         "method": "genetic-fuzzy-rule-based-scheduling Sections 4.2-4.3, Algorithms 3-4, Eqs. 5-16",
-        "default_population": "off (Section 5.4: no beneficial effect observed)"})
+        "default_population": "off (Section 5.4: no beneficial effect observed)"}, greedy)
     run = RunFolder(out, cfg)
     with make_executor(executor_spec, workers=workers, payload=training) as executor:
-        res = optimize(run, lambda: SymbioticGFS(settings, evolve_config.seed), FuzzyEvaluator(), executor,
+        res = optimize(run, lambda: SymbioticGFS(settings, evolve_config.seed), FuzzyEvaluator(greedy), executor,
                        evolve_config.generations, param_names=gene_names(settings.rules),
-                       best_json=lambda x, f: R.rulebase_to_json(decode_rule_base(x)) + "\n",
+                       best_json=lambda x, f: R.rulebase_to_json(decode_rule_base(x, greedy)) + "\n",
                        on_start=on_start, on_generation=on_generation, on_evaluation=on_evaluation)
-    best = decode_rule_base(res.best_x)
+    best = decode_rule_base(res.best_x, greedy)
     result = RulesResult(run.path, best, res.best_f, res.interrupted, [], evaluations=res.evaluations,
                          generations=res.generations, elapsed=res.elapsed)
     if res.interrupted:

@@ -38,16 +38,18 @@ def main() -> None:
     fuzzy = R.FuzzyRuleBase(rng.uniform(0, 100, (a.rules, 7)), rng.uniform(1, 50, (a.rules, 7)),
                             rng.choice(R.LEVELS, (a.rules, 13)))
     table = R.TableRuleBase()
-    for s in (lambda: simulate(w, m, Strategy("easy")), lambda: simulate_rulebase(w, m, fuzzy),
-              lambda: simulate_rulebase(w, m, table)):
-        s()  # compile / load kernels, not timed
     easy = median_time(lambda: simulate(w, m, Strategy("easy")), a.repeat)
     rows = [("EASY (rigid engine)", easy)]
     rows.append((f"{a.rules}-rule fuzzy base", median_time(lambda: simulate_rulebase(w, m, fuzzy), a.repeat)))
     rows.append(("192-class table, FCFS+wait everywhere", median_time(lambda: simulate_rulebase(w, m, table), a.repeat)))
     only_easy = R.TableRuleBase(table.partitions, (R.strategy_index("easy/submit"),) * table.n_classes)
-    simulate_rulebase(w, m, only_easy)
     rows.append(("192-class table, EASY everywhere", median_time(lambda: simulate_rulebase(w, m, only_easy), a.repeat)))
+    rec = np.zeros((a.rules, 13))
+    rec[:, R.strategy_index("easy/submit")] = 5.0
+    easy_fuzzy = R.FuzzyRuleBase(fuzzy.centre, fuzzy.width, rec)
+    rows.append((f"{a.rules}-rule fuzzy base, all favouring EASY", median_time(lambda: simulate_rulebase(w, m, easy_fuzzy),
+                                                                             a.repeat)))
+    rows.append(("conservative (rigid engine)", median_time(lambda: simulate(w, m, Strategy("conservative")), a.repeat)))
     share = simulate_rulebase(w, m, fuzzy).plan.share()
     print(f"{w.name}: {len(w):,} jobs on {m.procs} processors; median of {a.repeat} runs each (same process)")
     for label, t in rows:

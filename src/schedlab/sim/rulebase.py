@@ -15,8 +15,9 @@ The features are running sums the loop updates by deltas, never recomputed from 
 - PRCWQ_i: \\bar p_j m_j of the waiting jobs per user group, added when a job arrives and
   subtracted when it starts.
 
-Which jobs started in a pass (or ended at an event) is found by scanning the loop's own list of
-waiting (running) jobs, only when the pass started a job (a job ended).
+Which jobs started in a pass is found by walking the loop's own list of waiting jobs from the
+oldest until as many started jobs as the pass reports are met; ended jobs are popped from the
+loop's own finish heap of the running jobs (:func:`rules_loop`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from ..strategy import rules as R_
 from ..strategy.model import Strategy
 from ..workload.model import Workload
 from .dispatch import schedule_pass
+from .heap import heap_pop, heap_push
 from .engine import check_workload, prepare
 from .model import Machine, Schedule
 from .ops import enqueue, next_finish, release_finished, waiting
@@ -127,12 +129,18 @@ def decide(R, x, phi, psi):
 def rules_loop(J, S, G, R, sdisp, sord, sd_mode, ev_t, ev_s, feats, start_pass):
     """The event loop; returns the number of passes (their times and strategies in ev_t/ev_s,
     their features in ``feats[:, k]`` when ``feats`` has columns; ``start_pass[j]`` = the pass
-    that started job j)."""
+    that started job j).
+
+    Bookkeeping for the deltas: the waiting jobs form a linked list in arrival order (a pass that
+    started ``c`` jobs is followed by a walk from the oldest waiting job until ``c`` started ones
+    are found and unlinked: most starts are old jobs); the running jobs are a second finish heap
+    (rows of ``aux``, keyed by the site's FINISH row), popped as they end."""
     submit = J.f[SUBMIT]
     n = submit.shape[0]
-    pend = np.empty(n, dtype=np.int64)  # waiting jobs, arrival order
-    npend = 0
-    runl = np.empty(n, dtype=np.int64)  # running jobs
+    nxt = np.full(n + 1, -1, dtype=np.int64)  # waiting list: head at nxt[n], arrival order
+    prv = np.full(n + 1, -1, dtype=np.int64)
+    tail = n
+    aux = np.full((2, n), -1, dtype=np.int64)  # running jobs: heap rows (0: heap, 1: slot)
     nrun = 0
     rcg = np.zeros(6)  # waiting \bar p m per user group 0..5
     sdn = 0.0
@@ -153,26 +161,22 @@ def rules_loop(J, S, G, R, sdisp, sord, sd_mode, ev_t, ev_s, feats, start_pass):
         if t <= now:
             now = t
             if release_finished(J, S, now) > 0:
-                h = 0
-                for a in range(nrun):
-                    j = runl[a]
-                    if S.f[FINISH, j] <= now:
-                        p = J.f[PROC, j]
-                        if p > 0.0:
-                            wgt = p * p * J.i[WIDTH, j]
-                            if sd_mode == SD_JOB:
-                                sdn += wgt * min(max((S.f[FINISH, j] - submit[j]) / p, 1.0), 100.0)
-                            else:
-                                sdn += p * J.i[WIDTH, j] * (S.f[FINISH, j] - submit[j])
-                            sdd += wgt
-                    else:
-                        runl[h] = j
-                        h += 1
-                nrun = h
+                while nrun > 0 and S.f[FINISH, aux[0, 0]] <= now:
+                    j, nrun = heap_pop(aux, S.f, 0, 1, FINISH, nrun)
+                    p = J.f[PROC, j]
+                    if p > 0.0:
+                        wgt = p * p * J.i[WIDTH, j]
+                        if sd_mode == SD_JOB:
+                            sdn += wgt * min(max((S.f[FINISH, j] - submit[j]) / p, 1.0), 100.0)
+                        else:
+                            sdn += p * J.i[WIDTH, j] * (S.f[FINISH, j] - submit[j])
+                        sdd += wgt
         while i < n and submit[i] <= now:
             enqueue(J, S, i)
-            pend[npend] = i
-            npend += 1
+            nxt[tail] = i
+            prv[i] = tail
+            nxt[i] = -1
+            tail = i
             rcg[J.i[GROUP, i]] += J.f[EST, i] * J.i[WIDTH, i]
             i += 1
         if waiting(S) > 0:
@@ -191,19 +195,21 @@ def rules_loop(J, S, G, R, sdisp, sord, sd_mode, ev_t, ev_s, feats, start_pass):
             if record:
                 for w in range(nf):
                     feats[w, k] = x[w]
-            if started > 0:
-                h = 0
-                for a in range(npend):
-                    j = pend[a]
-                    if np.isnan(S.f[START, j]):
-                        pend[h] = j
-                        h += 1
+            j = nxt[n]
+            while started > 0:  # the started jobs, oldest first
+                after = nxt[j]
+                if not np.isnan(S.f[START, j]):
+                    rcg[J.i[GROUP, j]] -= J.f[EST, j] * J.i[WIDTH, j]
+                    start_pass[j] = k
+                    nrun = heap_push(aux, S.f, 0, 1, FINISH, nrun, j)
+                    before = prv[j]
+                    nxt[before] = after
+                    if after >= 0:
+                        prv[after] = before
                     else:
-                        rcg[J.i[GROUP, j]] -= J.f[EST, j] * J.i[WIDTH, j]
-                        start_pass[j] = k
-                        runl[nrun] = j
-                        nrun += 1
-                npend = h
+                        tail = before
+                    started -= 1
+                j = after
             k += 1
     return k
 

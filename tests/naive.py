@@ -23,7 +23,9 @@ def naive_simulate(workload, procs: int, strategy, kill: bool = True, switch=Non
 
     ``switch``: a list of strategies; the k-th pass (counting only passes with a waiting job)
     uses ``switch[k % len(switch)]`` instead of ``strategy`` (per-pass switching of rule and
-    order, as a rule-based scheduler does).
+    order, as a rule-based scheduler does); or a callable ``switch(t, waiting, running, done,
+    start, finish) -> Strategy`` asked before every pass with a waiting job (``done``: the
+    finished jobs).
     """
     w = workload
     n = len(w)
@@ -47,7 +49,11 @@ def naive_simulate(workload, procs: int, strategy, kill: bool = True, switch=Non
                 arrived[j] = True
                 waiting.append(j)
         now_strategy = strategy
-        if switch is not None and waiting:
+        if callable(switch) and waiting:  # a rule base: it sees the state just before the pass
+            done = [j for j in range(n) if start[j] is not None and j not in running]
+            now_strategy = switch(t, list(waiting), list(running), done, start, finish)
+            passes += 1
+        elif switch is not None and waiting:
             now_strategy = switch[passes % len(switch)]
             passes += 1
         queue = _ordered(w, now_strategy.order, waiting, t, rank)

@@ -86,7 +86,7 @@ def test_options_mean_one_thing_across_verbs():
             takes_trace += 1
             flags = {o for p in cmd.params for o in p.opts}
             assert {"--procs", "--months", "--scale-to", "--calibrate-load"} <= flags, path
-    assert takes_trace == 11  # simulate, compare, evolve greedy/compare, workload info/clean/cut/group/scale, federation run/compare
+    assert takes_trace == 14  # simulate, compare, evolve greedy/compare, workload info/clean/cut/group/scale, federation run/compare, rules iterative/evolve/show
 
 
 MISTAKES = [
@@ -106,6 +106,11 @@ MISTAKES = [
     (["evolve", "greedy", "KTH-SP2", "--out", "r", "--optimizer", "cmaes", "--mu", "5", "--lambda", "2"],
      "--mu 5 exceeds --lambda 2"),
     (["evolve", "compare", "nope.json", "KTH-SP2"], "nope.json"),
+    (["rules", "iterative", "KTH-SP2", "--out", "r", "--workers", "0"], "--workers must be a positive"),
+    (["rules", "iterative", "KTH-SP2", "--out", "r", "--partitions", "nope.json"], "nope.json"),
+    (["rules", "evolve", "KTH-SP2", "--out", "r", "--calibrate-load"], "give --scale-to too"),
+    (["rules", "evolve", "KTH-SP2", "--out", "r", "--objective", "AWRT9"], "AWRT9"),
+    (["rules", "show", "nope.json"], "nope.json"),
     (["workload", "clean", "KTH-SP2", "-o", "."], "is a folder"),
     (["workload", "cut", "KTH-SP2", "-o", "c.swf"], "--months"),
     (["workload", "scale", "KTH-SP2", "-o", "s.swf"], "--scale-to"),

@@ -65,9 +65,8 @@ def warm_simulation(workload, procs: int | None, strategies, *, kill: bool = Tru
     compiles (or loads) the engine for exactly these strategies and argument types; the seconds it took."""
     import numpy as np
 
-    from ..sim import simulate
     from ..sim.model import Machine
-    from ..sim.timeshare import ScojoConfig, simulate_scojo
+    from ..sim.strategies import simulate_any
 
     if workload is None:
         workload = tiny_workload()
@@ -77,8 +76,7 @@ def warm_simulation(workload, procs: int | None, strategies, *, kill: bool = Tru
 
     def run() -> None:
         for strategy in strategies:
-            sim = simulate_scojo if isinstance(strategy, ScojoConfig) else simulate  # --policy scojo: its own engine
-            sim(tiny, machine, strategy, kill=kill)
+            simulate_any(tiny, machine, strategy, kill=kill)  # rigid, --policy scojo or a rule base
 
     return warm_up("simulation", run)
 

@@ -62,9 +62,10 @@ class _Progress:
         )
 
 
-def _comparison_table(rows: list[dict[str, Any]], title: str, threshold: float | None = None) -> Table:
-    """Strategy, EASY and improvement rows per workload; ``set`` (train/test) when the rows have it,
-    and a flag on workloads where the strategy is worse than EASY by more than ``threshold`` %."""
+def _comparison_table(rows: list[dict[str, Any]], title: str, label: str = "strategy",
+                      threshold: float | None = None) -> Table:
+    """``label`` (the strategy), EASY and improvement rows per workload; ``set`` (train/test) when the
+    rows have it, and a flag on workloads where the strategy is worse than EASY by more than ``threshold`` %."""
     table = Table(title=title)
     table.add_column("workload")
     sets = any("set" in r for r in rows)
@@ -78,7 +79,7 @@ def _comparison_table(rows: list[dict[str, Any]], title: str, threshold: float |
     fmt = lambda v: "-" if v is None else f"{v:,.2f}"  # noqa: E731
     for r in rows:
         lead = [r.get("set", "")] if sets else []
-        table.add_row(r["workload"], *lead, "strategy", *(fmt(r.get(c)) for c in cols), "")
+        table.add_row(r["workload"], *lead, label, *(fmt(r.get(c)) for c in cols), "")
         table.add_row("", *([""] if sets else []), "EASY", *(fmt(r.get(f"{c}_easy")) for c in cols), "")
         imp = [r.get(f"{c}_improvement_pct") for c in cols[:-1]] + [r.get("UTIL_diff_points")]
         flag = (f"[bold red]WORSE > {threshold:g} %[/]" if r.get("worse_than_easy") else "ok") if threshold is not None else ""

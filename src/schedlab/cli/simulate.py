@@ -61,6 +61,16 @@ def load_strategy_file(path: Path) -> Strategy:
     except OSError as exc:
         raise StrategyError(f"{path}: cannot read strategy file: {exc.strerror or exc}") from None
     try:
+        import json
+
+        from ..strategy import rules
+
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError:
+            doc = None
+        if rules.is_rulebase_json(doc):  # a rule base (genetic-fuzzy-rule-based-scheduling) is a strategy too
+            return rules.rulebase_from_dict(doc)
         return Strategy.from_json(text)
     except StrategyError as exc:
         raise StrategyError(f"{path}: {exc}") from None
@@ -83,12 +93,10 @@ def parse_policy(spec: str) -> Strategy:
 
 def run_strategy(workload, procs: int, strategy: Strategy, *, kill: bool = True, repeat: int = 1):
     """Simulate ``repeat`` times; the schedule and the median engine time of simulate() alone."""
-    from ..sim import simulate
     from ..sim.model import Machine
-    from ..sim.timeshare import ScojoConfig, simulate_scojo
+    from ..sim.strategies import simulate_any as sim  # rigid engine, --policy scojo, or a rule base
 
     machine = Machine(procs)
-    sim = simulate_scojo if isinstance(strategy, ScojoConfig) else simulate  # --policy scojo: its own engine
     times = []
     schedule = None
     for _ in range(repeat):

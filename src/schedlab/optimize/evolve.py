@@ -165,9 +165,9 @@ def workload_fingerprint(workload: Workload) -> str:
 def metrics_of(workload: Workload, machine: Machine, strategy: Strategy) -> dict[str, float | None]:
     """All metrics of one simulated schedule as a plain dict."""
     from ..metrics import compute_metrics
-    from ..sim import simulate
+    from ..sim.strategies import simulate_any  # a Strategy or a rule base
 
-    return dict(compute_metrics(simulate(workload, machine, strategy)))
+    return dict(compute_metrics(simulate_any(workload, machine, strategy)))
 
 
 def compare_with_easy(

@@ -176,6 +176,9 @@ def write_run_report(
     best: Any,
     *,
     schedule_plots: Sequence[str] = (),
+    title: str = "Evolved greedy strategy",
+    label: str = "evolved greedy",
+    extra_html: str = "",
 ) -> Path:
     """Write report.html (+ convergence.png, awrt_groups.png) into ``run_dir``; return its path.
 
@@ -198,9 +201,9 @@ def write_run_report(
 
     for row in comparison:
         lead = f"<td>{_fmt(row.get('workload'))}</td>" + (f"<td>{_fmt(row.get('set'))}</td>" if sets else "")
-        for label, suffix in (("evolved greedy", ""), ("EASY", "_easy")):
+        for name, suffix in ((label, ""), ("EASY", "_easy")):
             cells = "".join(f"<td>{_fmt(value(row, c + suffix, c))}</td>" for c in cols)
-            body.append(f"<tr>{lead}<td>{label}</td>{cells}</tr>")
+            body.append(f"<tr>{lead}<td>{html.escape(name)}</td>{cells}</tr>")
         imp = [row.get(f"{c}_improvement_pct") for c in cols[:-1]] + [row.get("UTIL_diff_points")]
         cells = "".join(f"<td>{_fmt(v)}</td>" for v in imp)
         flag = " <b>worse than EASY</b>" if row.get("worse_than_easy") else ""
@@ -220,7 +223,7 @@ def write_run_report(
 <style>body{{font-family:sans-serif;max-width:1100px;margin:2em auto}}table{{border-collapse:collapse}}
 td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}}pre{{background:#f6f6f6;padding:8px}}</style>
 </head><body>
-<h1>Evolved greedy strategy — {html.escape(str(config.get('objective', '')))}</h1>
+<h1>{html.escape(title)} — {html.escape(str(config.get('objective', '')))}</h1>
 <p>Trained on {html.escape(training_setup(config, comparison))}.</p>
 <p>Optimizer {html.escape(str(config.get('optimizer')))}, procedure {html.escape(str(config.get('procedure')))},
 mu={config.get('mu')}, lambda={config.get('lambda')}, generations={config.get('generations')},
@@ -231,6 +234,7 @@ seed={config.get('seed')}.</p>
 <h2>Convergence</h2><img src="convergence.png" alt="convergence">
 <h2>AWRT per user group</h2><img src="awrt_groups.png" alt="AWRT per group">
 {plots_section(schedule_plots, "Schedules: EASY vs the evolved strategy (first training trace)") if schedule_plots else ""}
+{extra_html}
 <h2>Best strategy (best.json)</h2><pre>{strategy}</pre>
 <p>AWRT in hours; the objective in the units of its expression (AWRT in seconds); improvement in % of
 EASY's value (positive = better than EASY), UTIL difference in percentage points.</p>

@@ -44,6 +44,9 @@ class Schedule:
     #: time-shared schedules (SCOJO-PECT): a :class:`schedlab.sim.timeshare.TimeShared` with each
     #: job's node set and execution intervals; None for rigid schedules
     timeshare: object | None = None
+    #: rule-based schedules: a :class:`schedlab.sim.rulebase.StrategyPlan` (the strategy in force
+    #: at every pass; the validator replays each start with it); None otherwise
+    plan: object | None = None
 
     @property
     def processing(self) -> np.ndarray:

@@ -13,7 +13,7 @@ Rules (DESIGN.md "Semantics that every engine shares"; genetic-fuzzy-rule-based-
 2. no job starts before its submit time;
 3. finish = start + min(runtime, estimate) (or + runtime when jobs are not killed);
 4. never more than m processors busy (a job of length 0 needs its processors free at its start);
-5. per dispatch rule, replaying the schedule event by event (waiting queue in the strategy's
+5. per dispatch rule (for a rule base: the rule its plan says was in force at each start time), replaying the schedule event by event (waiting queue in the strategy's
    order at each start time; running jobs' estimated ends max(start + estimate, t)):
    FCFS starts a prefix of the queue at each time; EASY backfilling never delays the head's
    reservation; conservative backfilling never delays any earlier job's reservation.
@@ -70,8 +70,29 @@ def validate_schedule(schedule, *, replay_until: float | None = None) -> None:
         raise ScheduleInvalid(f"job {ids[j]} finishes at {finish[j]}, not {rule} = {start[j] + p[j]}")
     _check_capacity(w, start, finish, schedule.machine.procs)
     strategy = schedule.strategy
-    if strategy is not None and schedule.site is None and n and registry.rule(strategy.dispatch).replay != "any":
+    plan = getattr(schedule, "plan", None)
+    if plan is not None and schedule.site is None and n:  # a rule base: the rule in force per start time
+        _check_plan(schedule, plan)
+        _Replay(schedule, start, finish, plan).run(np.inf if replay_until is None else replay_until)
+    elif strategy is not None and schedule.site is None and n and registry.rule(strategy.dispatch).replay != "any":
         _Replay(schedule, start, finish).run(np.inf if replay_until is None else replay_until)
+
+
+def _check_plan(schedule, plan) -> None:
+    """A rule-based schedule's plan: pass times never decrease, and every job starts at the time
+    of the pass that the plan says started it."""
+    times = np.asarray(plan.times, dtype=np.float64)
+    if times.size and np.any(np.diff(times) < 0):
+        raise ScheduleInvalid("rule plan: pass times go back in time")
+    sp = np.asarray(plan.start_pass)
+    bad = np.flatnonzero((sp < 0) | (sp >= times.size))
+    if bad.size:
+        raise ScheduleInvalid(f"rule plan: job {schedule.workload.id[bad[0]]} was started by no pass")
+    bad = np.flatnonzero(times[sp] != schedule.start)
+    if bad.size:
+        j = bad[0]
+        raise ScheduleInvalid(f"rule plan: job {schedule.workload.id[j]} starts at {schedule.start[j]} but its pass "
+                              f"ran at {times[sp[j]]}")
 
 
 def _check_capacity(w, start, finish, m) -> None:
@@ -223,14 +244,12 @@ class _Replay:
     O(starters log queue); the queue is only read out where someone jumps ahead (a backfill).
     """
 
-    def __init__(self, schedule, start, finish):
+    def __init__(self, schedule, start, finish, plan=None):
         self.s = schedule
         self.w = w = schedule.workload
         self.start, self.finish = start, finish
         self.m = schedule.machine.procs
-        self.dispatch = schedule.strategy.dispatch
-        self.replay = registry.rule(self.dispatch).replay  # the rule's check (its registry row)
-        self.order = schedule.strategy.order
+        self.plan = plan
         self.killed = schedule.killed
         self.est = np.ascontiguousarray(w.estimate, dtype=np.float64)
         self.procs = np.ascontiguousarray(w.procs, dtype=np.int64)
@@ -238,13 +257,38 @@ class _Replay:
         rank = np.empty(n, dtype=np.int64)
         rank[np.argsort(w.submit, kind="stable")] = np.arange(n)  # ties: submit, then trace order
         self.rank = rank
-        if isinstance(self.order, Greedy):
-            self.key = None
-            self._classes(start, finish)
-        else:
-            row = registry.ORDERS[registry.order_code(self.order)]  # the order's sort key (registry row)
-            primary = row.key(w.procs, w.estimate, w.group, rank)
-            self.key = list(zip(primary.tolist(), rank.tolist()))
+        # the strategies to replay: the schedule's one, or every one a rule base's plan used
+        strategies = [schedule.strategy] if plan is None else plan.strategies()
+        self.keys = {}  # static order -> sort key per job
+        self.greedy = None
+        for strategy in strategies:
+            if isinstance(strategy.order, Greedy):
+                self.greedy = self.order = strategy.order
+                self._classes(start, finish)
+            elif strategy.order not in self.keys:
+                row = registry.ORDERS[registry.order_code(strategy.order)]  # the order's sort key (registry row)
+                primary = row.key(w.procs, w.estimate, w.group, rank)
+                self.keys[strategy.order] = list(zip(primary.tolist(), rank.tolist()))
+        self._use(strategies[0] if strategies else None)
+
+    def _use(self, strategy) -> None:
+        """Replay the next start time with ``strategy``'s rule and order."""
+        self.strategy = strategy
+        if strategy is not None:
+            self.dispatch = strategy.dispatch
+            self.replay = registry.rule(self.dispatch).replay  # the rule's check (its registry row)
+            self.order = strategy.order
+
+    def _in_force(self, t: float):
+        """The plan's strategy at start time t (None when passes of different strategies ran at t,
+        which only zero-length jobs cause: then only capacity is checked at t); ScheduleInvalid
+        when no pass ran at t."""
+        times = self.plan.times
+        lo, hi = np.searchsorted(times, t, side="left"), np.searchsorted(times, t, side="right")
+        if lo == hi:
+            raise ScheduleInvalid(f"rule plan: a job starts at {t} but no scheduling pass ran then")
+        codes = np.unique(self.plan.codes[lo:hi])
+        return self.plan.strategy(codes[0]) if codes.size == 1 else None
 
     def _classes(self, start, finish):
         crits = self.order.per_class()
@@ -292,10 +336,11 @@ class _Replay:
         bounds = np.searchsorted(start[by_start], times, side="right").tolist()
         by_start = by_start.tolist()
         finish_l = finish.tolist()
-        key = self.key
+        keys = self.keys
         waiting = np.zeros(n, dtype=bool)
         starting = np.zeros(n, dtype=bool)  # greedy: marks this time's starters
-        queue: list = []  # static orders: sorted ((key, rank), job); greedy: job list
+        queues: dict = {order: [] for order in keys}  # per static order: sorted ((key, rank), job)
+        pool: list = []  # greedy: the waiting jobs
         running: list = []  # heap of (finish, job)
         # busy[:nb]: the running jobs sorted by start + estimate (their keys in ends[:nb])
         busy = np.empty(n, dtype=np.int64)
@@ -309,10 +354,10 @@ class _Replay:
             while a < n and arrive[a] <= t:
                 j = arrivals[a]
                 waiting[j] = True
-                if key is None:
-                    queue.append(j)
-                else:
-                    bisect.insort(queue, (key[j], j))
+                if self.greedy is not None:
+                    pool.append(j)
+                for order, queue in queues.items():
+                    bisect.insort(queue, (keys[order][j], j))
                 a += 1
             while running and running[0][0] <= t:
                 j = heapq.heappop(running)[1]
@@ -327,23 +372,29 @@ class _Replay:
             if not waiting[starters].all():
                 j = next(j for j in starters if not waiting[j])
                 raise ScheduleInvalid(f"job {w.id[j]} starts at {t} but is not waiting then")
-            if key is None:
-                ordered = self.greedy_order(np.asarray(queue, dtype=np.int64), t)
+            if self.plan is not None:
+                self._use(self._in_force(t))
+            if self.strategy is None:
+                pass  # passes of different strategies at t (zero-length jobs): capacity only
+            elif isinstance(self.order, Greedy):
+                ordered = self.greedy_order(np.asarray(pool, dtype=np.int64), t)
                 starting[starters] = True
                 pos = np.flatnonzero(starting[ordered]).tolist()
                 starting[starters] = False
                 ordered = ordered.tolist()
             else:
+                queue, key = queues[self.order], keys[self.order]
                 pos = sorted(bisect.bisect_left(queue, (key[j], j)) for j in starters)
                 ordered = _Jobs(queue)
-            if pos[-1] != len(pos) - 1:  # not a prefix of the queue: check the rule
-                self.check(t, ordered, pos, starters, busy[:nb])
+            if self.strategy is not None and self.replay != "any" and pos[-1] != len(pos) - 1:
+                self.check(t, ordered, pos, starters, busy[:nb])  # not a prefix of the queue: check the rule
             waiting[starters] = False
-            if key is None:
+            if self.greedy is not None:
                 started = set(starters)
-                queue = [j for j in queue if j not in started]
-            else:
-                for p in reversed(pos):
+                pool = [j for j in pool if j not in started]
+            for order, queue in queues.items():
+                key = keys[order]
+                for p in sorted((bisect.bisect_left(queue, (key[j], j)) for j in starters), reverse=True):
                     del queue[p]
             for j in starters:
                 if finish_l[j] > t:

@@ -1,0 +1,37 @@
+#!/bin/sh
+# Tables 3/4 analogues of genetic-fuzzy-rule-based-scheduling (issue 11): iterative and symbiotic
+# rule bases on CTC, KTH, LANL, SDSC-SP2 (SDSC00) and SDSC-Par-1996 (SDSC96), each scaled to 1024
+# processors and load-calibrated, objective 10*AWRT1 + 4*AWRT2. SDSC95 is not in ../shared/workloads.
+# Every step is a resumable run folder; each runs in slices of at most SLICE seconds under the shared
+# bench lock (SIGTERM checkpoints, the same command resumes). Run from the repository root:
+#   nice -n 19 sh benchmarks/rules_experiments.sh [STEP...]     (steps: iter-CTC symb-CTC iter-KTH ...)
+set -u
+LOCK=${LOCK:-/work/wt/bench.lock}
+SLICE=${SLICE:-540}
+W=../shared/workloads
+OUT=${OUT:-docs/results/rules}
+SETUP="--scale-to 1024 --calibrate-load --objective 10*AWRT1+4*AWRT2 --workers ${WORKERS:-2}"
+GENS=${GENS:-100}
+trace() {
+  case $1 in
+    CTC) echo $W/CTC-SP2-1996-3.1-cln.swf.gz ;; KTH) echo $W/KTH-SP2-1996-2.1-cln.swf.gz ;;
+    LANL) echo $W/LANL-CM5-1994-4.1-cln.swf.gz ;; SDSC00) echo $W/SDSC-SP2-1998-4.2-cln.swf.gz ;;
+    SDSC96) echo $W/SDSC-Par-1996-3.1-cln.swf.gz ;;
+  esac
+}
+sliced() {  # run "$@" in lock slices until it finishes (exit 0) or fails (exit != 143/130)
+  while :; do
+    flock "$LOCK" timeout -s TERM "$SLICE" nice -n 19 "$@"
+    rc=$?
+    [ $rc -eq 124 ] || [ $rc -eq 143 ] || [ $rc -eq 130 ] || return $rc
+    echo "slice over (exit $rc): resuming $*" >&2
+  done
+}
+steps=${*:-"iter-CTC symb-CTC iter-KTH iter-LANL iter-SDSC00 iter-SDSC96 symb-KTH symb-LANL symb-SDSC00 symb-SDSC96"}
+for step in $steps; do
+  name=${step#*-}
+  case $step in
+    iter-*) sliced schedlab rules iterative "$(trace "$name")" $SETUP --out "$OUT/iterative-$name" ;;
+    symb-*) sliced schedlab rules evolve "$(trace "$name")" $SETUP --generations "$GENS" --seed 1 --out "$OUT/symbiotic-$name" ;;
+  esac
+done

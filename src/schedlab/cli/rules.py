@@ -1,0 +1,204 @@
+"""`schedlab rules ...`: rule-based scheduling (genetic-fuzzy-rule-based-scheduling).
+
+``rules iterative`` (Algorithm 2: a table rule base class by class), ``rules evolve`` (symbiotic
+evolution of fuzzy rules), ``rules show`` (a rule base readable, and the strategy in force over a
+trace as a figure). A rule base file replays with ``schedlab simulate --strategy``,
+``schedlab compare --policies FILE.json`` and ``schedlab evolve compare``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ..metrics import DEFAULT_OBJECTIVE
+from .main import stopped, sub_app
+from .options import CALIBRATE_LOAD, DASK, MONTHS, PROCS, SCALE_TO, SEED, WORKERS, TraceOptions, check_output, executor_spec
+
+rules_app = sub_app("rules", "Rule-based scheduling: 7 state features pick one of 13 strategies per event "
+                             "(genetic-fuzzy-rule-based-scheduling).")
+
+
+def _checked(traces, objective, procs, months, scale_to, calibrate_load):
+    """Every cheap check before anything is read, compiled or written."""
+    from ..metrics import Objective
+    from ..workload.load import resolve_trace
+
+    TraceOptions(procs, months, scale_to, calibrate_load)
+    Objective(objective)
+    for trace in traces:
+        resolve_trace(trace)
+
+
+def _greedy(path):
+    """The Greedy strategy's order from a strategy file (None: the default)."""
+    from ..errors import StrategyError
+    from ..strategy import Greedy
+    from ..strategy import rules as R
+    from .simulate import load_strategy_file
+
+    if path is None:
+        return R.DEFAULT_GREEDY
+    s = load_strategy_file(path)
+    if not isinstance(getattr(s, "order", None), Greedy):
+        raise StrategyError(f"{path}: --greedy needs a strategy with a greedy order")
+    return s.order
+
+
+def _warm() -> None:
+    from ..strategy import Strategy
+    from ..strategy import rules as R
+    from .compiling import warm_simulation
+
+    warm_simulation(None, None, [Strategy("easy"), R.TableRuleBase()])
+
+
+def _print_result(result, objective: str, out: Path) -> None:
+    from .evolve import _comparison_table, _out
+
+    _out().print(_comparison_table(result.comparison, f"{result.best.label} vs EASY — {objective}", "rule base"))
+    typer.echo(f"best objective {result.best_f:.6g} after {result.evaluations} simulations; rule base: {out / 'best.json'}"
+               f" (readable: {out / 'rules.txt'})")
+
+
+@rules_app.command("iterative")
+def iterative(
+    traces: list[str] = typer.Argument(..., help="training trace(s): SWF path or bundled name; several = sum of objectives"),
+    objective: str = typer.Option(DEFAULT_OBJECTIVE, "--objective", help="objective over the metrics, minimised"),
+    out: Path = typer.Option(..., "--out", help="run folder (re-running the same command resumes it)"),
+    partitions: Optional[Path] = typer.Option(None, "--partitions", help="JSON bounds per feature, e.g. "
+                                              "{\"SD\": [2], \"Um\": [75, 85], \"PRCWQ1\": [20], ...} (default: Table 2, 192 classes)"),
+    procs: Optional[int] = PROCS,
+    months: Optional[int] = MONTHS,
+    scale_to: Optional[int] = SCALE_TO,
+    calibrate_load: bool = CALIBRATE_LOAD,
+    greedy: Optional[Path] = typer.Option(None, "--greedy", help="strategy JSON with a greedy order: the 13th strategy "
+                                          "(default: f2 with K = 5,4,3,2,1 and a = 1e-4 /s)"),
+    workers: Optional[int] = WORKERS,
+    dask: Optional[str] = DASK,
+) -> None:
+    """Iterative rule base (Algorithm 2): every situation class tries all 13 strategies in turn, keeping the best."""
+    from ..optimize.evolve import EvolveConfig
+    from ..optimize.gfs import rules_iterative
+    from ..strategy import rules as R
+
+    _checked(traces, objective, procs, months, scale_to, calibrate_load)
+    parts = R.load_partitions(partitions) if partitions is not None else R.TABLE2_PARTITIONS
+    greedy_order = _greedy(greedy)
+    spec, workers = executor_spec(workers, dask)
+    config = EvolveConfig(traces=tuple(traces), objective=objective, procs=procs, scale_to=scale_to, months=months,
+                          calibrate_load=calibrate_load)
+    _warm()
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    bar = Progress(TextColumn("[bold]iterative"), BarColumn(), TextColumn("class {task.completed}/{task.total}"),
+                   TextColumn("best {task.fields[best]}"), TimeRemainingColumn(), console=Console(stderr=True))
+    task = {}
+
+    def start(total, done):
+        bar.start()
+        task["id"] = bar.add_task("iterative", total=total, completed=done, best="-")
+
+    def step(row):
+        bar.update(task["id"], completed=row["class"] + 1, best=f"{row['objective']:.6g}")
+
+    try:
+        result = rules_iterative(config, out, parts, executor_spec=spec, workers=workers, on_start=start, on_class=step,
+                                 greedy=greedy_order)
+    finally:
+        if task:
+            bar.stop()
+    if result.interrupted:
+        raise stopped(f"checkpoint saved in {out}; re-run the same command to resume")
+    _print_result(result, objective, out)
+
+
+@rules_app.command("evolve")
+def evolve(
+    traces: list[str] = typer.Argument(..., help="training trace(s): SWF path or bundled name; several = sum of objectives"),
+    objective: str = typer.Option(DEFAULT_OBJECTIVE, "--objective", help="objective over the metrics, minimised"),
+    out: Path = typer.Option(..., "--out", help="run folder (re-running the same command resumes it)"),
+    generations: int = typer.Option(100, "--generations", help="generations (70 rule-base simulations each by default)"),
+    rules: int = typer.Option(50, "--rules", help="rules per base N_r"),
+    mu: int = typer.Option(50, "--mu", help="parent rules"),
+    lam: int = typer.Option(350, "--lambda", help="offspring rules per generation"),
+    participations: int = typer.Option(10, "--participations", help="bases each rule takes part in, N_s"),
+    seed: int = SEED,
+    procs: Optional[int] = PROCS,
+    months: Optional[int] = MONTHS,
+    scale_to: Optional[int] = SCALE_TO,
+    calibrate_load: bool = CALIBRATE_LOAD,
+    greedy: Optional[Path] = typer.Option(None, "--greedy", help="strategy JSON with a greedy order: the 13th strategy "
+                                          "(default: f2 with K = 5,4,3,2,1 and a = 1e-4 /s)"),
+    workers: Optional[int] = WORKERS,
+    dask: Optional[str] = DASK,
+) -> None:
+    """Symbiotic evolution of Gaussian fuzzy rules (Sections 4.2-4.3) for OBJECTIVE on the training TRACES."""
+    from ..optimize.evolve import EvolveConfig
+    from ..optimize.gfs import GFSSettings, rules_evolve
+    from .evolve import _Progress
+
+    _checked(traces, objective, procs, months, scale_to, calibrate_load)
+    if generations < 1:
+        from .options import OptionError
+
+        raise OptionError("--generations must be a positive whole number")
+    settings = GFSSettings(rules=rules, mu=mu, lam=lam, participations=participations)
+    greedy_order = _greedy(greedy)
+    spec, workers = executor_spec(workers, dask)
+    config = EvolveConfig(traces=tuple(traces), objective=objective, generations=generations, seed=seed, procs=procs,
+                          scale_to=scale_to, months=months, calibrate_load=calibrate_load)
+    from ..strategy import rules as R
+    from .compiling import warm_simulation
+    from ..strategy import Strategy
+
+    warm_simulation(None, None, [Strategy("easy"), R.TableRuleBase(),
+                                 R.FuzzyRuleBase([[50.0] * 7], [[10.0] * 7], [[0.0] * 13])])
+    bar = _Progress(settings.bases)
+    try:
+        result = rules_evolve(config, out, settings, executor_spec=spec, workers=workers,
+                              on_start=lambda total, done: bar.start("symbiotic", total, done),
+                              on_generation=lambda row: bar.step("symbiotic", row),
+                              on_evaluation=lambda g, e: bar.tick("symbiotic", g, e), greedy=greedy_order)
+    finally:
+        bar.stop()
+    if result.interrupted:
+        raise stopped(f"checkpoint saved in {out}; re-run the same command to resume")
+    _print_result(result, objective, out)
+
+
+@rules_app.command("show")
+def show(
+    rulebase: Path = typer.Argument(..., help="rule base JSON (best.json of a rules run)"),
+    trace: Optional[str] = typer.Argument(None, help="simulate it on this trace for --plot"),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="PNG: the strategy in force over the trace's time"),
+    procs: Optional[int] = PROCS,
+    months: Optional[int] = MONTHS,
+    scale_to: Optional[int] = SCALE_TO,
+    calibrate_load: bool = CALIBRATE_LOAD,
+) -> None:
+    """Print a rule base readably; with TRACE and --plot, draw which strategy was in force over time."""
+    from ..errors import SchedlabError
+    from ..strategy import rules as R
+
+    opts = TraceOptions(procs, months, scale_to, calibrate_load)
+    rb = R.load_rulebase(rulebase)
+    if plot is not None and trace is None:
+        raise SchedlabError("--plot needs a TRACE to simulate the rule base on")
+    if plot is not None:
+        check_output(plot, "plot")
+    typer.echo(rb.render())
+    if trace is not None:
+        from ..report.rules_plot import strategy_timeline
+        from ..sim.rulebase import simulate_rulebase
+
+        w = opts.load(trace)
+        s = simulate_rulebase(w, w.machine_procs, rb, record_features=True)
+        share = ", ".join(f"{k} {100 * v:.1f} %" for k, v in sorted(s.plan.share().items(), key=lambda kv: -kv[1]))
+        typer.echo(f"{w.name}: {s.plan.times.size} passes; strategies in force: {share}")
+        if plot is not None:
+            strategy_timeline(s.plan, plot, title=f"{w.name}: strategy in force ({rb.label})")
+            typer.echo(f"wrote {plot}")

@@ -1,0 +1,478 @@
+"""Learning rule bases from simulations (genetic-fuzzy-rule-based-scheduling Section 4).
+
+- :func:`iterative` (Section 4.1, Algorithm 2): a table rule base (default Table 2, 192
+  situation classes) starts with the standard strategy (FCFS + decreasing waiting time) in every
+  class; class by class, each of the 13 strategies is simulated as that class's consequence and
+  the best kept (first on ties, as Algorithm 2's strict ``<`` from f_old = inf). A run folder
+  (config, checkpoint after every class, history.csv, best.json, report.html); the 13
+  simulations of a class go through the Executor.
+- :class:`SymbioticGFS` (Sections 4.2-4.3, Algorithms 3-4, Eqs. 10-16): an ask/tell optimizer
+  over a population of fuzzy rules; ``ask`` composes N_f rule bases of N_r rules by least
+  similarity, ``tell`` gives each rule the mean objective of the bases it took part in
+  (Eq. 12), adapts the mutation step (Eqs. 14-15), selects the parents by clusters (Algorithm
+  4, k-means with scikit-learn) and breeds lambda offspring by discrete multirecombination
+  (Eq. 13) and Gaussian mutation (Eq. 16). It runs on the run machinery of ``evolve greedy``
+  (:func:`schedlab.optimize.run.optimize`).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from ..errors import RunError
+from ..strategy import rules as R
+from .greedy import TrainingSet, _objective
+
+NF, NS = R.N_FEATURES, R.N_STRATEGIES
+GENES = 2 * NF + NS  # centre and width per feature, then one output per strategy (Fig. 2)
+
+#: readings where the paper leaves a detail open (recorded in config.json)
+READINGS = {
+    "rule_fitness": "f(R_i) = (1/N_s) sum_n f_n / N_r with f_n the objective of the n-th base R_i took part in "
+                    "(Eq. 12 without f_max: the objective is already minimised)",
+    "composition": "Algorithm 3 with S reset every lambda / N_r bases (a round), so that every rule takes part in "
+                   "exactly N_s bases (\"every rule within the population participates ... exactly N_s = 10 Fuzzy "
+                   "systems\", Section 4.3.1); within a round: first rule random, then the least similar (Eq. 11) "
+                   "to the last one chosen",
+    "selection": "(mu + lambda): Algorithm 4 over parents and offspring; k-means (scikit-learn, k = 10) on the centres; "
+                 "mu_i = ceil(mu / (f(c_i) sum_l 1/f(c_l)) + 0.5) best of each cluster, clusters by mean fitness of "
+                 "their n = 5 best, stopping at mu; the rest by (cluster, individual) fitness",
+    "recombination": "rho = 12: the first parent random, the 5 most similar to it (Eq. 11), 6 random others; "
+                     "each gene from one of the 12 (Eq. 13)",
+    "success": "an offspring is a success when its fitness beats that of one of its rho parents drawn at random (Eq. 14); "
+               "sigma is adapted from the second generation on (Eq. 15)",
+    "outputs": "outputs are genes like the others (Eq. 16); a rule recommends the nearest level of -5, -1, 0, 1, 5",
+    "bounds": "centres clipped to [0, 100], widths to [0.01, 1000] (reflected at 0.01), outputs to [-5, 5]",
+    "initial": "lambda random rules: centres U[0, 100], widths U[1, 50], outputs U[-5, 5]; sigma0 = 5",
+    "final": "the best rule base evaluated in the run",
+}
+
+
+def decode_rule_base(x: np.ndarray, greedy=R.DEFAULT_GREEDY) -> R.FuzzyRuleBase:
+    """A fuzzy rule base from a flat vector of rules x (N_r x GENES)."""
+    a = np.asarray(x, dtype=np.float64).reshape(-1, GENES)
+    return R.FuzzyRuleBase(a[:, :NF], a[:, NF:2 * NF], snap(a[:, 2 * NF:]), greedy=greedy)
+
+
+def snap(outputs: np.ndarray) -> np.ndarray:
+    """The nearest recommendation level (Section 4.2.2.1) of every output gene."""
+    levels = np.asarray(R.LEVELS)
+    return levels[np.argmin(np.abs(np.asarray(outputs)[..., None] - levels), axis=-1)]
+
+
+def similarity(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Total cross correlation (Eq. 11) of rule a with every rule of b (rows of genes)."""
+    ma, sa = a[:NF], a[NF:2 * NF]
+    mb, sb = b[:, :NF], b[:, NF:2 * NF]
+    v = sa ** 2 + sb ** 2
+    return np.mean(np.exp(-((ma - mb) ** 2) / (2 * v)) / np.sqrt(2 * np.pi * v), axis=1)
+
+
+def rulebase_value(training: TrainingSet, rb) -> float:
+    """Sum over the training workloads of the objective of ``rb``'s schedule."""
+    from ..metrics import compute_metrics
+    from ..sim.rulebase import simulate_rulebase
+
+    objective = _objective(training.objective)
+    return float(sum(objective(compute_metrics(simulate_rulebase(w, m, rb)))
+                     for w, m in zip(training.workloads, training.machines)))
+
+
+@dataclass(frozen=True)
+class FuzzyEvaluator:
+    """``evaluator(training, x)``: the objective of the rule base decoded from x (picklable)."""
+
+    greedy: Any = R.DEFAULT_GREEDY
+
+    def __call__(self, training: TrainingSet, x: np.ndarray) -> float:
+        return rulebase_value(training, decode_rule_base(x, self.greedy))
+
+
+@dataclass(frozen=True)
+class TableEvaluator:
+    """``evaluator(training, table)``: the objective of a table rule base (picklable)."""
+
+    partitions: tuple
+    greedy: Any = R.DEFAULT_GREEDY
+
+    def __call__(self, training: TrainingSet, table) -> float:
+        return rulebase_value(training, R.TableRuleBase(self.partitions, tuple(int(t) for t in table), self.greedy))
+
+
+# ---------------------------------------------------------------------------- symbiotic evolution
+@dataclass(frozen=True)
+class GFSSettings:
+    """The parameters of Sections 4.2-4.3 (defaults: the paper's values)."""
+
+    rules: int = 50  # N_r
+    mu: int = 50
+    lam: int = 350
+    participations: int = 10  # N_s; N_f = lam * N_s / N_r = 70 bases per generation
+    rho: int = 12
+    k: int = 10
+    n_best: int = 5
+    alpha: float = 1.224
+    zeta0: float = 1 / 8
+    sigma0: float = 5.0
+
+    def __post_init__(self) -> None:
+        for name in ("rules", "mu", "lam", "participations", "rho", "k", "n_best"):
+            v = getattr(self, name)
+            if int(v) != v or v < 1:
+                raise RunError(f"--{name} must be a positive whole number, got {v}")
+        if self.lam % self.rules or self.mu < self.rules or self.rho > self.mu or self.rho < 2:
+            raise RunError(f"symbiotic settings: lambda ({self.lam}) must be a multiple of the rules per base "
+                           f"({self.rules}), mu >= rules, 2 <= rho <= mu")
+
+    @property
+    def bases(self) -> int:  # N_f
+        return self.lam * self.participations // self.rules
+
+
+class SymbioticGFS:
+    """Ask/tell symbiotic evolution of fuzzy rules; ``ask`` returns N_f flat rule bases."""
+
+    def __init__(self, settings: GFSSettings, seed: int) -> None:
+        self.s = settings
+        self.rng = np.random.default_rng(seed)
+        self.generation = 0
+        self.evaluations = 0
+        self.sigma = settings.sigma0
+        self.parents = np.empty((0, GENES))
+        self.parent_f = np.empty(0)
+        self.offspring = self._random_rules(settings.lam)
+        self.off_parents: np.ndarray | None = None  # (lam, rho) parent indices of each offspring
+        self.members: np.ndarray | None = None
+        self.best_x = self.offspring[: settings.rules].ravel().copy()
+        self.best_f = math.inf
+        self.lower = np.zeros(settings.rules * GENES)
+        self.zeta = math.nan
+
+    def _random_rules(self, n: int) -> np.ndarray:
+        r = self.rng
+        return np.hstack([r.uniform(0, 100, (n, NF)), r.uniform(1, 50, (n, NF)), r.uniform(-5, 5, (n, NS))])
+
+    def ask(self) -> list[np.ndarray]:
+        """Compose N_f rule bases from the offspring (Algorithm 3, in rounds: see READINGS)."""
+        s, Q = self.s, self.offspring
+        members = []
+        for _ in range(s.participations):
+            left = np.ones(s.lam, dtype=bool)
+            for _ in range(s.lam // s.rules):
+                cand = np.flatnonzero(left)
+                i = int(self.rng.choice(cand))
+                base = [i]
+                left[i] = False
+                for _ in range(s.rules - 1):
+                    cand = np.flatnonzero(left)
+                    i = int(cand[np.argmin(similarity(Q[i], Q[cand]))])
+                    base.append(i)
+                    left[i] = False
+                members.append(base)
+        self.members = np.array(members, dtype=np.int64)
+        return [Q[b].ravel().copy() for b in self.members]
+
+    def tell(self, xs, f) -> None:
+        s, Q = self.s, self.offspring
+        f = np.asarray(f, dtype=np.float64)
+        f = np.where(np.isfinite(f), f, np.finfo(float).max / 1e6)
+        self.evaluations += len(f)
+        i = int(np.argmin(f))
+        if f[i] < self.best_f:
+            self.best_f, self.best_x = float(f[i]), np.asarray(xs[i], dtype=np.float64).copy()
+        fit = np.zeros(s.lam)
+        cnt = np.zeros(s.lam)
+        for n, base in enumerate(self.members):  # Eq. 12 / Algorithm 3
+            fit[base] += f[n] / s.rules
+            cnt[base] += 1
+        fit /= np.maximum(cnt, 1)
+        if self.off_parents is not None:  # Eqs. 14-15
+            pick = self.off_parents[np.arange(s.lam), self.rng.integers(0, s.rho, s.lam)]
+            self.zeta = float(np.mean(fit < self.parent_f[pick]))
+            if self.zeta > s.zeta0:
+                self.sigma *= s.alpha
+            elif self.zeta < s.zeta0:
+                self.sigma /= s.alpha
+        pool = np.vstack([self.parents, Q])
+        pool_f = np.concatenate([self.parent_f, fit])
+        keep = self._select(pool, pool_f)
+        self.parents, self.parent_f = pool[keep], pool_f[keep]
+        self.offspring, self.off_parents = self._breed()
+        self.generation += 1
+
+    def _select(self, pool: np.ndarray, f: np.ndarray) -> np.ndarray:
+        """Algorithm 4: mu rules chosen by clusters of their centres."""
+        from sklearn.cluster import KMeans
+
+        s = self.s
+        k = min(s.k, len(pool))
+        labels = KMeans(n_clusters=k, n_init=4, random_state=int(self.rng.integers(2**31 - 1))).fit_predict(pool[:, :NF])
+        fbar = np.empty(k)
+        members = []
+        for c in range(k):
+            idx = np.flatnonzero(labels == c)
+            idx = idx[np.argsort(f[idx], kind="stable")]
+            members.append(idx)
+            fbar[c] = np.mean(f[idx[: min(len(idx), s.n_best)]]) if len(idx) else np.inf
+        fbar = np.maximum(fbar, 1e-300)
+        inv = np.where(np.isfinite(fbar), 1.0 / fbar, 0.0)
+        chosen: list[int] = []
+        for c in np.argsort(fbar, kind="stable"):
+            want = math.ceil(s.mu / (fbar[c] * inv.sum()) + 0.5) if np.isfinite(fbar[c]) else 0
+            for j in members[c][:want]:
+                if len(chosen) < s.mu:
+                    chosen.append(int(j))
+        if len(chosen) < s.mu:  # the best of the rest by (cluster, individual) fitness
+            taken = set(chosen)
+            rest = sorted((fbar[labels[j]], f[j], j) for j in range(len(pool)) if j not in taken)
+            chosen += [int(j) for _, _, j in rest[: s.mu - len(chosen)]]
+        return np.array(chosen, dtype=np.int64)
+
+    def _breed(self) -> tuple[np.ndarray, np.ndarray]:
+        """lambda offspring: discrete multirecombination of rho parents (Eq. 13), Gaussian mutation (Eq. 16)."""
+        s, P, r = self.s, self.parents, self.rng
+        half = s.rho // 2
+        out = np.empty((s.lam, GENES))
+        parents = np.empty((s.lam, s.rho), dtype=np.int64)
+        for c in range(s.lam):
+            first = int(r.integers(len(P)))
+            sim = similarity(P[first], P)
+            sim[first] = -np.inf
+            similar = np.argsort(-sim, kind="stable")[: half - 1]
+            others = np.setdiff1d(np.arange(len(P)), np.concatenate([[first], similar]))
+            rand = r.choice(others, s.rho - half, replace=False)
+            ps = np.concatenate([[first], similar, rand]).astype(np.int64)
+            parents[c] = ps
+            z = r.random(GENES)  # Eq. 13: gene k from parent floor(Z rho)
+            out[c] = P[ps[np.minimum((z * s.rho).astype(np.int64), s.rho - 1)], np.arange(GENES)]
+        out += r.normal(0.0, self.sigma, out.shape)
+        out[:, :NF] = np.clip(out[:, :NF], 0.0, 100.0)
+        w = out[:, NF:2 * NF]
+        w = np.where(w < 0.01, 0.02 - w, w)  # reflect at 0.01
+        out[:, NF:2 * NF] = np.clip(w, 0.01, 1000.0)
+        out[:, 2 * NF:] = np.clip(out[:, 2 * NF:], -5.0, 5.0)
+        return out, parents
+
+    def state_summary(self) -> dict[str, Any]:
+        return {"sigma": self.sigma, "zeta": self.zeta}
+
+
+def gene_names(rules: int) -> list[str]:
+    names = []
+    for i in range(1, rules + 1):
+        names += [f"r{i}_mu_{f}" for f in R.FEATURES] + [f"r{i}_sigma_{f}" for f in R.FEATURES]
+        names += [f"r{i}_out_{s}" for s in R.STRATEGIES]
+    return names
+
+
+def gfs_settings_dict(settings: GFSSettings) -> dict[str, Any]:
+    d = asdict(settings)
+    d["bases_per_generation"] = settings.bases
+    d["readings"] = READINGS
+    return d
+
+
+# ---------------------------------------------------------------------------- the iterative method
+def iterative(run, training: TrainingSet, partitions, executor, *, on_start: Callable | None = None,
+              on_class: Callable | None = None, unvisited: str = "skip", greedy=R.DEFAULT_GREEDY) -> dict[str, Any]:
+    """Algorithm 2 into run folder ``run`` (a :class:`~schedlab.optimize.run.RunFolder`); resumes.
+
+    ``unvisited``: ``skip`` (default) leaves a class that no pass of the current rule base reaches
+    at its strategy without simulating it (all 13 simulations would give the same value: the
+    rule never fires); ``simulate`` runs them anyway (Algorithm 2 literally; the first strategy
+    then wins the tie). Ctrl-C / SIGTERM stop after the last finished class (checkpointed).
+    """
+    from .._signals import stop_signals
+    from ..metrics import compute_metrics
+    from ..sim.rulebase import simulate_rulebase
+
+    base = R.TableRuleBase(partitions, greedy=greedy)
+    n = base.n_classes
+    state = run.load_checkpoint()
+    if state is None:
+        state = {"table": list(base.table), "next": 0, "value": math.inf, "history": [], "elapsed": 0.0,
+                 "simulations": 0}
+    if on_start is not None:
+        on_start(n, state["next"])
+    evaluator = TableEvaluator(base.partitions, greedy)
+    t0 = time.perf_counter()
+    elapsed0 = state["elapsed"]
+
+    def visited(table):
+        """(classes some pass of ``table``'s simulations reaches, its objective)."""
+        rb = R.TableRuleBase(base.partitions, tuple(table), greedy)
+        obj = _objective(training.objective)
+        seen = np.zeros(n, dtype=bool)
+        value = 0.0
+        for w, m in zip(training.workloads, training.machines):
+            s = simulate_rulebase(w, m, rb, record_features=True)
+            value += obj(compute_metrics(s))
+            parts = [np.sum(s.plan.features[f][:, None] > np.asarray(b)[None, :], axis=1) if b else
+                     np.zeros(s.plan.features.shape[1], dtype=np.int64) for f, b in enumerate(base.partitions)]
+            seen[np.ravel_multi_index(parts, base.shape)] = True
+        return seen, value
+
+    interrupted = False
+    seen, value0 = visited(state["table"]) if unvisited == "skip" else (np.ones(n, dtype=bool), math.inf)
+    if not math.isfinite(state["value"]):
+        state["value"] = value0
+    with stop_signals():
+        try:
+            while state["next"] < n:
+                c = state["next"]
+                row = {"class": c, "ranges": " ".join(base.class_ranges(c)), "visited": bool(seen[c])}
+                if seen[c]:
+                    tables = []
+                    for s in range(NS):
+                        t = list(state["table"])
+                        t[c] = s
+                        tables.append(t)
+                    values = np.asarray(executor.map(evaluator, tables), dtype=np.float64)
+                    best = int(np.argmin(values))  # Algorithm 2: strict < from f_old = inf: first on ties
+                    state["simulations"] += NS * len(training.workloads)
+                    if state["table"][c] != best:
+                        state["table"][c] = best
+                        if unvisited == "skip":
+                            seen, _ = visited(state["table"])
+                    state["value"] = float(values[best])
+                    row.update({f"f_{R.STRATEGIES[s]}": float(v) for s, v in enumerate(values)})
+                row.update(strategy=R.STRATEGIES[state["table"][c]], objective=state["value"],
+                           elapsed=elapsed0 + time.perf_counter() - t0)
+                state["history"].append(row)
+                state["next"] = c + 1
+                state["elapsed"] = row["elapsed"]
+                rb = R.TableRuleBase(base.partitions, tuple(state["table"]), greedy)
+                run.write_text("best.json", R.rulebase_to_json(rb) + "\n")
+                run.write_text("history.csv", _history_csv(state["history"]))
+                run.save_checkpoint(state)
+                if on_class is not None:
+                    on_class(row)
+        except KeyboardInterrupt:
+            interrupted = True
+    state["interrupted"] = interrupted
+    state["rulebase"] = R.TableRuleBase(base.partitions, tuple(state["table"]), greedy)
+    return state
+
+
+def _history_csv(rows) -> str:
+    import csv
+    import io
+
+    cols = ["class", "ranges", "visited", "strategy", "objective", "elapsed"] + [f"f_{s}" for s in R.STRATEGIES]
+    buf = io.StringIO()
+    wr = csv.DictWriter(buf, cols, lineterminator="\n", extrasaction="ignore")
+    wr.writeheader()
+    for r in rows:
+        wr.writerow({k: (repr(v) if isinstance(v, float) else v) for k, v in r.items()})
+    return buf.getvalue()
+
+
+# ---------------------------------------------------------------------------- run drivers
+@dataclass
+class RulesResult:
+    run_dir: Any
+    best: Any
+    best_f: float
+    interrupted: bool
+    comparison: list
+    evaluations: int = 0
+    generations: int = 0
+    elapsed: float = 0.0
+
+
+def _prepare(evolve_config, kind: str, extra: dict[str, Any], greedy=R.DEFAULT_GREEDY):
+    """Validate and load before any run folder is touched: (training, EASY metrics, config dict)."""
+    from .evolve import _config_trace, prepare, workload_fingerprint
+
+    training, easy = prepare(evolve_config)
+    cfg = {"kind": kind, "traces": [_config_trace(t) for t in evolve_config.traces], "objective": training.objective,
+           "procs": evolve_config.procs, "months": evolve_config.months, "scale_to": evolve_config.scale_to,
+           "calibrate_load": evolve_config.calibrate_load, "scale_seed": 0,
+           "jobs": [len(w) for w in training.workloads], "machine_procs": [m.procs for m in training.machines],
+           "data_sha256": [workload_fingerprint(w) for w in training.workloads],
+           "features": list(R.FEATURES), "strategies": list(R.STRATEGIES),
+           "greedy": greedy.to_dict(), "sd_clip": "job",
+           "sd_clip_reading": R.SD_CLIP_READINGS["job"], "conservative_on_switch": "rebuild",
+           "conservative_on_switch_reading": R.CONSERVATIVE_ON_SWITCH["rebuild"], **extra}
+    return training, easy, cfg
+
+
+def _finish(run, cfg, histories, training, easy, best, title: str, objective: str, report: bool):
+    import json
+
+    from ..sim.rulebase import simulate_rulebase
+    from .evolve import compare_with_easy
+
+    comparison = compare_with_easy(best, training.workloads, training.machines, objective, easy=easy)
+    run.write_text("comparison.json", json.dumps(comparison, indent=2) + "\n")
+    run.write_text("rules.txt", best.render() + "\n")
+    if report:
+        from ..report.rules_plot import strategy_timeline
+        from ..report.run_report import write_run_report
+
+        w, m = training.workloads[0], training.machines[0]
+        s = simulate_rulebase(w, m, best, record_features=True)
+        strategy_timeline(s.plan, run.path / "strategy_timeline.png", title=f"{w.name}: strategy in force")
+        import html
+
+        extra = ("<h2>Strategy in force over time (first training trace)</h2><img src=\"strategy_timeline.png\" "
+                 "alt=\"strategy timeline\"><h2>Rule base</h2><pre>" + html.escape(best.render()) + "</pre>")
+        write_run_report(run.path, cfg, histories, comparison, best, title=title, label="rule base", extra_html=extra)
+    return comparison
+
+
+def rules_iterative(evolve_config, out, partitions=R.TABLE2_PARTITIONS, *, executor_spec=None, workers=None,
+                    on_start=None, on_class=None, report: bool = True, greedy=R.DEFAULT_GREEDY) -> RulesResult:
+    """`schedlab rules iterative`: Algorithm 2 into run folder ``out`` (resumes)."""
+    from ..execute import make_executor
+    from .run import RunFolder
+
+    base = R.TableRuleBase(partitions)
+    training, easy, cfg = _prepare(evolve_config, "rules-iterative", {
+        "partitions": [list(b) for b in base.partitions], "situation_classes": base.n_classes,
+        "standard_strategy": R.DEFAULT_STRATEGY, "unvisited": "skip",
+        "method": "genetic-fuzzy-rule-based-scheduling Section 4.1, Algorithm 2"}, greedy)
+    run = RunFolder(out, cfg)
+    with make_executor(executor_spec, workers=workers, payload=training) as executor:
+        state = iterative(run, training, base.partitions, executor, on_start=on_start, on_class=on_class, greedy=greedy)
+    result = RulesResult(run.path, state["rulebase"], state["value"], state["interrupted"], [],
+                         evaluations=state["simulations"], generations=state["next"], elapsed=state["elapsed"])
+    if result.interrupted:
+        return result
+    hist = [{"gen": i + 1, "evaluations": 0, "best": r["objective"], "median": r["objective"], "sigma": 0.0,
+             "elapsed": r["elapsed"]} for i, r in enumerate(state["history"])]
+    result.comparison = _finish(run, cfg, {"iterative": hist}, training, easy, result.best,
+                                "Iterative rule base (Algorithm 2)", evolve_config.objective, report)
+    return result
+
+
+def rules_evolve(evolve_config, out, settings: GFSSettings = GFSSettings(), *, executor_spec=None, workers=None,
+                 on_start=None, on_generation=None, on_evaluation=None, report: bool = True,
+                 greedy=R.DEFAULT_GREEDY) -> RulesResult:
+    """`schedlab rules evolve`: symbiotic evolution on the run machinery of ``evolve greedy``."""
+    from ..execute import make_executor
+    from .run import RunFolder, optimize
+
+    training, easy, cfg = _prepare(evolve_config, "rules-symbiotic", {
+        "generations": evolve_config.generations, "seed": evolve_config.seed, "symbiotic": gfs_settings_dict(settings),
+        "method": "genetic-fuzzy-rule-based-scheduling Sections 4.2-4.3, Algorithms 3-4, Eqs. 5-16",
+        "default_population": "off (Section 5.4: no beneficial effect observed)"}, greedy)
+    run = RunFolder(out, cfg)
+    with make_executor(executor_spec, workers=workers, payload=training) as executor:
+        res = optimize(run, lambda: SymbioticGFS(settings, evolve_config.seed), FuzzyEvaluator(greedy), executor,
+                       evolve_config.generations, param_names=gene_names(settings.rules),
+                       best_json=lambda x, f: R.rulebase_to_json(decode_rule_base(x, greedy)) + "\n",
+                       on_start=on_start, on_generation=on_generation, on_evaluation=on_evaluation)
+    best = decode_rule_base(res.best_x, greedy)
+    result = RulesResult(run.path, best, res.best_f, res.interrupted, [], evaluations=res.evaluations,
+                         generations=res.generations, elapsed=res.elapsed)
+    if res.interrupted:
+        return result
+    result.comparison = _finish(run, cfg, {"symbiotic": res.history}, training, easy, best,
+                                "Symbiotic evolution of fuzzy rules", evolve_config.objective, report)
+    return result

@@ -1,0 +1,285 @@
+"""The rule-based event loop: 7 features, maintained at every event, pick one of 13 strategies.
+
+genetic-fuzzy-rule-based-scheduling Sections 3.2 and 4 (Fig. 1). The loop is the single-site
+loop of :mod:`.loop` (finishes, then arrivals, then ONE pass when a job waits), changing the
+site only through the engine's operations (:mod:`.ops`) and :func:`.dispatch.schedule_pass`,
+which re-sorts the queue and rebuilds conservative reservations when the strategy changes.
+Before every pass it reads the features and asks the rule base for a strategy; it records the
+time and strategy of every pass (the validator replays each start time with the rule then in
+force, :func:`schedlab.sim.validate.validate_schedule`; figures show strategy over time).
+
+The features are running sums the loop updates by deltas, never recomputed from scratch:
+
+- SD: numerator and denominator over the finished jobs, added when a job ends;
+- U_m: busy processors = m - free processors (engine state);
+- PRCWQ_i: \\bar p_j m_j of the waiting jobs per user group, added when a job arrives and
+  subtracted when it starts.
+
+Which jobs started in a pass is found by walking the loop's own list of waiting jobs from the
+oldest until as many started jobs as the pass reports are met; ended jobs are popped from the
+loop's own finish heap of the running jobs (:func:`rules_loop`).
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._config import njit
+from ..errors import StrategyError
+from ..strategy import rules as R_
+from ..strategy.model import Strategy
+from ..workload.model import Workload
+from .dispatch import schedule_pass
+from .heap import heap_pop, heap_push
+from .engine import check_workload, prepare
+from .model import Machine, Schedule
+from .ops import enqueue, next_finish, release_finished, waiting
+from .state import (
+    DISPATCH_CODES, EST, FIN_N, FINISH, FREE, GROUP, M, O_GREEDY, ORDER_CODES, PROC, START, SUBMIT, WIDTH,
+)
+
+#: a rule base packed for the compiled loop; ``kind`` 0 = table, 1 = fuzzy
+Packed = namedtuple("Packed", "kind bounds boff table mu inv2s2 logc rec thr dflt")
+SD_JOB, SD_MEAN = 0, 1
+
+
+def pack(rb) -> Packed:
+    """The arrays of a :class:`~schedlab.strategy.rules.TableRuleBase` or ``FuzzyRuleBase``."""
+    f0 = np.zeros((1, R_.N_FEATURES))
+    if isinstance(rb, R_.TableRuleBase):
+        bounds = np.array([b for part in rb.partitions for b in part], dtype=np.float64)
+        boff = np.cumsum([0] + [len(p) for p in rb.partitions]).astype(np.int64)
+        return Packed(0, bounds, boff, np.array(rb.table, dtype=np.int64), f0, f0, np.zeros(1),
+                      np.zeros((1, R_.N_STRATEGIES)), -1.0, 0)
+    if isinstance(rb, R_.FuzzyRuleBase):
+        s = rb.width
+        logc = -np.sum(np.log(s * np.sqrt(2 * np.pi)), axis=1)
+        thr = -1.0 if rb.threshold is None else float(rb.threshold)
+        return Packed(1, np.zeros(0), np.zeros(R_.N_FEATURES + 1, dtype=np.int64), np.zeros(1, dtype=np.int64),
+                      np.array(rb.centre, dtype=np.float64), 1.0 / (2.0 * s * s), logc,
+                      np.array(rb.recommend, dtype=np.float64), thr, int(rb.default or 0))
+    raise StrategyError(f"not a rule base: {type(rb).__name__}")
+
+
+def strategy_codes(greedy_order_code: int = O_GREEDY) -> tuple[np.ndarray, np.ndarray]:
+    """Dispatch and order codes of the 13 strategies (Greedy = FCFS on the greedy order)."""
+    d = np.empty(R_.N_STRATEGIES, dtype=np.int64)
+    o = np.empty(R_.N_STRATEGIES, dtype=np.int64)
+    for k, name in enumerate(R_.STRATEGIES):
+        if k == R_.GREEDY_INDEX:
+            d[k], o[k] = DISPATCH_CODES["fcfs"], greedy_order_code
+        else:
+            disp, _, order = name.partition("/")
+            d[k], o[k] = DISPATCH_CODES[disp], ORDER_CODES[order]
+    return d, o
+
+
+@njit
+def decide(R, x, phi, psi):
+    """The strategy index for feature vector x.
+
+    Table: the class of x (partition = bounds strictly below the value; row-major classes).
+    Fuzzy (Eqs. 5-9): log phi_i = log prod 1/(sigma sqrt(2 pi)) - sum (x - mu)^2 / (2 sigma^2);
+    Psi_k = sum_i phi_i C_ik with phi scaled by its largest entry (same argmax, and kept when
+    every phi underflows); argmax, first k on ties; the default strategy when the threshold is
+    on and sum_i phi_i is below it (Section 4.2.2.2)."""
+    if R.kind == 0:
+        c = 0
+        for w in range(x.shape[0]):
+            p = 0
+            for b in range(R.boff[w], R.boff[w + 1]):
+                if x[w] > R.bounds[b]:
+                    p += 1
+            c = c * (R.boff[w + 1] - R.boff[w] + 1) + p
+        return R.table[c]
+    nr = R.mu.shape[0]
+    nf = x.shape[0]
+    best = -np.inf
+    for i in range(nr):
+        s = R.logc[i]
+        for w in range(nf):
+            d = x[w] - R.mu[i, w]
+            s -= d * d * R.inv2s2[i, w]
+        phi[i] = s
+        if s > best:
+            best = s
+    ns = psi.shape[0]
+    for k in range(ns):
+        psi[k] = 0.0
+    total = 0.0
+    for i in range(nr):
+        e = np.exp(phi[i] - best)
+        total += e
+        if e != 0.0:
+            for k in range(ns):
+                psi[k] += e * R.rec[i, k]
+    if R.thr >= 0.0 and total * np.exp(best) < R.thr:
+        return R.dflt
+    arg = 0
+    for k in range(1, ns):
+        if psi[k] > psi[arg]:
+            arg = k
+    return arg
+
+
+@njit
+def rules_loop(J, S, G, R, sdisp, sord, sd_mode, ev_t, ev_s, feats, start_pass):
+    """The event loop; returns the number of passes (their times and strategies in ev_t/ev_s,
+    their features in ``feats[:, k]`` when ``feats`` has columns; ``start_pass[j]`` = the pass
+    that started job j).
+
+    Bookkeeping for the deltas: the waiting jobs form a linked list in arrival order (a pass that
+    started ``c`` jobs is followed by a walk from the oldest waiting job until ``c`` started ones
+    are found and unlinked: most starts are old jobs); the running jobs are a second finish heap
+    (rows of ``aux``, keyed by the site's FINISH row), popped as they end."""
+    submit = J.f[SUBMIT]
+    n = submit.shape[0]
+    nxt = np.full(n + 1, -1, dtype=np.int64)  # waiting list: head at nxt[n], arrival order
+    prv = np.full(n + 1, -1, dtype=np.int64)
+    tail = n
+    aux = np.full((2, n), -1, dtype=np.int64)  # running jobs: heap rows (0: heap, 1: slot)
+    nrun = 0
+    rcg = np.zeros(6)  # waiting \bar p m per user group 0..5
+    sdn = 0.0
+    sdd = 0.0
+    nf = 7
+    x = np.empty(nf)
+    phi = np.empty(max(R.mu.shape[0], 1))
+    psi = np.empty(sdisp.shape[0])
+    m = S.ctr[M]
+    record = feats.shape[1] > 0
+    k = 0
+    i = 0
+    while i < n or S.ctr[FIN_N] > 0:
+        now = np.inf
+        if i < n:
+            now = submit[i]
+        t = next_finish(S)
+        if t <= now:
+            now = t
+            if release_finished(J, S, now) > 0:
+                while nrun > 0 and S.f[FINISH, aux[0, 0]] <= now:
+                    j, nrun = heap_pop(aux, S.f, 0, 1, FINISH, nrun)
+                    p = J.f[PROC, j]
+                    if p > 0.0:
+                        wgt = p * p * J.i[WIDTH, j]
+                        if sd_mode == SD_JOB:
+                            sdn += wgt * min(max((S.f[FINISH, j] - submit[j]) / p, 1.0), 100.0)
+                        else:
+                            sdn += p * J.i[WIDTH, j] * (S.f[FINISH, j] - submit[j])
+                        sdd += wgt
+        while i < n and submit[i] <= now:
+            enqueue(J, S, i)
+            nxt[tail] = i
+            prv[i] = tail
+            nxt[i] = -1
+            tail = i
+            rcg[J.i[GROUP, i]] += J.f[EST, i] * J.i[WIDTH, i]
+            i += 1
+        if waiting(S) > 0:
+            sd = 1.0
+            if sdd > 0.0:
+                sd = min(max(sdn / sdd, 1.0), 100.0)
+            x[0] = sd
+            x[1] = 100.0 * (m - S.ctr[FREE]) / m
+            tot = rcg[0] + rcg[1] + rcg[2] + rcg[3] + rcg[4] + rcg[5]
+            for g in range(1, 6):
+                x[1 + g] = 100.0 * rcg[g] / tot if tot > 0.0 else 0.0
+            s = decide(R, x, phi, psi)
+            started = schedule_pass(J, S, G, sdisp[s], sord[s], now)
+            ev_t[k] = now
+            ev_s[k] = s
+            if record:
+                for w in range(nf):
+                    feats[w, k] = x[w]
+            j = nxt[n]
+            while started > 0:  # the started jobs, oldest first
+                after = nxt[j]
+                if not np.isnan(S.f[START, j]):
+                    rcg[J.i[GROUP, j]] -= J.f[EST, j] * J.i[WIDTH, j]
+                    start_pass[j] = k
+                    nrun = heap_push(aux, S.f, 0, 1, FINISH, nrun, j)
+                    before = prv[j]
+                    nxt[before] = after
+                    if after >= 0:
+                        prv[after] = before
+                    else:
+                        tail = before
+                    started -= 1
+                j = after
+            k += 1
+    return k
+
+
+@dataclass(frozen=True, eq=False)
+class StrategyPlan:
+    """Which strategy was in force at every scheduling pass of a rule-based simulation.
+
+    ``times[k]``/``codes[k]``: time and strategy index (into :data:`~schedlab.strategy.rules.STRATEGIES`)
+    of pass k (times non-decreasing); ``start_pass[j]``: the pass that started job j (trace
+    order); ``features``: (7, passes) feature values at each pass, when recorded."""
+
+    times: np.ndarray
+    codes: np.ndarray
+    start_pass: np.ndarray
+    greedy: object
+    features: np.ndarray | None = None
+    label: str = "rules"
+
+    def strategy(self, code: int) -> Strategy:
+        return R_.strategy_of(int(code), self.greedy)
+
+    def strategies(self) -> list[Strategy]:
+        """The distinct strategies that were in force."""
+        return [self.strategy(c) for c in np.unique(self.codes)]
+
+    def share(self) -> dict[str, float]:
+        """Fraction of passes per strategy name."""
+        if self.codes.size == 0:
+            return {}
+        counts = np.bincount(self.codes, minlength=R_.N_STRATEGIES)
+        return {R_.STRATEGIES[c]: counts[c] / self.codes.size for c in np.flatnonzero(counts)}
+
+
+SD_MODES = {"job": SD_JOB, "mean": SD_MEAN}
+
+
+def simulate_rulebase(workload: Workload, machine: Machine | int, rulebase, *, kill: bool = True, sd_clip: str = "job",
+                      conservative_on_switch: str = "rebuild", record_features: bool = False,
+                      label: str = "rules") -> Schedule:
+    """Simulate a rule base; the Schedule (trace order) carries the :class:`StrategyPlan` in ``plan``.
+
+    ``sd_clip``: reading of SD's clipping to [1, 100] (:data:`schedlab.strategy.rules.SD_CLIP_READINGS`).
+    ``conservative_on_switch``: reading of conservative's reservations across a switch
+    (:data:`schedlab.strategy.rules.CONSERVATIVE_ON_SWITCH`; only ``rebuild``).
+    """
+    if not isinstance(machine, Machine):
+        machine = Machine(machine)
+    if sd_clip not in SD_MODES:
+        raise StrategyError(f"unknown SD clipping {sd_clip!r}; choose one of {', '.join(SD_MODES)}")
+    if conservative_on_switch not in R_.CONSERVATIVE_ON_SWITCH:
+        raise StrategyError(f"unknown conservative switch reading {conservative_on_switch!r}; "
+                            f"choose one of {', '.join(R_.CONSERVATIVE_ON_SWITCH)}")
+    check_workload(workload, machine)
+    n = len(workload)
+    packed = pack(rulebase)
+    J, S, G, _d, _o, perm = prepare(workload, machine, Strategy("fcfs", rulebase.greedy), kill=kill)
+    sdisp, sord = strategy_codes()
+    cap = 2 * n + 2
+    ev_t = np.empty(cap)
+    ev_s = np.empty(cap, dtype=np.int64)
+    feats = np.empty((R_.N_FEATURES, cap if record_features else 0))
+    sp = np.full(n, -1, dtype=np.int64)
+    k = rules_loop(J, S, G, packed, sdisp, sord, SD_MODES[sd_clip], ev_t, ev_s, feats, sp) if n else 0
+    start = np.empty(n)
+    finish = np.empty(n)
+    start[perm] = S.f[START]
+    finish[perm] = S.f[FINISH]
+    start_pass = np.empty(n, dtype=np.int64)
+    start_pass[perm] = sp
+    plan = StrategyPlan(ev_t[:k].copy(), ev_s[:k].copy(), start_pass, rulebase.greedy,
+                        feats[:, :k].copy() if record_features else None, label)
+    return Schedule(workload, machine, None, start, finish, killed=bool(kill), plan=plan)

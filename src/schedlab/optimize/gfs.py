@@ -389,7 +389,7 @@ def _prepare(evolve_config, kind: str, extra: dict[str, Any], greedy=R.DEFAULT_G
     """Validate and load before any run folder is touched: (training, EASY metrics, config dict)."""
     from .evolve import _config_trace, prepare, workload_fingerprint
 
-    training, easy = prepare(evolve_config)
+    training, easy, _heldout = prepare(evolve_config)  # rules commands take no --test / --split-months yet
     cfg = {"kind": kind, "traces": [_config_trace(t) for t in evolve_config.traces], "objective": training.objective,
            "procs": evolve_config.procs, "months": evolve_config.months, "scale_to": evolve_config.scale_to,
            "calibrate_load": evolve_config.calibrate_load, "scale_seed": 0,

@@ -57,7 +57,6 @@ from pymoo.core.crossover import Crossover
 from pymoo.core.mutation import Mutation
 from pymoo.core.problem import Problem
 
-from .._signals import stop_signals
 from ..errors import RunError
 from ..sim.listsched import list_schedule_kernel, processing_times
 from ..sim.model import Machine
@@ -444,7 +443,6 @@ class BoundAskTell:
                 "box": self.box}
 
 
-@stop_signals()  # SIGTERM (batch systems) stops like Ctrl-C
 def run_bound(run, problem: BoundProblem, config: BoundConfig, seeds: Sequence[tuple[str, np.ndarray]], executor,
               *, on_generation=None, on_start=None) -> BoundResult:
     """Run or resume NSGA-III for ``config.generations`` generations in ``run`` (a RunFolder).

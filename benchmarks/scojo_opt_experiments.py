@@ -3,11 +3,11 @@
 71, 31, 73, 35, 7; 10,000 jobs, 128 processors), SDSC-BLUE (1152) and LANL-CM5 (1024).
 
 One JSON file per (workload, policy) in OUT/parts/ (resumable: a finished part is skipped; run it
-in short sections under the shared lock); ``--report`` assembles OUT/README.md, OUT/results.json
+in short sections if you like); ``--report`` assembles OUT/README.md, OUT/results.json
 and the figures from whatever parts exist::
 
-    flock /work/wt/bench.lock nice -n 19 python benchmarks/scojo_opt_experiments.py --workloads lublin
-    flock /work/wt/bench.lock nice -n 19 python benchmarks/scojo_opt_experiments.py --workloads SDSC-BLUE,LANL-CM5
+    nice -n 19 python benchmarks/scojo_opt_experiments.py --workloads lublin
+    nice -n 19 python benchmarks/scojo_opt_experiments.py --workloads SDSC-BLUE,LANL-CM5
     python benchmarks/scojo_opt_experiments.py --report
 """
 
@@ -90,15 +90,14 @@ def report() -> None:
     (OUT / "results.json").write_text(json.dumps([parts[w] for w in wls], indent=1) + "\n")
     L = ["# Group-optimised SCOJO-PECT against plain SCOJO-PECT and the bottom line (issue 13)", ""]
     L += ["Made by (from the repository root), one process per workload x policy (a finished part is skipped, "
-          "so the same commands resume); the runs of a few seconds to ~35 s under `nice -n 19` only, the "
-          "real-trace bottom-line runs (minutes) under the shared lock `flock /work/wt/bench.lock ...`; other "
-          "helpers' jobs ran beside them, so `sim s` are not benchmarks (see `benchmarks/bench_scojo_opt.py`):",
+          "so the same commands resume); several runs at a time beside other work "
+          "on a 2-core machine (the real-trace bottom-line runs take 6 to 48 CPU minutes each), so `sim s` are not benchmarks (see `benchmarks/bench_scojo_opt.py`):",
           "", "```",
           "nice -n 19 python benchmarks/scojo_opt_experiments.py --workloads lublin,SDSC-BLUE,LANL-CM5 \\",
           "    --policies scojo,scojo-opt,scojo-opt/first-level,scojo/no-smart,scojo-opt/no-smart",
           "nice -n 19 python benchmarks/scojo_opt_experiments.py --workloads lublin \\",
           "    --policies scojo-bottomline,scojo-bottomline/no-smart",
-          "flock /work/wt/bench.lock nice -n 19 python benchmarks/scojo_opt_experiments.py --workloads LANL-CM5,SDSC-BLUE \\",
+          "nice -n 19 python benchmarks/scojo_opt_experiments.py --workloads LANL-CM5,SDSC-BLUE \\",
           "    --policies scojo-bottomline,scojo-bottomline/no-smart",
           "python benchmarks/scojo_opt_experiments.py --report", "```", ""]
     L += ["Policies: `scojo` = plain SCOJO-PECT (issue 12); `scojo-opt` = the thesis' group optimiser with the "

@@ -239,6 +239,24 @@ def test_sigterm_stops_grid_pareto_cleanly_and_the_same_command_resumes(tmp_path
     assert _pareto_files(stopped) == _pareto_files(whole)
 
 
+def test_grid_pareto_resumes_with_the_trace_given_by_path_instead_of_its_bundled_name(tmp_path):
+    """A run started on ``--site KTH-SP2:100`` and extended with the same data named by its path is the
+    same run (config compared by the data's hash, not by its label): it goes on, and ends as a run
+    made by path from the start."""
+    path = str(bundled_path("KTH-SP2"))
+    by_path = ["--site", f"{path}:100", "--site", f"{path}:100", "--months", "1"]
+    rest = ["--pop", "6", "--seed", "3", "--workers", "1"]
+    whole = tmp_path / "whole"
+    assert main(["grid", "pareto", *by_path, *rest, "--generations", "3", "--out", str(whole)]) == 0
+    run = tmp_path / "run"
+    assert main(["grid", "pareto", *BARE_GRID, *rest, "--generations", "2", "--out", str(run)]) == 0
+    assert main(["grid", "pareto", *by_path, *rest, "--generations", "3", "--extend", "--out", str(run)]) == 0
+    assert _pareto_files(run) == _pareto_files(whole)
+    # a different machine size is still a different run
+    other = ["--site", f"{path}:100", "--site", f"{path}:90", "--months", "1"]
+    assert main(["grid", "pareto", *other, *rest, "--generations", "4", "--extend", "--out", str(run)]) == 2
+
+
 def test_reports_are_for_people(tmp_path):
     """A committed run's report rebuilt from its stored files: set-up in words, no absolute path,
     AWRT in hours in the table (as in the chart), the figures written."""

@@ -80,15 +80,24 @@ def _canonical(config: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+TRACE_LABEL_KEYS = ("traces", "trace", "grid")
+"""Config keys that only name the data (a path, a bundled name, a grid's ``NAME:PROCS`` list)."""
+
+
 def config_differences(stored: dict[str, Any], given: dict[str, Any]) -> list[str]:
     """The keys whose meaning differs, as ``key: stored X, given Y``. The traces are compared by the
     content hash of their data (``data_sha256``) when both configs have it: a path and the bundled
-    name of the same data are the same trace."""
+    name of the same data are the same trace, so the keys that only label it
+    (:data:`TRACE_LABEL_KEYS`, and the ``name`` of each of a grid's ``sites``) are not compared."""
     a, b = _canonical(stored), _canonical(given)
     if "data_sha256" in a and a.get("data_sha256") == b.get("data_sha256"):
-        for key in ("traces", "trace"):
+        for key in TRACE_LABEL_KEYS:
             a.pop(key, None)
             b.pop(key, None)
+        for c in (a, b):
+            if isinstance(c.get("sites"), list):
+                c["sites"] = [{k: v for k, v in s.items() if k != "name"} if isinstance(s, dict) else s
+                              for s in c["sites"]]
     keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
     return [f"{k}: stored {_short(stored.get(k))}, given {_short(given.get(k))}" for k in keys]
 

@@ -3,7 +3,8 @@
 Every revision is checked out (``git worktree add --detach``) into a temporary folder and run in
 its own subprocess (``PYTHONPATH=<checkout>/src``, its own numba cache), trace by trace and
 revision after revision, so both see the same machine load. Each cell is the median of
-``--repeat`` timed runs after one warm-up run (compilation or cache load); a cell whose warm-up
+``--repeat`` timed runs after one untimed run on the trace's first 200 jobs (compilation or cache
+load) and one warm-up run; a cell whose warm-up
 takes longer than ``--slow`` seconds is timed ``--slow-repeat`` times instead (RICC conservative
 took minutes before issue 10). Ratios are new / old (< 1: faster)::
 
@@ -39,6 +40,7 @@ w = load_trace(path, procs=procs)
 out = {}
 for rule in rules:
     st = Strategy(rule)
+    simulate(w.take(range(min(len(w), 200))), Machine(procs), st)  # compile (or load) first: never timed
     t0 = time.perf_counter(); simulate(w, Machine(procs), st); first = time.perf_counter() - t0
     times = []
     for _ in range(slow_repeat if first > slow else repeat):

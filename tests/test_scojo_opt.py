@@ -71,6 +71,10 @@ def test_synthetic_valid_and_groups(synthetic, name):
     validate_schedule(s)  # includes rule 6: no backfill delayed a planned job
     stats = s.timeshare.search_stats
     assert stats["searches"] > 0 and stats["explored_nodes"] > 0
+    plans = s.timeshare.plans  # rule 6 replayed plans with backfills in them, not an empty record
+    assert plans.passes > 0 and plans.plan_job.size >= plans.passes
+    if name != "bottomline-no-smart":  # the bottom line without smart backfilling backfills nothing here
+        assert plans.bf_job.size > 0
     if name.startswith("opt"):
         assert stats["groups"] > 0 and stats["groups"] == stats["groups_medium"] + stats["groups_long"]
         assert stats["grouped_jobs"] >= stats["groups"]
@@ -95,19 +99,83 @@ def test_real_trace_head(name, procs):
                 ScojoConfig(optimizer=BottomLineConfig(budget=100))):
         s = simulate_scojo(w, procs, cfg)
         validate_schedule(s)
-        assert s.timeshare.search_stats["plan_delays"] == 0
+        assert s.timeshare.search_stats["plan_delays"] == 0 and s.timeshare.plans.passes > 0
 
 
-def test_validator_rejects_a_delayed_plan(synthetic):
+# ------------------------------------------------------------------ rule 6 rejects broken plans
+def _with(s, **changes):
+    """The schedule with its time-sharing record (or its plan record) changed."""
     from dataclasses import replace
 
+    ts = s.timeshare
+    plan_fields = {k: v for k, v in changes.items() if k in ts.plans.__dataclass_fields__}
+    ts_fields = {k: v for k, v in changes.items() if k not in plan_fields}
+    if plan_fields:
+        ts_fields["plans"] = replace(ts.plans, **plan_fields)
+    out = replace(s)
+    object.__setattr__(out, "timeshare", replace(ts, **ts_fields))
+    return out
+
+
+@pytest.fixture(scope="module")
+def small_opt(synthetic):
+    s = simulate_scojo(synthetic.take(np.arange(1500)), 128, CONFIGS["opt-dds"])
+    validate_schedule(s)
+    return s
+
+
+def _a_waiting_planned_job(s):
+    """(record, position in the flat plan list) of a planned job left waiting by a pass with backfills."""
+    pl = s.timeshare.plans
+    for r in range(pl.passes):
+        if pl.bf_off[r + 1] > pl.bf_off[r]:
+            for a in range(pl.plan_off[r], pl.plan_off[r + 1]):
+                if s.start[pl.plan_job[a]] > pl.time[r]:
+                    return r, a
+    raise AssertionError("no pass with a backfill and a waiting planned job")
+
+
+def test_rule6_rejects_a_backfill_that_breaks_the_plan(synthetic):
+    """Fault injection: one plan backfill ignores the plan and the engine's own counter is silenced;
+    only the validator's replay can see it (the counter-only rule 6 passed this schedule)."""
     from schedlab.sim.validate import ScheduleInvalid
 
-    s = simulate_scojo(synthetic.take(np.arange(500)), 128, CONFIGS["opt-dds"])
-    bad = dict(s.timeshare.search_stats, plan_delays=1)
-    object.__setattr__(s, "timeshare", replace(s.timeshare, search_stats=bad))
-    with pytest.raises(ScheduleInvalid, match="delayed a planned job"):
+    s = simulate_scojo(synthetic.take(np.arange(1500)), 128, CONFIGS["opt-dds"], _inject_plan_fault=True)
+    assert s.timeshare.search_stats["plan_delays"] == 0
+    with pytest.raises(ScheduleInvalid, match="a backfill delayed a planned job: in the pass at"):
         validate_schedule(s)
+
+
+def test_rule6_rejects_corrupted_records(small_opt):
+    from schedlab.sim.validate import ScheduleInvalid
+
+    s = small_opt
+    pl = s.timeshare.plans
+    r, a = _a_waiting_planned_job(s)
+    # a promise the schedule does not support (earlier than the plan the validator recalculates)
+    v = pl.plan_start.copy()
+    v[a] = max(0.0, v[a] - 100.0) if v[a] > 0 else v[a] + 100.0
+    with pytest.raises(ScheduleInvalid, match="promises planned job"):
+        validate_schedule(_with(s, plan_start=v))
+    # a backfilled job left out of the record: an unexplained start in a plan pass
+    b0 = pl.bf_off[r]
+    keep = np.ones(pl.bf_job.size, bool)
+    keep[b0] = False
+    off = pl.bf_off.copy()
+    off[r + 1:] -= 1
+    with pytest.raises(ScheduleInvalid, match="neither planned, backfilled nor a resumed job"):
+        validate_schedule(_with(s, bf_job=pl.bf_job[keep], bf_off=off))
+    # a backfilled job that did not start in its pass
+    other = pl.bf_job.copy()
+    other[b0] = pl.plan_job[a]  # a waiting planned job named as backfilled instead
+    with pytest.raises(ScheduleInvalid, match="named twice|does not start in that pass"):
+        validate_schedule(_with(s, bf_job=other))
+    # no plan record at all
+    with pytest.raises(ScheduleInvalid, match="carries no plan record"):
+        validate_schedule(_with(s, plans=None))
+    # the engine's own counter is still a cross-check
+    with pytest.raises(ScheduleInvalid, match="the engine counts 1 scheduling passes"):
+        validate_schedule(_with(s, search_stats=dict(s.timeshare.search_stats, plan_delays=1)))
 
 
 @pytest.mark.parametrize("kwargs", [{"search": "bfs"}, {"budget": 0}, {"group_min": (40, 10)},

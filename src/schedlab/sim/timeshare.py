@@ -981,7 +981,9 @@ def simulate_scojo(workload: Workload, machine: Machine | int, config: ScojoConf
                  "pruned_share": pruned / explored if explored else 0.0, "schedules": int(st[ST_SCHEDULES]),
                  "plan_delays": int(st[ST_DELAYS])}
         pid, pt, pc, poff, pjob, pv, boff, bjob, ljob, lt, lp = pl
-        plans = PlanLog(pid, pt, pc, poff, perm[pjob], pv, boff, perm[bjob], perm[ljob], lt, lp)
+        i32 = np.int32  # job numbers and pass ids fit; halves the record
+        plans = PlanLog(pid.astype(i32), pt, pc.astype(np.int8), poff, perm[pjob].astype(i32), pv, boff,
+                        perm[bjob].astype(i32), perm[ljob].astype(i32), lt, lp.astype(i32))
     inv = np.empty(n, np.int64)
     inv[perm] = np.arange(n)  # sorted index of each trace job
     start = first[inv]

@@ -140,10 +140,51 @@ def test_rule6_rejects_a_backfill_that_breaks_the_plan(synthetic):
     only the validator's replay can see it (the counter-only rule 6 passed this schedule)."""
     from schedlab.sim.validate import ScheduleInvalid
 
-    s = simulate_scojo(synthetic.take(np.arange(1500)), 128, CONFIGS["opt-dds"], _inject_plan_fault=True)
+    s = simulate_scojo(synthetic.take(np.arange(1500)), 128, CONFIGS["opt-dds"], _inject_plan_fault=1)
     assert s.timeshare.search_stats["plan_delays"] == 0
     with pytest.raises(ScheduleInvalid, match="a backfill delayed a planned job: in the pass at"):
         validate_schedule(s)
+
+
+def _drop_record(s, r):
+    """The schedule with plan record r removed (its pass's launches stay in the log)."""
+    pl = s.timeshare.plans
+    keep_p = np.ones(pl.plan_job.size, bool)
+    keep_p[pl.plan_off[r]:pl.plan_off[r + 1]] = False
+    keep_b = np.ones(pl.bf_job.size, bool)
+    keep_b[pl.bf_off[r]:pl.bf_off[r + 1]] = False
+    rec = np.arange(pl.passes) != r
+    poff = np.r_[0, np.cumsum(np.diff(pl.plan_off)[rec])]
+    boff = np.r_[0, np.cumsum(np.diff(pl.bf_off)[rec])]
+    return _with(s, pass_id=pl.pass_id[rec], time=pl.time[rec], cls=pl.cls[rec], plan_off=poff,
+                 plan_job=pl.plan_job[keep_p], plan_start=pl.plan_start[keep_p], bf_off=boff, bf_job=pl.bf_job[keep_b])
+
+
+def test_rule6_sees_an_unrecorded_plan_pass(synthetic, small_opt):
+    """The injected plan-breaking backfill with its pass left out of the record: the next pass of
+    the same plan in the same slice shows a planned job moved later with no early finish between
+    (these synthetic jobs run exactly their estimates), which rule 6 rejects."""
+    import re
+
+    from schedlab.sim.validate import ScheduleInvalid
+
+    for fault in range(1, 40):  # the first injected fault in a pass with passes of its plan before and after it in its slice
+        s = simulate_scojo(synthetic.take(np.arange(1500)), 128, CONFIGS["opt-dds"], _inject_plan_fault=fault)
+        with pytest.raises(ScheduleInvalid, match="a backfill delayed a planned job") as err:
+            validate_schedule(s)
+        t = float(re.search(r"in the pass at (\S+) \(", str(err.value)).group(1))
+        pl, ts = s.timeshare.plans, s.timeshare
+        r = [k for k in np.flatnonzero(pl.time == t) if pl.bf_off[k + 1] > pl.bf_off[k]][-1]
+        sl = np.searchsorted(ts.slice_begin, pl.time, side="right") - 1
+        if 0 < r < pl.passes - 1 and pl.cls[r - 1] == pl.cls[r] == pl.cls[r + 1] and sl[r - 1] == sl[r] == sl[r + 1]:
+            break
+    else:
+        raise AssertionError("no injected fault inside a slice")
+    with pytest.raises(ScheduleInvalid, match="moved later between two passes of one plan"):
+        validate_schedule(_drop_record(s, r))
+    pl = small_opt.timeshare.plans  # leaving out a pass whose backfills respected the plan is no violation
+    k = next(k for k in range(1, pl.passes) if pl.bf_off[k + 1] > pl.bf_off[k] and pl.cls[k] == pl.cls[k - 1])
+    validate_schedule(_drop_record(small_opt, k))
 
 
 def test_rule6_rejects_corrupted_records(small_opt):

@@ -381,9 +381,9 @@ def _plan_pass(c, t, s_end, pn, smart, dyn, submit, est, done, w, cls, m, nodes,
     backfilling) jobs of other classes only where they delay no plan job (6.6); then recompute the
     plan and count a delayed plan job in ``stats[ST_DELAYS]`` (must stay 0). The plan's virtual
     starts before the backfills are left in ``vs[:pn]``, the backfilled jobs in ``bf[:nb]``;
-    returns (run_n, nb). ``fault[0] == 1`` (tests only) lets the first plan backfill of a class-c
-    job that does not fit ignore the plan, once, and stops the counter (a wrong engine whose own
-    check is wrong too: only the validator's replay can see it)."""
+    returns (run_n, nb). ``fault[0] = k > 0`` (tests only) lets the k-th plan backfill of a
+    class-c job that does not fit ignore the plan, once; ``fault[1]`` stops the counter (a wrong
+    engine whose own check is wrong too: only the validator's replay can see it)."""
     P, nr = _base_profile(c, t, s_end, run, run_n, pq, pq_n, status, cls, est, done, seg, w, m, rel_t, rel_w, T, F)
     for a in range(pn):
         j = plan[c, a]
@@ -403,9 +403,9 @@ def _plan_pass(c, t, s_end, pn, smart, dyn, submit, est, done, w, cls, m, nodes,
         if status[j] != WAITING or inplan[j] or w[j] > free_elig[c]:
             continue
         ok = earliest(T, F, P, w[j], est[j]) <= EPS
-        if not ok and fault[0] == 1:  # fault injection (tests only): this backfill ignores the plan
-            fault[0] = 2
-            ok = True
+        if not ok and fault[0] > 0:  # fault injection (tests only): the k-th conflict ignores the plan
+            fault[0] -= 1
+            ok = fault[0] == 0
         if ok:
             P = occupy(T, F, P, 0.0, est[j], w[j])
             run_n = _launch(j, c, t, True, nodes, off, w, node_run, held, free_elig, status, seg, last, first, run,
@@ -443,7 +443,7 @@ def _plan_pass(c, t, s_end, pn, smart, dyn, submit, est, done, w, cls, m, nodes,
             continue
         s = earliest(T, F, P, w[j], est[j])
         P = occupy(T, F, P, s, s + est[j], w[j])
-        if s > vs[a] + 1e-6 and fault[0] == 0:
+        if s > vs[a] + 1e-6 and fault[1] == 0:
             stats[ST_DELAYS] += 1
     return run_n, nb
 
@@ -552,8 +552,9 @@ def _run(submit, est, p, w, cls, m, share_table, order, cycle, min_slice, overhe
     stats = np.zeros(10, np.int64)
     maxwait = 0.0
     bfs = np.empty(m + 1, np.int64)
-    fault = np.zeros(1, np.int64)
-    fault[0] = 1 if gg.shape[0] > 10 and gg[10] > 0 else 0
+    fault = np.zeros(2, np.int64)
+    fault[0] = int(gg[10]) if gg.shape[0] > 10 else 0
+    fault[1] = fault[0] > 0
     # plan records (pass id, time, class; plan jobs with their virtual starts; backfilled jobs) and
     # the launch log (job, time, pass id) of every pass
     npass = 0
@@ -940,11 +941,11 @@ class TimeShared:
 
 
 def simulate_scojo(workload: Workload, machine: Machine | int, config: ScojoConfig | None = None, *, kill: bool = True,
-                   _inject_plan_fault: bool = False):
+                   _inject_plan_fault: int = 0):
     """Simulate SCOJO-PECT on ``workload``; a :class:`~schedlab.sim.model.Schedule` whose
     ``timeshare`` holds the intervals. ``start`` is each job's first start, ``finish`` its completion.
-    ``_inject_plan_fault`` (tests of the validator only) makes one plan backfill ignore the plan
-    and silences the engine's own ``plan_delays`` counter."""
+    ``_inject_plan_fault = k > 0`` (tests of the validator only) makes the k-th plan backfill that
+    conflicts with the plan ignore it and silences the engine's own ``plan_delays`` counter."""
     from .engine import check_workload
     from .model import Schedule
 
@@ -966,7 +967,7 @@ def simulate_scojo(workload: Workload, machine: Machine | int, config: ScojoConf
     else:
         mode = 1 if isinstance(config.optimizer, GroupConfig) else 2
         gp, gg = config.optimizer.arrays(config.shares)
-    gg = np.append(gg, 1.0 if _inject_plan_fault else 0.0)
+    gg = np.append(gg, float(int(_inject_plan_fault)))
     out = _run(submit, est, p, w, cls_sorted, int(machine.procs), config.share_table(), order,
                float(config.cycle), float(config.min_slice), float(config.overhead), bool(config.smart_backfill),
                config.suspend == "all", mode, gp, gg)

@@ -38,6 +38,11 @@
    (d) adds the pass's backfills (and the planned jobs it started) and recalculates the plan of the
        planned jobs still waiting: none may start later than promised (a start no later with a
        fixed estimate is a finish no later).
+   (e) follows each plan from pass to pass within one slice of its class: when the next pass's plan
+       is the same plan (the same jobs in the same order, less those started since), no job ended
+       before its estimate in between and no planned job was due and left waiting, no planned job
+       may be promised a later start than before (less the time gone by). This sees a pass with a
+       plan that the record left out, if its backfills moved the plan.
    Which events may move a plan later. The promise binds the pass it is made in: thesis 6.3.2,
    "Recalculation is done at each point of time do update the schedule times of the jobs in the
    plan. These jobs are virtually scheduled again with the currently running jobs in the machine.
@@ -57,7 +62,7 @@
    plan backfilling delays no planned job. Force shifting (thesis 6.5, 7.3) acts inside the search:
    the force-shifted order is the committed plan and is checked like any other.
    Trusted from the engine: the plan order (what the search chose) and that every pass with a plan
-   is recorded. A resume exactly at the end of a switch overhead of a job suspended at its start
+   is recorded (an unrecorded pass is only seen through (e)). A resume exactly at the end of a switch overhead of a job suspended at its start
    looks like a pause; if the log omitted such a backfill, (c) counts the job as running before
    the pass and rejects the record unless the job cannot affect the plan. The engine's own count
    (``search_stats["plan_delays"]``) must also be 0, as a cross-check only.
@@ -479,6 +484,46 @@ def _match(lj, lt, first_iv, last_iv, s):
     return out
 
 
+@njit
+def _continuity(r_pid, r_t, r_c, r_slice, poff, pjob, pv, s_first, lp_first, early):
+    """Rule 6 (e): (record, job, earlier promise less the time gone by, promise) of the first
+    planned job that moved later between two passes of one continuing plan, or record -1."""
+    prev = np.full(3, -1, np.int64)
+    for r in range(r_pid.shape[0]):
+        c = r_c[r]
+        q = prev[c]
+        prev[c] = r
+        if q < 0 or r_slice[q] != r_slice[r]:
+            continue
+        t1, t2 = r_t[q], r_t[r]
+        # the same plan continued: r's plan is q's plan without the jobs started since, in order
+        a2 = poff[r]
+        same = True
+        due = False
+        for a in range(poff[q], poff[q + 1]):
+            j = pjob[a]
+            if s_first[j] < t2 or (s_first[j] == t2 and lp_first[j] < r_pid[r]):
+                continue
+            if a2 >= poff[r + 1] or pjob[a2] != j:
+                same = False
+                break
+            if pv[a] - (t2 - t1) < -_TOL:
+                due = True  # a due planned job did not start: re-placement may move the others
+            a2 += 1
+        if not same or a2 != poff[r + 1] or due:
+            continue
+        if np.searchsorted(early, t2, side="right") > np.searchsorted(early, t1, side="left"):
+            continue  # a job ended before its estimate in [t1, t2]
+        a2 = poff[r]
+        for a in range(poff[q], poff[q + 1]):
+            if a2 < poff[r + 1] and pjob[a] == pjob[a2]:
+                bound = max(0.0, pv[a] - (t2 - t1))
+                if pv[a2] > bound + _TOL * max(1.0, bound):
+                    return r, pjob[a2], bound, pv[a2]
+                a2 += 1
+    return -1, -1, 0.0, 0.0
+
+
 def _check_plans(schedule, first_iv, last_iv) -> None:
     """Rule 6: replay every plan the optimiser committed to against the schedule (module docstring)."""
     from .validate import ScheduleInvalid
@@ -546,7 +591,14 @@ def _check_plans(schedule, first_iv, last_iv) -> None:
                                pl.cls.astype(np.int64), se[si].astype(np.float64), poff, pl.plan_job.astype(np.int64),
                                pl.plan_start.astype(np.float64), boff, pl.bf_job.astype(np.int64))
     if code == 0:
-        return
+        p = np.minimum(w.runtime, est) if schedule.killed else np.asarray(w.runtime, np.float64)
+        early = np.sort(np.asarray(schedule.finish, np.float64)[p < est])
+        r, j, a, b = _continuity(pl.pass_id.astype(np.int64), pl.time.astype(np.float64), pl.cls.astype(np.int64),
+                                 si.astype(np.int64), poff, pl.plan_job.astype(np.int64),
+                                 pl.plan_start.astype(np.float64), s[first_iv], lp[first_iv], early)
+        if r < 0:
+            return
+        code = 10
     t = pl.time[r]
     bf = ", ".join(str(ids[x]) for x in pl.bf_job[boff[r]: boff[r + 1]]) or "none"
     msgs = {
@@ -560,5 +612,9 @@ def _check_plans(schedule, first_iv, last_iv) -> None:
            f"recalculated from the schedule before the backfills starts it at {b:g} s",
         8: f"planned job {ids[j]} starts in the pass at {t} before its planned virtual start {a:g} s",
         9: f"job {ids[j]} is named twice in the plan record of the pass at {t}",
+        10: f"planned job {ids[j]} moved later between two passes of one plan in one slice with no job ending "
+            f"before its estimate in between: promised virtual start {a:g} s (the earlier promise less the time "
+            f"gone by), then {b:g} s at {t} (a pass with a plan unrecorded, or a backfill that outlived its "
+            "admission)",
     }
     raise ScheduleInvalid(msgs[code])

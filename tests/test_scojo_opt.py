@@ -71,6 +71,10 @@ def test_synthetic_valid_and_groups(synthetic, name):
     validate_schedule(s)  # includes rule 6: no backfill delayed a planned job
     stats = s.timeshare.search_stats
     assert stats["searches"] > 0 and stats["explored_nodes"] > 0
+    plans = s.timeshare.plans  # rule 6 replayed plans with backfills in them, not an empty record
+    assert plans.passes > 0 and plans.plan_job.size >= plans.passes
+    if name != "bottomline-no-smart":  # the bottom line without smart backfilling backfills nothing here
+        assert plans.bf_job.size > 0
     if name.startswith("opt"):
         assert stats["groups"] > 0 and stats["groups"] == stats["groups_medium"] + stats["groups_long"]
         assert stats["grouped_jobs"] >= stats["groups"]
@@ -95,19 +99,124 @@ def test_real_trace_head(name, procs):
                 ScojoConfig(optimizer=BottomLineConfig(budget=100))):
         s = simulate_scojo(w, procs, cfg)
         validate_schedule(s)
-        assert s.timeshare.search_stats["plan_delays"] == 0
+        assert s.timeshare.search_stats["plan_delays"] == 0 and s.timeshare.plans.passes > 0
 
 
-def test_validator_rejects_a_delayed_plan(synthetic):
+# ------------------------------------------------------------------ rule 6 rejects broken plans
+def _with(s, **changes):
+    """The schedule with its time-sharing record (or its plan record) changed."""
     from dataclasses import replace
+
+    ts = s.timeshare
+    plan_fields = {k: v for k, v in changes.items() if k in ts.plans.__dataclass_fields__}
+    ts_fields = {k: v for k, v in changes.items() if k not in plan_fields}
+    if plan_fields:
+        ts_fields["plans"] = replace(ts.plans, **plan_fields)
+    out = replace(s)
+    object.__setattr__(out, "timeshare", replace(ts, **ts_fields))
+    return out
+
+
+@pytest.fixture(scope="module")
+def small_opt(synthetic):
+    s = simulate_scojo(synthetic.take(np.arange(1500)), 128, CONFIGS["opt-dds"])
+    validate_schedule(s)
+    return s
+
+
+def _a_waiting_planned_job(s):
+    """(record, position in the flat plan list) of a planned job left waiting by a pass with backfills."""
+    pl = s.timeshare.plans
+    for r in range(pl.passes):
+        if pl.bf_off[r + 1] > pl.bf_off[r]:
+            for a in range(pl.plan_off[r], pl.plan_off[r + 1]):
+                if s.start[pl.plan_job[a]] > pl.time[r]:
+                    return r, a
+    raise AssertionError("no pass with a backfill and a waiting planned job")
+
+
+def test_rule6_rejects_a_backfill_that_breaks_the_plan(synthetic):
+    """Fault injection: one plan backfill ignores the plan and the engine's own counter is silenced;
+    only the validator's replay can see it (the counter-only rule 6 passed this schedule)."""
+    from schedlab.sim.validate import ScheduleInvalid
+
+    s = simulate_scojo(synthetic.take(np.arange(1500)), 128, CONFIGS["opt-dds"], _inject_plan_fault=1)
+    assert s.timeshare.search_stats["plan_delays"] == 0
+    with pytest.raises(ScheduleInvalid, match="a backfill delayed a planned job: in the pass at"):
+        validate_schedule(s)
+
+
+def _drop_record(s, r):
+    """The schedule with plan record r removed (its pass's launches stay in the log)."""
+    pl = s.timeshare.plans
+    keep_p = np.ones(pl.plan_job.size, bool)
+    keep_p[pl.plan_off[r]:pl.plan_off[r + 1]] = False
+    keep_b = np.ones(pl.bf_job.size, bool)
+    keep_b[pl.bf_off[r]:pl.bf_off[r + 1]] = False
+    rec = np.arange(pl.passes) != r
+    poff = np.r_[0, np.cumsum(np.diff(pl.plan_off)[rec])]
+    boff = np.r_[0, np.cumsum(np.diff(pl.bf_off)[rec])]
+    return _with(s, pass_id=pl.pass_id[rec], time=pl.time[rec], cls=pl.cls[rec], plan_off=poff,
+                 plan_job=pl.plan_job[keep_p], plan_start=pl.plan_start[keep_p], bf_off=boff, bf_job=pl.bf_job[keep_b])
+
+
+def test_rule6_sees_an_unrecorded_plan_pass(synthetic, small_opt):
+    """The injected plan-breaking backfill with its pass left out of the record: the next pass of
+    the same plan in the same slice shows a planned job moved later with no early finish between
+    (these synthetic jobs run exactly their estimates), which rule 6 rejects."""
+    import re
 
     from schedlab.sim.validate import ScheduleInvalid
 
-    s = simulate_scojo(synthetic.take(np.arange(500)), 128, CONFIGS["opt-dds"])
-    bad = dict(s.timeshare.search_stats, plan_delays=1)
-    object.__setattr__(s, "timeshare", replace(s.timeshare, search_stats=bad))
-    with pytest.raises(ScheduleInvalid, match="delayed a planned job"):
-        validate_schedule(s)
+    for fault in range(1, 40):  # the first injected fault in a pass with passes of its plan before and after it in its slice
+        s = simulate_scojo(synthetic.take(np.arange(1500)), 128, CONFIGS["opt-dds"], _inject_plan_fault=fault)
+        with pytest.raises(ScheduleInvalid, match="a backfill delayed a planned job") as err:
+            validate_schedule(s)
+        t = float(re.search(r"in the pass at (\S+) \(", str(err.value)).group(1))
+        pl, ts = s.timeshare.plans, s.timeshare
+        r = [k for k in np.flatnonzero(pl.time == t) if pl.bf_off[k + 1] > pl.bf_off[k]][-1]
+        sl = np.searchsorted(ts.slice_begin, pl.time, side="right") - 1
+        if 0 < r < pl.passes - 1 and pl.cls[r - 1] == pl.cls[r] == pl.cls[r + 1] and sl[r - 1] == sl[r] == sl[r + 1]:
+            break
+    else:
+        raise AssertionError("no injected fault inside a slice")
+    with pytest.raises(ScheduleInvalid, match="moved later between two passes of one plan"):
+        validate_schedule(_drop_record(s, r))
+    pl = small_opt.timeshare.plans  # leaving out a pass whose backfills respected the plan is no violation
+    k = next(k for k in range(1, pl.passes) if pl.bf_off[k + 1] > pl.bf_off[k] and pl.cls[k] == pl.cls[k - 1])
+    validate_schedule(_drop_record(small_opt, k))
+
+
+def test_rule6_rejects_corrupted_records(small_opt):
+    from schedlab.sim.validate import ScheduleInvalid
+
+    s = small_opt
+    pl = s.timeshare.plans
+    r, a = _a_waiting_planned_job(s)
+    # a promise the schedule does not support (earlier than the plan the validator recalculates)
+    v = pl.plan_start.copy()
+    v[a] = max(0.0, v[a] - 100.0) if v[a] > 0 else v[a] + 100.0
+    with pytest.raises(ScheduleInvalid, match="promises planned job"):
+        validate_schedule(_with(s, plan_start=v))
+    # a backfilled job left out of the record: an unexplained start in a plan pass
+    b0 = pl.bf_off[r]
+    keep = np.ones(pl.bf_job.size, bool)
+    keep[b0] = False
+    off = pl.bf_off.copy()
+    off[r + 1:] -= 1
+    with pytest.raises(ScheduleInvalid, match="neither planned, backfilled nor a resumed job"):
+        validate_schedule(_with(s, bf_job=pl.bf_job[keep], bf_off=off))
+    # a backfilled job that did not start in its pass
+    other = pl.bf_job.copy()
+    other[b0] = pl.plan_job[a]  # a waiting planned job named as backfilled instead
+    with pytest.raises(ScheduleInvalid, match="named twice|does not start in that pass"):
+        validate_schedule(_with(s, bf_job=other))
+    # no plan record at all
+    with pytest.raises(ScheduleInvalid, match="carries no plan record"):
+        validate_schedule(_with(s, plans=None))
+    # the engine's own counter is still a cross-check
+    with pytest.raises(ScheduleInvalid, match="the engine counts 1 scheduling passes"):
+        validate_schedule(_with(s, search_stats=dict(s.timeshare.search_stats, plan_delays=1)))
 
 
 @pytest.mark.parametrize("kwargs", [{"search": "bfs"}, {"budget": 0}, {"group_min": (40, 10)},

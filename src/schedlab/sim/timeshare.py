@@ -375,17 +375,22 @@ def _form_group(c, t, s_end, gp, gg, m, submit, est, done, seg, w, cls, wq, wq_n
 @njit
 def _plan_pass(c, t, s_end, pn, smart, dyn, submit, est, done, w, cls, m, nodes, off, node_run, held, free_elig,
                status, seg, last, first, run, run_n, n_run_cls, wq, wq_n, pq, pq_n, inplan, plan, vs, rel_t, rel_w,
-               T, F, stats):
+               T, F, stats, bf, fault):
     """A pass of a slice of class c that has a plan (thesis Fig. 6, "inGroup" branch): recalculate
     the plan (6.3.2), start its jobs due now, backfill other waiting c-jobs and (smart or dynamic
     backfilling) jobs of other classes only where they delay no plan job (6.6); then recompute the
-    plan and count a delayed plan job in ``stats[ST_DELAYS]`` (must stay 0; checked by tests)."""
+    plan and count a delayed plan job in ``stats[ST_DELAYS]`` (must stay 0). The plan's virtual
+    starts before the backfills are left in ``vs[:pn]``, the backfilled jobs in ``bf[:nb]``;
+    returns (run_n, nb). ``fault[0] = k > 0`` (tests only) lets the k-th plan backfill of a
+    class-c job that does not fit ignore the plan, once; ``fault[1]`` stops the counter (a wrong
+    engine whose own check is wrong too: only the validator's replay can see it)."""
     P, nr = _base_profile(c, t, s_end, run, run_n, pq, pq_n, status, cls, est, done, seg, w, m, rel_t, rel_w, T, F)
     for a in range(pn):
         j = plan[c, a]
         s = earliest(T, F, P, w[j], est[j])
         P = occupy(T, F, P, s, s + est[j], w[j])
         vs[a] = s
+    nb = 0
     for a in range(pn):
         if vs[a] <= EPS:
             j = plan[c, a]
@@ -397,10 +402,16 @@ def _plan_pass(c, t, s_end, pn, smart, dyn, submit, est, done, w, cls, m, nodes,
         j = wq[c, q]
         if status[j] != WAITING or inplan[j] or w[j] > free_elig[c]:
             continue
-        if earliest(T, F, P, w[j], est[j]) <= EPS:
+        ok = earliest(T, F, P, w[j], est[j]) <= EPS
+        if not ok and fault[0] > 0:  # fault injection (tests only): the k-th conflict ignores the plan
+            fault[0] -= 1
+            ok = fault[0] == 0
+        if ok:
             P = occupy(T, F, P, 0.0, est[j], w[j])
             run_n = _launch(j, c, t, True, nodes, off, w, node_run, held, free_elig, status, seg, last, first, run,
                             run_n, n_run_cls)
+            bf[nb] = j
+            nb += 1
     if smart or dyn:  # other classes until the slice end, without conflict with the plan
         for fresh in (False, True):
             if not smart and not fresh:
@@ -423,6 +434,8 @@ def _plan_pass(c, t, s_end, pn, smart, dyn, submit, est, done, w, cls, m, nodes,
                         P = occupy(T, F, P, 0.0, d, w[j])
                         run_n = _launch(j, k, t, fresh, nodes, off, w, node_run, held, free_elig, status, seg, last,
                                         first, run, run_n, n_run_cls)
+                        bf[nb] = j
+                        nb += 1
     P, nr = _base_profile(c, t, s_end, run, run_n, pq, pq_n, status, cls, est, done, seg, w, m, rel_t, rel_w, T, F)
     for a in range(pn):
         j = plan[c, a]
@@ -430,9 +443,9 @@ def _plan_pass(c, t, s_end, pn, smart, dyn, submit, est, done, w, cls, m, nodes,
             continue
         s = earliest(T, F, P, w[j], est[j])
         P = occupy(T, F, P, s, s + est[j], w[j])
-        if s > vs[a] + 1e-6:
+        if s > vs[a] + 1e-6 and fault[1] == 0:
             stats[ST_DELAYS] += 1
-    return run_n
+    return run_n, nb
 
 
 @njit
@@ -538,6 +551,28 @@ def _run(submit, est, p, w, cls, m, share_table, order, cycle, min_slice, overhe
     wait0 = np.zeros(n, np.float64)
     stats = np.zeros(10, np.int64)
     maxwait = 0.0
+    bfs = np.empty(m + 1, np.int64)
+    fault = np.zeros(2, np.int64)
+    fault[0] = int(gg[10]) if gg.shape[0] > 10 else 0
+    fault[1] = fault[0] > 0
+    # plan records (pass id, time, class; plan jobs with their virtual starts; backfilled jobs) and
+    # the launch log (job, time, pass id) of every pass
+    npass = 0
+    rc_pid = np.empty(64, np.int64)
+    rc_t = np.empty(64, np.float64)
+    rc_c = np.empty(64, np.int64)
+    nrc = 0
+    rc_poff = np.zeros(65, np.int64)  # rc_poff[k], rc_boff[k]: entries before record k
+    rc_boff = np.zeros(65, np.int64)
+    pj_j = np.empty(256, np.int64)
+    pj_v = np.empty(256, np.float64)
+    npj = 0
+    bj = np.empty(64, np.int64)
+    nbj = 0
+    lg_j = np.empty(64, np.int64)
+    lg_t = np.empty(64, np.float64)
+    lg_p = np.empty(64, np.int64)
+    nlg = 0
     rel_t = np.empty(m + n + 1, np.float64)
     rel_w = np.empty(m + n + 1, np.int64)
     pT = np.empty(4 * m + n + 300, np.float64)
@@ -693,6 +728,7 @@ def _run(submit, est, p, w, cls, m, share_table, order, cycle, min_slice, overhe
             continue
         pending = False
         c = cur
+        run0 = run_n
         # (a) resume preempted c-jobs on their nodes
         for q in range(pq_n[c]):
             j = pq[c, q]
@@ -719,9 +755,31 @@ def _run(submit, est, p, w, cls, m, share_table, order, cycle, min_slice, overhe
                                       free_elig, maxwait, pT, pF, P0, stats)
             if pn > 0:
                 normal = False
-                run_n = _plan_pass(c, t, s_end, pn, smart, gg[3] > 0, submit, est, done, w, cls, m, nodes, off,
-                                   node_run, held, free_elig, status, seg, last, first, run, run_n, n_run_cls, wq,
-                                   wq_n, pq, pq_n, inplan, plan, vs, rel_t, rel_w, pT, pF, stats)
+                run_n, nb = _plan_pass(c, t, s_end, pn, smart, gg[3] > 0, submit, est, done, w, cls, m, nodes, off,
+                                       node_run, held, free_elig, status, seg, last, first, run, run_n, n_run_cls, wq,
+                                       wq_n, pq, pq_n, inplan, plan, vs, rel_t, rel_w, pT, pF, stats, bfs, fault)
+                # the plan committed to in this pass (rule 6 of validate_ts replays it)
+                rc_pid = _grow(rc_pid, nrc)
+                rc_t = _grow(rc_t, nrc)
+                rc_c = _grow(rc_c, nrc)
+                rc_pid[nrc] = npass
+                rc_t[nrc] = t
+                rc_c[nrc] = c
+                nrc += 1
+                for a in range(pn):
+                    pj_v = _grow(pj_v, npj)
+                    pj_j = _grow(pj_j, npj)
+                    pj_j[npj] = plan[c, a]
+                    pj_v[npj] = vs[a]
+                    npj += 1
+                for a in range(nb):
+                    bj = _grow(bj, nbj)
+                    bj[nbj] = bfs[a]
+                    nbj += 1
+                rc_poff = _grow(rc_poff, nrc)
+                rc_boff = _grow(rc_boff, nrc)
+                rc_poff[nrc] = npj
+                rc_boff[nrc] = nbj
                 if mode == 2:
                     for a in range(pn):
                         inplan[plan[c, a]] = False
@@ -778,6 +836,16 @@ def _run(submit, est, p, w, cls, m, share_table, order, cycle, min_slice, overhe
                     run_n, extra = _backfill(queue, qn, 0, k, fresh, t, shadow, extra, est, done, nodes, off, w,
                                              node_run, held, free_elig, status, seg, last, first, run, run_n, n_run_cls,
                                              inplan)
+        if mode > 0:  # launch log of this pass: no job leaves run[] during a pass
+            for r in range(run0, run_n):
+                lg_j = _grow(lg_j, nlg)
+                lg_t = _grow(lg_t, nlg)
+                lg_p = _grow(lg_p, nlg)
+                lg_j[nlg] = run[r]
+                lg_t[nlg] = t
+                lg_p[nlg] = npass
+                nlg += 1
+            npass += 1
         if mode == 2:  # dynB: the largest wait of a started job
             for r in range(run_n):
                 j = run[r]
@@ -787,11 +855,49 @@ def _run(submit, est, p, w, cls, m, share_table, order, cycle, min_slice, overhe
         for k in range(3):
             wq_n[k] = _compact(wq[k], wq_n[k], status, WAITING)
             pq_n[k] = _compact(pq[k], pq_n[k], status, PREEMPTED)
+    plans = (rc_pid[:nrc].copy(), rc_t[:nrc].copy(), rc_c[:nrc].copy(), rc_poff[:nrc + 1].copy(), pj_j[:npj].copy(),
+             pj_v[:npj].copy(), rc_boff[:nrc + 1].copy(), bj[:nbj].copy(), lg_j[:nlg].copy(), lg_t[:nlg].copy(),
+             lg_p[:nlg].copy())
     return (off, nodes, first, finish, npre, iv_job[:niv].copy(), iv_s[:niv].copy(), iv_e[:niv].copy(),
-            sl_cls[:nsl].copy(), sl_b[:nsl].copy(), sl_e[:nsl].copy(), ov[:nov].copy(), stats)
+            sl_cls[:nsl].copy(), sl_b[:nsl].copy(), sl_e[:nsl].copy(), ov[:nov].copy(), stats, plans)
 
 
 # ------------------------------------------------------------------------------------------ API
+@dataclass(frozen=True, eq=False)
+class PlanLog:
+    """What the group optimiser committed to, for the validator's independent replay (rule 6 of
+    :mod:`schedlab.sim.validate_ts`). Job numbers are trace indices of the workload.
+
+    Record k is a scheduling pass (its ``pass_id``, time ``time[k]``, slice class ``cls[k]``) in which
+    a plan existed (thesis Fig. 6 "inGroup" branch, or a bottom-line pass): its plan jobs
+    ``plan_job[plan_off[k]:plan_off[k+1]]`` in plan order with their virtual starts
+    ``plan_start[...]`` (seconds of the class's virtual time after ``time[k]``, thesis 6.3.1) as
+    recalculated at the start of the pass, before any backfill, and the jobs backfilled in the pass
+    ``bf_job[bf_off[k]:bf_off[k+1]]`` (plan backfilling of other waiting jobs of the class, smart and
+    dynamic backfilling of other classes). The launch log names every start or resume of every
+    pass: job ``launch_job[i]`` at ``launch_time[i]`` in pass ``launch_pass[i]`` (pass ids count
+    all passes, so several passes at one time are ordered)."""
+
+    pass_id: np.ndarray
+    time: np.ndarray
+    cls: np.ndarray
+    plan_off: np.ndarray
+    plan_job: np.ndarray
+    plan_start: np.ndarray
+    bf_off: np.ndarray
+    bf_job: np.ndarray
+    launch_job: np.ndarray
+    launch_time: np.ndarray
+    launch_pass: np.ndarray
+
+    @property
+    def passes(self) -> int:
+        return int(self.pass_id.shape[0])
+
+    def nbytes(self) -> int:
+        return sum(int(getattr(self, f).nbytes) for f in self.__dataclass_fields__)
+
+
 @dataclass(frozen=True, eq=False)
 class TimeShared:
     """The interval representation of a time-shared schedule (trace order of the workload).
@@ -820,7 +926,10 @@ class TimeShared:
     search_stats: dict | None = None
     """With an optimiser (issue 13): groups formed per class, jobs planned, searches, explored and
     pruned search nodes, schedules generated and ``plan_delays`` (passes in which a backfill made a
-    plan job start later in the recalculated plan; always 0 unless the engine is wrong)."""
+    plan job start later in the recalculated plan; always 0 unless the engine is wrong; the
+    validator's rule 6 replays :attr:`plans` instead of trusting it)."""
+    plans: PlanLog | None = None
+    """With an optimiser: the plans committed to and the backfills of each pass (validator rule 6)."""
 
     def nodes_of(self, j: int) -> np.ndarray:
         return self.node_ids[self.node_off[j]: self.node_off[j + 1]]
@@ -831,9 +940,12 @@ class TimeShared:
         return np.bincount(self.iv_job, weights=self.iv_end - self.iv_start, minlength=n)
 
 
-def simulate_scojo(workload: Workload, machine: Machine | int, config: ScojoConfig | None = None, *, kill: bool = True):
+def simulate_scojo(workload: Workload, machine: Machine | int, config: ScojoConfig | None = None, *, kill: bool = True,
+                   _inject_plan_fault: int = 0):
     """Simulate SCOJO-PECT on ``workload``; a :class:`~schedlab.sim.model.Schedule` whose
-    ``timeshare`` holds the intervals. ``start`` is each job's first start, ``finish`` its completion."""
+    ``timeshare`` holds the intervals. ``start`` is each job's first start, ``finish`` its completion.
+    ``_inject_plan_fault = k > 0`` (tests of the validator only) makes the k-th plan backfill that
+    conflicts with the plan ignore it and silences the engine's own ``plan_delays`` counter."""
     from .engine import check_workload
     from .model import Schedule
 
@@ -855,11 +967,13 @@ def simulate_scojo(workload: Workload, machine: Machine | int, config: ScojoConf
     else:
         mode = 1 if isinstance(config.optimizer, GroupConfig) else 2
         gp, gg = config.optimizer.arrays(config.shares)
+    gg = np.append(gg, float(int(_inject_plan_fault)))
     out = _run(submit, est, p, w, cls_sorted, int(machine.procs), config.share_table(), order,
                float(config.cycle), float(config.min_slice), float(config.overhead), bool(config.smart_backfill),
                config.suspend == "all", mode, gp, gg)
-    off, nodes, first, fin, npre, iv_job, iv_s, iv_e, sl_c, sl_b, sl_e, ov, st = out
+    off, nodes, first, fin, npre, iv_job, iv_s, iv_e, sl_c, sl_b, sl_e, ov, st, pl = out
     stats = None
+    plans = None
     if mode:
         explored, pruned = int(st[ST_EXPLORED]), int(st[ST_PRUNED])
         stats = {"groups": int(st[ST_GROUPS_M] + st[ST_GROUPS_L]), "groups_medium": int(st[ST_GROUPS_M]),
@@ -867,6 +981,10 @@ def simulate_scojo(workload: Workload, machine: Machine | int, config: ScojoConf
                  "searches": int(st[ST_SEARCHES]), "explored_nodes": explored, "pruned_nodes": pruned,
                  "pruned_share": pruned / explored if explored else 0.0, "schedules": int(st[ST_SCHEDULES]),
                  "plan_delays": int(st[ST_DELAYS])}
+        pid, pt, pc, poff, pjob, pv, boff, bjob, ljob, lt, lp = pl
+        i32 = np.int32  # job numbers and pass ids fit; halves the record
+        plans = PlanLog(pid.astype(i32), pt, pc.astype(np.int8), poff, perm[pjob].astype(i32), pv, boff,
+                        perm[bjob].astype(i32), perm[ljob].astype(i32), lt, lp.astype(i32))
     inv = np.empty(n, np.int64)
     inv[perm] = np.arange(n)  # sorted index of each trace job
     start = first[inv]
@@ -878,5 +996,5 @@ def simulate_scojo(workload: Workload, machine: Machine | int, config: ScojoConf
     job = perm[iv_job]  # trace index of each interval
     o = np.lexsort((iv_s, job))
     ts = TimeShared(node_off, node_ids, job[o], iv_s[o], iv_e[o], npre[inv], cls_sorted[inv], sl_c, sl_b, sl_e, ov,
-                    float(config.overhead), config, stats)
+                    float(config.overhead), config, stats, plans)
     return Schedule(workload, machine, None, start, finish, killed=bool(kill), timeshare=ts)

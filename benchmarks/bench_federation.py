@@ -4,8 +4,8 @@ projected time of the paper's GA (500 generations x 200 individuals = 100,000 ev
 
 Run (under the shared lock)::
 
-    flock /work/wt/bench.lock python benchmarks/bench_federation.py
-    flock /work/wt/bench.lock python benchmarks/bench_federation.py --package 100 --repeat 50
+    python benchmarks/bench_federation.py
+    python benchmarks/bench_federation.py --package 100 --repeat 50
 
 ``--ga``: whole GA-METL runs (``--generations`` x 200, run folder and checkpoints included) on the
 package, median of ``--runs``: GA wall and CPU time, and the per-generation overhead = (GA CPU time -
@@ -13,7 +13,7 @@ evaluations x the median fitness time) / generations. With ``--baseline-src DIR`
 older checkout, e.g. ``git worktree add /tmp/old 79b8a78``) the same runs are made with that code in
 a subprocess and the ratios printed::
 
-    flock /work/wt/bench.lock python benchmarks/bench_federation.py --ga --package 100 --runs 3 \
+    python benchmarks/bench_federation.py --ga --package 100 --runs 3 \
         --baseline-src /tmp/old/src
 """
 

@@ -5,7 +5,7 @@ genetic-fuzzy-rule-based-scheduling, Must-show of issue 11: on CTC scaled to 102
 their ratio. Also the 192-class Table 2 base (standard strategy everywhere) and, for scale,
 conservative. Run under the shared lock:
 
-    flock /work/wt/bench.lock nice -n 19 python benchmarks/bench_rules.py ../shared/workloads/CTC-SP2-1996-3.1-cln.swf.gz
+    python benchmarks/bench_rules.py ../shared/workloads/CTC-SP2-1996-3.1-cln.swf.gz
 """
 
 from __future__ import annotations

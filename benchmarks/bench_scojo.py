@@ -2,7 +2,7 @@
 the whole SDSC-BLUE trace on 1152 processors (< 10 s), median of ``--repeat`` timed runs after a
 warm-up (numba compile or cache load); EASY on the same workload in the same run as the baseline.
 
-    flock /work/wt/bench.lock python benchmarks/bench_scojo.py --repeat 3
+    python benchmarks/bench_scojo.py --repeat 3
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 synthetic workload in under 5 minutes): median of ``--repeat`` timed runs after a warm-up (numba
 compile or cache load), plain SCOJO-PECT and the bottom line on the same workload in the same run.
 
-    flock /work/wt/bench.lock python benchmarks/bench_scojo_opt.py --repeat 3
-    flock /work/wt/bench.lock python benchmarks/bench_scojo_opt.py --repeat 3 --policies scojo,scojo-opt-dds,scojo-opt-lds
+    python benchmarks/bench_scojo_opt.py --repeat 3
+    python benchmarks/bench_scojo_opt.py --repeat 3 --policies scojo,scojo-opt-dds,scojo-opt-lds
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
         --chunk 5 --workers 2 [--stop-at 14:10]
 
 Runs the setups round-robin, ``--chunk`` generations at a time, each chunk under the shared
-benchmark lock (/work/wt/bench.lock, the lock ``flock`` takes; skipped when absent) so that it
+benchmark lock (``$SCHEDLAB_BENCH_LOCK``, the lock ``flock`` takes; skipped when unset or absent) so that it
 never overlaps another helper's timing and the lock is released every few minutes. Every chunk
 extends the run folder ``docs/results/setup<S>`` (``schedlab grid pareto --extend``) and rewrites
 its front.png, hypervolume.png, history.csv (wall time per generation) and points.md. At
@@ -19,6 +19,7 @@ import argparse
 import contextlib
 import datetime as dt
 import fcntl
+import os
 import signal
 import time
 from pathlib import Path
@@ -27,7 +28,7 @@ from schedlab.grid.setups import load_grid
 from schedlab.optimize.grid_pareto import pareto
 from schedlab.optimize.nsga2_grid import GridNSGA2Config
 
-LOCK = Path("/work/wt/bench.lock")
+LOCK = Path(os.environ.get("SCHEDLAB_BENCH_LOCK", "/nonexistent"))
 RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
 
 

@@ -5,7 +5,7 @@ evaluations: hypervolume, distance (gap) of POOL and RQ to the front, wall time,
         --runs /tmp/grid-operators --out docs/results/grid-operators.md
 
 Each run is a resumable run folder under ``--runs`` (re-running resumes; a larger --generations
-extends), taken under the shared benchmark lock (/work/wt/bench.lock) one run at a time. The gap
+extends), taken one run at a time (no other benchmark beside it). The gap
 of a heuristic H is min over front points of max_k (F_k - H_k) / H_k (<= 0: the front reaches H).
 """
 

@@ -6,7 +6,7 @@
 # bench lock (SIGTERM checkpoints, the same command resumes). Run from the repository root:
 #   nice -n 19 sh benchmarks/rules_experiments.sh [STEP...]     (steps: iter-CTC symb-CTC iter-KTH ...)
 set -u
-LOCK=${LOCK:-/work/wt/bench.lock}
+LOCK=${LOCK:-${TMPDIR:-/tmp}/schedlab-bench.lock}
 SLICE=${SLICE:-540}
 W=../shared/workloads
 OUT=${OUT:-docs/results/rules}

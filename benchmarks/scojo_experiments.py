@@ -6,9 +6,9 @@ Per workload one JSON file in OUT/parts/ (so the runs can be split into short lo
 ``--report`` assembles OUT/README.md (tables), OUT/results.json, OUT/bsld_by_class.png and a
 Gantt window OUT/gantt_lublin71.png from the parts::
 
-    flock /work/wt/bench.lock python benchmarks/scojo_experiments.py --workloads lublin
-    flock /work/wt/bench.lock python benchmarks/scojo_experiments.py --workloads SDSC-BLUE
-    flock /work/wt/bench.lock python benchmarks/scojo_experiments.py --workloads LANL-CM5
+    python benchmarks/scojo_experiments.py --workloads lublin
+    python benchmarks/scojo_experiments.py --workloads SDSC-BLUE
+    python benchmarks/scojo_experiments.py --workloads LANL-CM5
     python benchmarks/scojo_experiments.py --report
 """
 
@@ -120,8 +120,8 @@ def report() -> None:
     parts.sort(key=lambda r: (order.index(r["workload"].partition("-head")[0]), r["workload"]))
     (OUT / "results.json").write_text(json.dumps(parts, indent=1) + "\n")
     lines = ["# SCOJO-PECT against EASY and conservative backfilling (issue 12)", ""]
-    lines += ["Made by (from the repository root; the real traces under the shared benchmark lock "
-              "`flock /work/wt/bench.lock ...`, other helpers' jobs may have run beside them):", "", "```"]
+    lines += ["Made by (from the repository root; the real-trace runs were serialised with the other benchmarks "
+              "of a shared 2-core machine, whose test runs may have run beside them):", "", "```"]
     lines += ["python benchmarks/scojo_experiments.py --workloads lublin",
               "python benchmarks/scojo_experiments.py --workloads SDSC-BLUE",
               "python benchmarks/scojo_experiments.py --workloads LANL-CM5",

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from schedlab.cli.main import main
 from schedlab.metrics import compute_metrics
 from schedlab.optimize.bound import (OBJECTIVES, BoundConfig, BoundProblem, OrderMutation, evaluate_order, group_move,
-                                     group_shift, insertion, mutate_k, non_dominated, order_crossover, placement,
+                                     group_first_blocks, group_shift, insertion, mutate_k, non_dominated, order_crossover, placement,
                                      zero_wait_floors)
 from schedlab.sim import Machine, simulate, validate_schedule
 from schedlab.sim.listsched import list_schedule
@@ -222,6 +222,16 @@ def test_group_shift_by_hand_keeps_the_block_and_the_others_in_order():
     assert list(group_shift(x, group, 3, 0, 2, 1)) == list(x)  # no job of group 3
 
 
+def test_group_first_blocks_by_hand():
+    """Groups 2 1 1 2 3 1 2 1, blocks of 3: [0 1 2] -> 1 2 | 0; [3 4 5] -> 5 | 3 4; [6 7] -> 7 | 6;
+    with groups (1, 3): block 2 becomes 4 5 | 3."""
+    x = np.arange(8)
+    group = np.array([2, 1, 1, 2, 3, 1, 2, 1])
+    assert list(group_first_blocks(x, group, (1,), 3)) == [1, 2, 0, 5, 3, 4, 7, 6]
+    assert list(group_first_blocks(x, group, (1, 3), 3)) == [1, 2, 0, 4, 5, 3, 7, 6]
+    assert list(group_first_blocks(x[::-1], group, (2,), 8)) == [6, 3, 0, 7, 5, 4, 2, 1]
+
+
 def _cfg(**kw):
     base = dict(pop=8, generations=2, seed=1, sigma=5.0, window=20, block=6)
     base.update(kw)
@@ -293,26 +303,35 @@ def test_zero_wait_floors_by_hand():
 def test_head_start_improves_each_chain_and_extend_equals_an_uninterrupted_run(tmp_path, small_trace, capsys):
     from schedlab.errors import RunError
     from schedlab.execute import make_executor
-    from schedlab.optimize.bound import bound, head_start, heuristic_orders, workload_of as bound_workload
+    from schedlab.optimize.bound import bound, head_start, head_start_variants, heuristic_orders
+    from schedlab.optimize.bound import workload_of as bound_workload
 
     w = bound_workload(str(small_trace))
     m = Machine(w.machine_procs)
     problem = BoundProblem.of(w, m)
     seeds = heuristic_orders(w, m, problem)
     cfg = _cfg(pop=10, head_start=4, moves=3, p_shift=0.5, p_insert=0.2, p_swap=0.1)
+    two = [*seeds, ("strategy:1", seeds[1][1])]  # FCFS's order posing as a seed strategy
     with make_executor(None, workers=1, payload=problem) as ex:
-        hs = head_start(problem, cfg, seeds, ex)
-    with make_executor(None, workers=1, payload=problem) as ex:
-        again = head_start(problem, cfg, seeds, ex)
-    assert len(hs.improved) == 10 - len(seeds) and all(k == "easy+head-start" for k, _ in hs.improved)
+        hs = head_start(problem, cfg, two, ex)
+    with make_executor(None, workers=2, payload=problem) as ex:
+        again = head_start(problem, cfg, two, ex)
+    variants = head_start_variants(two, problem.group)
+    assert len(variants) == 2 + 2 * 15 * 3  # EASY's and the strategy's order, each with 15 group sets x 3 blocks
+    assert [k for k, _ in variants[:3]] == ["easy", "strategy:1", "easy+groups1-first/50"]
+    assert len(hs.improved) == 10 - len(two) == 3 and all(k.endswith("+head-start") for k, _ in hs.improved)
     assert all(np.array_equal(a, b) for (_, a), (_, b) in zip(hs.improved, again.improved))
-    assert len(hs.F) == 1 + 4 * len(hs.improved)  # EASY's order, then every chain step
-    assert all(last <= first for first, last in hs.scores) and any(last < first for first, last in hs.scores)
-    for (_, x), (first, last) in zip(hs.improved, hs.scores):
+    assert np.array_equal(hs.F, again.F) and hs.source == again.source  # 1 or 2 workers: the same
+    assert len(hs.F) == len(variants) + 4 * 3 and hs.source[: len(variants)] == [k for k, _ in variants]
+    assert hs.source[len(variants):] == [k for k, _ in hs.improved] * 4  # each chain step labelled by its chain
+    F0 = np.array(hs.F[: len(variants)])
+    for c, ((name, x), (first, last)) in enumerate(zip(hs.improved, hs.scores)):
+        assert last <= first
         s = list_schedule(w, m, x)
         validate_schedule(s)
         assert sorted(x) == list(range(len(w)))
-
+    # chain 0 weighs the seven objectives equally and starts from the best variant under them
+    assert hs.scores[0][0] == pytest.approx(min(np.mean(f / np.abs(F0[0])) for f in F0))
     # a head-started run of 2 generations extended to 4 equals one run of 4
     full = bound(str(small_trace), tmp_path / "full", _cfg(generations=4, head_start=3, moves=2), workers=1)
     short_cfg = _cfg(generations=2, head_start=3, moves=2)
@@ -327,8 +346,9 @@ def test_head_start_improves_each_chain_and_extend_equals_an_uninterrupted_run(t
     assert strip(tmp_path / "short" / "history.csv") == strip(tmp_path / "full" / "history.csv")
     assert (tmp_path / "short" / "front.csv").read_text() == (tmp_path / "full" / "front.csv").read_text()
     assert json.loads((tmp_path / "short" / "config.json").read_text())["generations"] == 4
-    # generation 1 counts the head start: EASY's order + 3 steps of (8 - 6 seeds) chains, then 8
-    assert len(seeds) == 6 and int(strip(tmp_path / "full" / "history.csv")[0]["evaluations"]) == 1 + 3 * 2 + 8
+    # generation 1 counts the head start: EASY's order and its 45 variants + 3 steps of (8 - 6 seeds)
+    # chains, then the population of 8
+    assert len(seeds) == 6 and int(strip(tmp_path / "full" / "history.csv")[0]["evaluations"]) == 46 + 3 * 2 + 8
 
     # the CLI: --moves, --head-start, --extend; plot writes the placement JSON with the floors
     args = ["bound", str(small_trace), "--out", str(tmp_path / "cli"), "--generations", "2", "--pop", "8", "--seed", "1",
@@ -347,3 +367,21 @@ def test_head_start_improves_each_chain_and_extend_equals_an_uninterrupted_run(t
     assert doc["zero_wait_floors"] == pytest.approx(zero_wait_floors(problem))
     assert np.all(front[:, 2] >= doc["zero_wait_floors"]["AWRT1"] - 1e-6)
     assert "inside by" in capsys.readouterr().out
+
+
+def test_mutation_kinds_are_chosen_by_their_probabilities(monkeypatch):
+    """p_shift = 1: every one of the K moves is a group shift; p_shift = 0: never one."""
+    import schedlab.optimize.bound as b
+
+    calls = []
+    real = b.group_shift
+    monkeypatch.setattr(b, "group_shift", lambda *a: calls.append(a) or real(*a))
+    rng0 = np.random.default_rng(1)
+    group, x = rng0.integers(1, 6, 100), rng0.permutation(100)
+    mutate_k(x, group, np.random.default_rng(2), _cfg(p_insert=0, p_swap=0, p_shift=1, moves=4))
+    assert len(calls) == 4
+    for g, first, count, shift in (c[2:] for c in calls):
+        assert 1 <= g <= 5 and 1 <= count <= 6 and shift != 0 and 0 <= first < np.count_nonzero(group == g)
+    calls.clear()
+    mutate_k(x, group, np.random.default_rng(2), _cfg(p_insert=0.5, p_swap=0.2, p_shift=0, moves=6))
+    assert calls == []

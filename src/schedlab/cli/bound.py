@@ -23,6 +23,9 @@ def bound_command(
     seed_strategy: List[Path] = typer.Option([], "--seed-strategy", help="Strategy file (e.g. an evolve run's best.json) whose realised order joins the initial population; repeat for several."),
     moves: int = typer.Option(1, "--moves", help="Mutation moves per offspring (insertion, swap, group shift, group move), applied one after the other."),
     head_start: int = typer.Option(0, "--head-start", help="Improve EASY's and the seed strategies' realised orders by this many greedy local-search steps per chain before the search (0: off)."),
+    sigma: float = typer.Option(50.0, "--sigma", help="Typical distance (positions) of an insertion, swap or group shift."),
+    block: int = typer.Option(50, "--block", help="Largest block of a group shift (jobs of one user group)."),
+    window: int = typer.Option(500, "--window", help="Window (positions) of a group move."),
     extend: bool = EXTEND,
     procs: Optional[int] = PROCS,
     months: Optional[int] = MONTHS,
@@ -54,7 +57,10 @@ def bound_command(
         raise OptionError(f"--moves must be at least 1, got {moves}")
     if head_start < 0:
         raise OptionError(f"--head-start must be >= 0 steps, got {head_start}")
+    if sigma <= 0:
+        raise OptionError(f"--sigma must be > 0, got {sigma}")
     config = BoundConfig(pop=pop, generations=generations, seed=seed, moves=moves, head_start=head_start,
+                         sigma=sigma, block=block, window=window,
                          seed_strategies=tuple(str(p) for p in seed_strategy))
     resolve_trace(target)
     from rich.console import Console

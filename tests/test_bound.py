@@ -186,7 +186,11 @@ def test_bound_bad_input_is_one_line_exit_2(tmp_path, small_trace, capsys):
                         (["bound", str(tmp_path / "nope.swf"), "--out", str(out)], "nope.swf"),
                         (["bound", str(small_trace), "--out", str(out), "--seed-strategy", str(tmp_path / "x.json")], "x.json"),
                         (["bound", "plot", str(tmp_path)], "not a bound run"),
-                        (["bound", "plot"], "RUN folder")):
+                        (["bound", "plot"], "RUN folder"),
+                        (["bound", str(small_trace), "--out", str(out), "--moves", "0"], "--moves"),
+                        (["bound", str(small_trace), "--out", str(out), "--head-start", "-1"], "--head-start"),
+                        (["bound", str(small_trace), "--out", str(out), "--sigma", "0"], "--sigma"),
+                        (["bound", str(small_trace), "--out", str(out), "--block", "0"], "--block")):
         capsys.readouterr()
         assert main(args) == 2
         err = capsys.readouterr().err.strip().splitlines()

@@ -28,8 +28,8 @@ basic objective functions: UTIL, AWRT, and AWRT1 to AWRT5". Here:
   worse in AWRT, useless as seeds.) The rest of the population are mutated copies of the seeds;
 - operators (problem-specific, on permutations): order crossover OX1 (a slice of one parent, the
   other jobs in the other parent's order); mutation: ``moves`` (``--moves K``) moves applied one
-  after the other to each offspring (one move changes a few of 77,000 positions, too little for
-  a generation to find improvements), each drawn from: insertion (a job moved by |N(0, sigma)|
+  after the other to each offspring (one move changes a few of CTC-SP2's 77,205 positions),
+  each drawn from: insertion (a job moved by |N(0, sigma)|
   positions earlier or later), swap of two jobs at most ``sigma`` positions apart, a **group
   move** (in a random window of ``window`` positions all jobs of one random user group are moved
   ahead of (or behind) the others, keeping their relative order), or a **group shift**

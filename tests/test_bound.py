@@ -341,6 +341,11 @@ def test_head_start_improves_each_chain_and_extend_equals_an_uninterrupted_run(t
     short_cfg = _cfg(generations=2, head_start=3, moves=2)
     short = bound(str(small_trace), tmp_path / "short", short_cfg, workers=1)
     assert short.generations == 2 and short.archive.gen.min() >= 0
+    # every schedule the head start evaluated entered the archive: each is in it or dominated by it
+    with make_executor(None, workers=1, payload=problem) as ex:
+        hs_full = head_start(problem, _cfg(generations=4, head_start=3, moves=2), seeds, ex)
+    assert all(np.any(np.all(full.archive.F <= f, axis=1)) for f in hs_full.F)
+    assert (full.archive.gen == 0).any()
     with pytest.raises(RunError, match="add --extend"):
         bound(str(small_trace), tmp_path / "short", _cfg(generations=4, head_start=3, moves=2), workers=1)
     longer = bound(str(small_trace), tmp_path / "short", _cfg(generations=4, head_start=3, moves=2), workers=1,
@@ -362,6 +367,10 @@ def test_head_start_improves_each_chain_and_extend_equals_an_uninterrupted_run(t
     assert main(args) == 2 and "--extend" in capsys.readouterr().err
     assert main(args + ["--extend"]) == 0
     assert len(list(csv.DictReader((tmp_path / "cli" / "history.csv").open()))) == 3
+    # two workers, 3 generations at once: the same front as one worker extended from 2 to 3
+    two = [a if a != str(tmp_path / "cli") else str(tmp_path / "cli2") for a in args[:-2]] + ["--workers", "2"]
+    assert main(two) == 0
+    assert (tmp_path / "cli2" / "front.csv").read_text() == (tmp_path / "cli" / "front.csv").read_text()
     capsys.readouterr()
     assert main(["bound", "plot", str(tmp_path / "cli"), "--with", "easy", "--x", "AWRT1", "--y", "AWRT2"]) == 0
     doc = json.loads((tmp_path / "cli" / "placement_AWRT1_AWRT2.json").read_text())

@@ -329,7 +329,7 @@ def test_head_start_improves_each_chain_and_extend_equals_an_uninterrupted_run(t
     assert len(hs.F) == len(variants) + 4 * 3 and hs.source[: len(variants)] == [k for k, _ in variants]
     assert hs.source[len(variants):] == [k for k, _ in hs.improved] * 4  # each chain step labelled by its chain
     F0 = np.array(hs.F[: len(variants)])
-    for c, ((name, x), (first, last)) in enumerate(zip(hs.improved, hs.scores)):
+    for (_, x), (first, last) in zip(hs.improved, hs.scores):
         assert last <= first
         s = list_schedule(w, m, x)
         validate_schedule(s)

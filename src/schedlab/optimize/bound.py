@@ -504,7 +504,7 @@ def head_start(problem: BoundProblem, config: BoundConfig, seeds: Sequence[tuple
     cur_f = [fv[v] for v in start]
     first = [score(c, cur_f[c]) for c in range(chains)]
     Fs, Xs, src = [fv], [np.array([x for _, x in variants], dtype=np.int64)] if keep else [], [k for k, _ in variants]
-    for step in range(config.head_start):
+    for _ in range(config.head_start):
         prop = [mutate_k(cur[c], problem.group, rng, config) for c in range(chains)]
         F = np.asarray(executor.map(evaluate_order, prop), dtype=np.float64).reshape(chains, len(OBJECTIVES))
         for c in range(chains):

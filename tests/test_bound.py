@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 
 from schedlab.cli.main import main
 from schedlab.metrics import compute_metrics
-from schedlab.optimize.bound import (OBJECTIVES, BoundProblem, evaluate_order, group_move, insertion, non_dominated,
-                                     order_crossover)
+from schedlab.optimize.bound import (OBJECTIVES, BoundConfig, BoundProblem, OrderMutation, evaluate_order, group_move,
+                                     group_first_blocks, group_shift, insertion, mutate_k, non_dominated, order_crossover, placement,
+                                     zero_wait_floors)
 from schedlab.sim import Machine, simulate, validate_schedule
 from schedlab.sim.listsched import list_schedule
 from schedlab.strategy import Strategy
@@ -185,7 +186,11 @@ def test_bound_bad_input_is_one_line_exit_2(tmp_path, small_trace, capsys):
                         (["bound", str(tmp_path / "nope.swf"), "--out", str(out)], "nope.swf"),
                         (["bound", str(small_trace), "--out", str(out), "--seed-strategy", str(tmp_path / "x.json")], "x.json"),
                         (["bound", "plot", str(tmp_path)], "not a bound run"),
-                        (["bound", "plot"], "RUN folder")):
+                        (["bound", "plot"], "RUN folder"),
+                        (["bound", str(small_trace), "--out", str(out), "--moves", "0"], "--moves"),
+                        (["bound", str(small_trace), "--out", str(out), "--head-start", "-1"], "--head-start"),
+                        (["bound", str(small_trace), "--out", str(out), "--sigma", "0"], "--sigma"),
+                        (["bound", str(small_trace), "--out", str(out), "--block", "0"], "--block")):
         capsys.readouterr()
         assert main(args) == 2
         err = capsys.readouterr().err.strip().splitlines()
@@ -203,3 +208,193 @@ def test_zero_length_job_keeps_its_processors_at_its_instant_by_hand():
     validate_schedule(s)
     after = float(np.nextafter(1.0, np.inf))
     assert list(s.start) == [0.0, 1.0, after, 2.0]
+
+
+def test_group_shift_by_hand_keeps_the_block_and_the_others_in_order():
+    """Groups of positions 0..7: 1 2 1 2 1 2 1 1. Group 1's jobs 1..2 (in its own sequence: the
+    jobs 2 and 4) shifted 3 later: the rest 0 1 3 5 6 7 keeps its order, the block (2, 4) goes
+    in, in its order, at position 2 + 3 = 5 of the rest, clipped to 4: before job 6 of group 1
+    (the block never passes its own group). Group 2's jobs 0..1 (1, 3) shifted 10 earlier:
+    clipped to the front."""
+    x = np.arange(8)
+    group = np.array([1, 2, 1, 2, 1, 2, 1, 1])
+    assert list(group_shift(x, group, 1, 1, 2, 3)) == [0, 1, 3, 5, 2, 4, 6, 7]
+    assert list(group_shift(x, group, 1, 1, 2, 1)) == [0, 1, 3, 2, 4, 5, 6, 7]
+    assert list(group_shift(x, group, 2, 0, 2, -10)) == [1, 3, 0, 2, 4, 5, 6, 7]
+    assert list(group_shift(x, group, 1, 1, 2, -10)) == [0, 2, 4, 1, 3, 5, 6, 7]  # not before job 0 (group 1)
+    assert list(group_shift(x, group, 1, 3, 2, 99)) == list(x)  # block (6, 7) put back at the end: unchanged
+    assert list(group_shift(x, group, 3, 0, 2, 1)) == list(x)  # no job of group 3
+
+
+def test_group_first_blocks_by_hand():
+    """Groups 2 1 1 2 3 1 2 1, blocks of 3: [0 1 2] -> 1 2 | 0; [3 4 5] -> 5 | 3 4; [6 7] -> 7 | 6;
+    with groups (1, 3): block 2 becomes 4 5 | 3."""
+    x = np.arange(8)
+    group = np.array([2, 1, 1, 2, 3, 1, 2, 1])
+    assert list(group_first_blocks(x, group, (1,), 3)) == [1, 2, 0, 5, 3, 4, 7, 6]
+    assert list(group_first_blocks(x, group, (1, 3), 3)) == [1, 2, 0, 4, 5, 3, 7, 6]
+    assert list(group_first_blocks(x[::-1], group, (2,), 8)) == [6, 3, 0, 7, 5, 4, 2, 1]
+
+
+def _cfg(**kw):
+    base = dict(pop=8, generations=2, seed=1, sigma=5.0, window=20, block=6)
+    base.update(kw)
+    return BoundConfig(**base)
+
+
+@pytest.mark.parametrize("kind", ["insert", "swap", "shift", "move"])
+def test_each_mutation_kind_with_k_moves_is_a_deterministic_permutation(kind):
+    probs = {"insert": (1, 0, 0), "swap": (0, 1, 0), "shift": (0, 0, 1), "move": (0, 0, 0)}[kind]
+    cfg = _cfg(p_insert=probs[0], p_swap=probs[1], p_shift=probs[2], moves=5)
+    rng0 = np.random.default_rng(0)
+    group = rng0.integers(1, 6, 200)
+    x = rng0.permutation(200)
+    a = [mutate_k(x, group, np.random.default_rng(s), cfg) for s in range(20)]
+    b = [mutate_k(x, group, np.random.default_rng(s), cfg) for s in range(20)]
+    for y, z in zip(a, b):
+        assert sorted(y) == list(range(200)) and list(y) == list(z)
+    assert sum(not np.array_equal(y, x) for y in a) >= 15  # it does move jobs
+    assert len({tuple(y) for y in a}) > 10  # and differently per seed
+    if kind in ("shift", "move"):  # moves between groups: every group keeps its own order
+        for y in a:
+            for g in range(1, 6):
+                assert list(y[group[y] == g]) == list(x[group[x] == g])
+    # five moves change more of the order than one
+    one = _cfg(p_insert=probs[0], p_swap=probs[1], p_shift=probs[2], moves=1)
+    moved = lambda c: np.mean([np.count_nonzero(mutate_k(x, group, np.random.default_rng(s), c) != x)  # noqa: E731
+                               for s in range(20)])
+    assert moved(cfg) > moved(one)
+    # the pymoo operator: the same offspring as mutate_k on the same generator
+    X = np.array([x, x[::-1]])
+    got = OrderMutation(group, cfg)._do(None, X, random_state=np.random.default_rng(7))
+    rng = np.random.default_rng(7)
+    assert np.array_equal(got, np.array([mutate_k(X[0], group, rng, cfg), mutate_k(X[1], group, rng, cfg)]))
+
+
+def test_placement_on_a_hand_made_front():
+    """Strategy at (AWRT1, AWRT2) = (100, 200). Front points (x, y): (90, 210) worse in y,
+    (80, 190) better in both (gains 20 %, 5 %), (95, 150) (5 %, 25 %), (120, 100) worse in x.
+    inside_x = max x-gain with y <= 200: 20 %; inside_y = max y-gain with x <= 100: 25 %;
+    inside_both = max over points of min(x-gain, y-gain) = max(-5, 5, 5, -20) % = 5 %."""
+    cols = ("UTIL", "AWRT1", "AWRT2")
+    front = np.array([[50, 90, 210], [50, 80, 190], [50, 95, 150], [50, 120, 100]], dtype=float)
+    p = placement(front, cols, "AWRT1", "AWRT2", {"AWRT1": 100.0, "AWRT2": 200.0})
+    assert p["inside_x"] == pytest.approx(0.20) and p["inside_y"] == pytest.approx(0.25)
+    assert p["inside_both"] == pytest.approx(0.05) and p["dominating"] == 2
+    # a strategy better than the whole front: the front does not bound it there
+    q = placement(front, cols, "AWRT1", "AWRT2", {"AWRT1": 50.0, "AWRT2": 90.0})
+    assert q["inside_x"] is None and q["inside_y"] is None and q["dominating"] == 0
+    assert q["inside_both"] == pytest.approx(-0.9)  # best min-gain: (95, 150): min(-0.9, -0.67)
+    # UTIL is maximised: a front point with more UTIL is a gain
+    u = placement(front, cols, "UTIL", "AWRT1", {"UTIL": 40.0, "AWRT1": 100.0})
+    assert u["inside_x"] == pytest.approx(0.25) and u["inside_y"] == pytest.approx(0.20)
+
+
+def test_zero_wait_floors_by_hand():
+    """Jobs (submit, p, procs, group): (0, 10, 2, 1), (5, 20, 1, 1), (0, 4, 1, 2) on 2 processors.
+    Group 1: area-weighted mean p = (20*10 + 20*20) / 40 = 15; group 2: 4; all: (200+400+16)/44."""
+    w = workload_of([(0, 10, 2, 1), (5, 20, 1, 1), (0, 4, 1, 2)], 2)
+    f = zero_wait_floors(BoundProblem.of(w, Machine(2)))
+    assert f["AWRT1"] == pytest.approx(15.0) and f["AWRT2"] == pytest.approx(4.0) and f["AWRT3"] == 0.0
+    assert f["AWRT"] == pytest.approx(616 / 44)
+    # no schedule is below them: the list schedule of any order
+    s = list_schedule(w, Machine(2), [2, 1, 0])
+    validate_schedule(s)
+    got = compute_metrics(s)
+    assert all(got[k] >= f[k] - 1e-9 for k in ("AWRT", "AWRT1", "AWRT2"))
+
+
+def test_head_start_improves_each_chain_and_extend_equals_an_uninterrupted_run(tmp_path, small_trace, capsys):
+    from schedlab.errors import RunError
+    from schedlab.execute import make_executor
+    from schedlab.optimize.bound import bound, head_start, head_start_variants, heuristic_orders
+    from schedlab.optimize.bound import workload_of as bound_workload
+
+    w = bound_workload(str(small_trace))
+    m = Machine(w.machine_procs)
+    problem = BoundProblem.of(w, m)
+    seeds = heuristic_orders(w, m, problem)
+    cfg = _cfg(pop=10, head_start=4, moves=3, p_shift=0.5, p_insert=0.2, p_swap=0.1)
+    two = [*seeds, ("strategy:1", seeds[1][1])]  # FCFS's order posing as a seed strategy
+    with make_executor(None, workers=1, payload=problem) as ex:
+        hs = head_start(problem, cfg, two, ex)
+    with make_executor(None, workers=2, payload=problem) as ex:
+        again = head_start(problem, cfg, two, ex)
+    variants = head_start_variants(two, problem.group)
+    assert len(variants) == 2 + 2 * 15 * 3  # EASY's and the strategy's order, each with 15 group sets x 3 blocks
+    assert [k for k, _ in variants[:3]] == ["easy", "strategy:1", "easy+groups1-first/50"]
+    assert len(hs.improved) == 10 - len(two) == 3 and all(k.endswith("+head-start") for k, _ in hs.improved)
+    assert all(np.array_equal(a, b) for (_, a), (_, b) in zip(hs.improved, again.improved))
+    assert np.array_equal(hs.F, again.F) and hs.source == again.source  # 1 or 2 workers: the same
+    assert len(hs.F) == len(variants) + 4 * 3 and hs.source[: len(variants)] == [k for k, _ in variants]
+    assert hs.source[len(variants):] == [k for k, _ in hs.improved] * 4  # each chain step labelled by its chain
+    F0 = np.array(hs.F[: len(variants)])
+    for (_, x), (first, last) in zip(hs.improved, hs.scores):
+        assert last <= first
+        s = list_schedule(w, m, x)
+        validate_schedule(s)
+        assert sorted(x) == list(range(len(w)))
+    # chain 0 weighs the seven objectives equally and starts from the best variant under them
+    assert hs.scores[0][0] == pytest.approx(min(np.mean(f / np.abs(F0[0])) for f in F0))
+    # a head-started run of 2 generations extended to 4 equals one run of 4
+    full = bound(str(small_trace), tmp_path / "full", _cfg(generations=4, head_start=3, moves=2), workers=1)
+    short_cfg = _cfg(generations=2, head_start=3, moves=2)
+    short = bound(str(small_trace), tmp_path / "short", short_cfg, workers=1)
+    assert short.generations == 2 and short.archive.gen.min() >= 0
+    # every schedule the head start evaluated entered the archive: each is in it or dominated by it
+    with make_executor(None, workers=1, payload=problem) as ex:
+        hs_full = head_start(problem, _cfg(generations=4, head_start=3, moves=2), seeds, ex)
+    assert all(np.any(np.all(full.archive.F <= f, axis=1)) for f in hs_full.F)
+    assert (full.archive.gen == 0).any()
+    with pytest.raises(RunError, match="add --extend"):
+        bound(str(small_trace), tmp_path / "short", _cfg(generations=4, head_start=3, moves=2), workers=1)
+    longer = bound(str(small_trace), tmp_path / "short", _cfg(generations=4, head_start=3, moves=2), workers=1,
+                   extend=True)
+    assert longer.resumed_from == 2 and longer.generations == 4
+    strip = lambda p: [{k: v for k, v in r.items() if k != "elapsed"} for r in csv.DictReader(p.open())]  # noqa: E731
+    assert strip(tmp_path / "short" / "history.csv") == strip(tmp_path / "full" / "history.csv")
+    assert (tmp_path / "short" / "front.csv").read_text() == (tmp_path / "full" / "front.csv").read_text()
+    assert json.loads((tmp_path / "short" / "config.json").read_text())["generations"] == 4
+    # generation 1 counts the head start: EASY's order and its 45 variants + 3 steps of (8 - 6 seeds)
+    # chains, then the population of 8
+    assert len(seeds) == 6 and int(strip(tmp_path / "full" / "history.csv")[0]["evaluations"]) == 46 + 3 * 2 + 8
+
+    # the CLI: --moves, --head-start, --extend; plot writes the placement JSON with the floors
+    args = ["bound", str(small_trace), "--out", str(tmp_path / "cli"), "--generations", "2", "--pop", "8", "--seed", "1",
+            "--moves", "2", "--head-start", "2", "--workers", "1"]
+    assert main(args) == 0
+    args[args.index("--generations") + 1] = "3"
+    assert main(args) == 2 and "--extend" in capsys.readouterr().err
+    assert main(args + ["--extend"]) == 0
+    assert len(list(csv.DictReader((tmp_path / "cli" / "history.csv").open()))) == 3
+    # two workers, 3 generations at once: the same front as one worker extended from 2 to 3
+    two = [a if a != str(tmp_path / "cli") else str(tmp_path / "cli2") for a in args[:-2]] + ["--workers", "2"]
+    assert main(two) == 0
+    assert (tmp_path / "cli2" / "front.csv").read_text() == (tmp_path / "cli" / "front.csv").read_text()
+    capsys.readouterr()
+    assert main(["bound", "plot", str(tmp_path / "cli"), "--with", "easy", "--x", "AWRT1", "--y", "AWRT2"]) == 0
+    doc = json.loads((tmp_path / "cli" / "placement_AWRT1_AWRT2.json").read_text())
+    front = np.array([[float(v) for v in r.values()] for r in csv.DictReader((tmp_path / "cli" / "front.csv").open())])
+    easy = doc["strategies"]["easy"]
+    assert easy == {**placement(front, OBJECTIVES, "AWRT1", "AWRT2", easy["metrics"]), "metrics": easy["metrics"]}
+    assert doc["zero_wait_floors"] == pytest.approx(zero_wait_floors(problem))
+    assert np.all(front[:, 2] >= doc["zero_wait_floors"]["AWRT1"] - 1e-6)
+    assert "inside by" in capsys.readouterr().out
+
+
+def test_mutation_kinds_are_chosen_by_their_probabilities(monkeypatch):
+    """p_shift = 1: every one of the K moves is a group shift; p_shift = 0: never one."""
+    import schedlab.optimize.bound as b
+
+    calls = []
+    real = b.group_shift
+    monkeypatch.setattr(b, "group_shift", lambda *a: calls.append(a) or real(*a))
+    rng0 = np.random.default_rng(1)
+    group, x = rng0.integers(1, 6, 100), rng0.permutation(100)
+    mutate_k(x, group, np.random.default_rng(2), _cfg(p_insert=0, p_swap=0, p_shift=1, moves=4))
+    assert len(calls) == 4
+    for g, first, count, shift in (c[2:] for c in calls):
+        assert 1 <= g <= 5 and 1 <= count <= 6 and shift != 0 and 0 <= first < np.count_nonzero(group == g)
+    calls.clear()
+    mutate_k(x, group, np.random.default_rng(2), _cfg(p_insert=0.5, p_swap=0.2, p_shift=0, moves=6))
+    assert calls == []

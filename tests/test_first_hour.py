@@ -115,6 +115,8 @@ MISTAKES = [
     (["workload", "cut", "KTH-SP2", "-o", "c.swf"], "--months"),
     (["workload", "scale", "KTH-SP2", "-o", "s.swf"], "--scale-to"),
     (["workload", "group", "KTH-SP2", "--procs", "50", "-o", "g.swf"], "wider than the machine"),
+    (["bound", "KTH-SP2", "--out", "r", "--moves", "0"], "--moves must be at least 1"),
+    (["bound", "KTH-SP2", "--out", "r", "--head-start", "-1"], "--head-start must be >= 0"),
 ]
 
 

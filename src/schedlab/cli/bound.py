@@ -9,7 +9,7 @@ from typing import List, Optional
 import typer
 
 from .main import app, stopped
-from .options import CALIBRATE_LOAD, DASK, MONTHS, PROCS, SCALE_TO, SEED, TRACE_HELP, WORKERS, OptionError, TraceOptions, executor_spec
+from .options import CALIBRATE_LOAD, DASK, EXTEND, MONTHS, PROCS, SCALE_TO, SEED, TRACE_HELP, WORKERS, OptionError, TraceOptions, executor_spec
 
 
 @app.command("bound")
@@ -21,6 +21,12 @@ def bound_command(
     pop: int = typer.Option(40, "--pop", help="Population size (= number of reference directions)."),
     seed: int = SEED,
     seed_strategy: List[Path] = typer.Option([], "--seed-strategy", help="Strategy file (e.g. an evolve run's best.json) whose realised order joins the initial population; repeat for several."),
+    moves: int = typer.Option(1, "--moves", help="Mutation moves per offspring (insertion, swap, group shift, group move), applied one after the other."),
+    head_start: int = typer.Option(0, "--head-start", help="Improve EASY's and the seed strategies' realised orders by this many greedy local-search steps per chain before the search (0: off)."),
+    sigma: float = typer.Option(50.0, "--sigma", help="Typical distance (positions) of an insertion, swap or group shift."),
+    block: int = typer.Option(50, "--block", help="Largest block of a group shift (jobs of one user group)."),
+    window: int = typer.Option(500, "--window", help="Window (positions) of a group move."),
+    extend: bool = EXTEND,
     procs: Optional[int] = PROCS,
     months: Optional[int] = MONTHS,
     scale_to: Optional[int] = SCALE_TO,
@@ -47,7 +53,15 @@ def bound_command(
 
     TraceOptions(procs, months, scale_to, calibrate_load)
     spec, workers = executor_spec(workers, dask)
-    config = BoundConfig(pop=pop, generations=generations, seed=seed, seed_strategies=tuple(str(p) for p in seed_strategy))
+    if moves < 1:
+        raise OptionError(f"--moves must be at least 1, got {moves}")
+    if head_start < 0:
+        raise OptionError(f"--head-start must be >= 0 steps, got {head_start}")
+    if sigma <= 0:
+        raise OptionError(f"--sigma must be > 0, got {sigma}")
+    config = BoundConfig(pop=pop, generations=generations, seed=seed, moves=moves, head_start=head_start,
+                         sigma=sigma, block=block, window=window,
+                         seed_strategies=tuple(str(p) for p in seed_strategy))
     resolve_trace(target)
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
@@ -66,7 +80,7 @@ def bound_command(
 
     try:
         result = bound(target, out, config, procs=procs, months=months, scale_to=scale_to, calibrate_load=calibrate_load,
-                       executor_spec=spec, workers=workers, on_generation=step, on_start=start)
+                       executor_spec=spec, workers=workers, on_generation=step, on_start=start, extend=extend)
     finally:
         if task:
             progress.stop()
@@ -80,7 +94,10 @@ def bound_command(
 
 def _plot(run_dir: Optional[Path], strategies: List[str], x: str, y: str, trace: Optional[str]) -> None:
     from ..metrics import compute_metrics
-    from ..optimize.bound import OBJECTIVES, read_front, workload_of
+    import json
+
+    from .._atomic import atomic_write_text
+    from ..optimize.bound import OBJECTIVES, BoundProblem, placement, read_front, workload_of, zero_wait_floors
     from ..report.bound_plot import front_figure
     from ..sim import Machine, simulate
     from .simulate import parse_policy
@@ -104,13 +121,22 @@ def _plot(run_dir: Optional[Path], strategies: List[str], x: str, y: str, trace:
     placed = {}
     for label, strategy in chosen:
         metrics = compute_metrics(simulate(w, m, strategy))
-        placed[label] = {k: metrics[k] for k in OBJECTIVES}
+        placed[label] = {k: float(metrics[k]) for k in OBJECTIVES}
+    floors = zero_wait_floors(BoundProblem.of(w, m))
     path = front_figure(front, OBJECTIVES, x, y, placed, Path(run_dir) / f"front_{x}_{y}.png",
-                        title=f"{w.name}: {len(w):,} jobs on {m.procs:,} processors")
-    ix, iy = OBJECTIVES.index(x), OBJECTIVES.index(y)
-    for label, metrics in placed.items():
-        ok = [(front[:, i] >= metrics[k]) if k == "UTIL" else (front[:, i] <= metrics[k]) for i, k in ((ix, x), (iy, y))]
-        better = int((ok[0] & ok[1]).sum())
-        typer.echo(f"{label}: {x} {metrics[x]:,.0f}  {y} {metrics[y]:,.0f}  UTIL {metrics['UTIL']:.2f}; "
-                   f"{better} of {len(front)} front schedules are at least as good in both")
-    typer.echo(f"wrote {path}")
+                        title=f"{w.name}: {len(w):,} jobs on {m.procs:,} processors", floors=floors)
+    places = {label: placement(front, OBJECTIVES, x, y, metrics) for label, metrics in placed.items()}
+    doc = {"x": x, "y": y, "front_schedules": int(len(front)), "zero_wait_floors": floors,
+           "definition": ("inside_x: largest relative improvement in x of a front schedule at least as good in y "
+                          "((x_s - x_f) / x_s; UTIL: (x_f - x_s) / x_s); inside_y likewise; inside_both: largest "
+                          "min(gain x, gain y) over the front; dominating: front schedules at least as good in both; "
+                          "positive = the front lies inside the strategy, null = no front schedule as good in the other"),
+           "strategies": {label: {**places[label], "metrics": placed[label]} for label in placed}}
+    jpath = Path(run_dir) / f"placement_{x}_{y}.json"
+    atomic_write_text(jpath, json.dumps(doc, indent=2) + "\n")
+    pct = lambda v: "  n/a" if v is None else f"{100 * v:5.1f}%"  # noqa: E731
+    for label, p in places.items():
+        typer.echo(f"{label}: {x} {p[x]:,.0f}  {y} {p[y]:,.0f}  UTIL {placed[label]['UTIL']:.2f}; front inside by "
+                   f"{pct(p['inside_x'])} in {x}, {pct(p['inside_y'])} in {y}, {pct(p['inside_both'])} in both; "
+                   f"{p['dominating']} of {len(front)} front schedules at least as good in both")
+    typer.echo(f"wrote {path} and {jpath}")

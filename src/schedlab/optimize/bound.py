@@ -27,11 +27,34 @@ basic objective functions: UTIL, AWRT, and AWRT1 to AWRT5". Here:
   CTC-SP2 such orders decode 100x slower, as the profile cannot be pruned, into schedules 50x
   worse in AWRT, useless as seeds.) The rest of the population are mutated copies of the seeds;
 - operators (problem-specific, on permutations): order crossover OX1 (a slice of one parent, the
-  other jobs in the other parent's order); mutation, one of: insertion (a job moved by
-  |N(0, sigma)| positions earlier or later), swap of two jobs at most ``sigma`` positions apart,
-  or a **group move**: in a random window of ``window`` positions all jobs of one random user
-  group are moved ahead of (or behind) the others, keeping their relative order: priority moves
-  between user groups, the trade the AWRT_i objectives measure;
+  other jobs in the other parent's order); mutation: ``moves`` (``--moves K``) moves applied one
+  after the other to each offspring (one move changes a few of CTC-SP2's 77,205 positions),
+  each drawn from: insertion (a job moved by |N(0, sigma)|
+  positions earlier or later), swap of two jobs at most ``sigma`` positions apart, a **group
+  move** (in a random window of ``window`` positions all jobs of one random user group are moved
+  ahead of (or behind) the others, keeping their relative order), or a **group shift**
+  (:func:`group_shift`: a block of up to ``block`` consecutive jobs of one user group, counted in
+  that group's own sequence, put together and moved by |N(0, sigma)| positions earlier or later,
+  never past another job of its group; every group keeps its own order): priority moves between user groups,
+  the trade the AWRT_i objectives measure. All randomness is the algorithm's seeded generator on
+  the driver, so offspring do not depend on the executor or the number of workers;
+- head start (``head_start`` steps, ``--head-start N``): the realised orders of EASY and of the
+  seed strategies are improved before the search starts, so the first population already holds
+  schedules at least as good as the online strategies. Reading: "seeded with the orders that
+  EASY, the evolved greedy and simple heuristics realise" (issue 16) says nothing of improving
+  them; this option is an addition (off by default). (1) Variants: each such order with every
+  single user group and every pair of groups first inside each block of 50, 200 or 1000
+  consecutive positions (:func:`group_first_blocks`: a group move of all windows at once; the
+  order is otherwise kept), 45 per order, all evaluated. (2) Chains: each free place of the
+  first population (``pop`` minus the plain seeds kept, at least one) is a chain with a weight
+  vector ``w`` over the seven objectives (chain 0: equal weights, the others: a flat
+  Dirichlet draw); it starts from the variant (or realised order) with the lowest weighted sum
+  ``sum_i w_i f_i / |f_i(EASY)|`` (UTIL negated) and improves it greedily for ``N`` steps, each
+  step one mutation (``moves`` moves), accepted when it lowers that sum. A chain's last order
+  joins the population; every schedule the head start evaluates enters the archive
+  (generation 0). Each step of all chains is one executor map: parallel and deterministic.
+  (Measured on CTC-SP2 (430): random-move hill climbing alone moves the strategies' orders by
+  well under 1 %; the group-priority variants are what reach past the evolved greedy);
 - archive: every evaluated schedule's objective vector enters a non-dominated archive; at the end
   (and after every generation) ``front.csv`` holds it, one row per schedule, columns UTIL, AWRT,
   AWRT1..AWRT5 (the orders are kept for traces of at most :data:`KEEP_ORDERS_MAX_JOBS` jobs, so
@@ -83,20 +106,29 @@ class BoundConfig:
     p_crossover: float = 0.9
     sigma: float = 50.0
     window: int = 500
-    #: mutation kind probabilities: insertion, swap, group move
-    p_insert: float = 0.4
-    p_swap: float = 0.2
+    #: mutation kind probabilities: insertion, swap, group shift; the rest is group move
+    p_insert: float = 0.3
+    p_swap: float = 0.1
+    p_shift: float = 0.3
+    #: moves per offspring (``--moves``) and the largest block of a group shift
+    moves: int = 1
+    block: int = 50
+    #: local-improvement steps of each head-start chain (``--head-start``; 0: off)
+    head_start: int = 0
     seed_strategies: tuple[str, ...] = field(default=())
 
     def __post_init__(self) -> None:
-        for name in ("pop", "generations", "window"):
+        for name in ("pop", "generations", "window", "moves", "block"):
             v = getattr(self, name)
             if int(v) != v or v < 1:
                 raise RunError(f"--{name} must be a positive whole number, got {v}")
         if self.pop < 4:
             raise RunError(f"--pop must be at least 4, got {self.pop}")
-        if not (0 <= self.p_insert and 0 <= self.p_swap and self.p_insert + self.p_swap <= 1):
+        if not (0 <= self.p_insert and 0 <= self.p_swap and 0 <= self.p_shift
+                and self.p_insert + self.p_swap + self.p_shift <= 1):
             raise RunError("mutation probabilities must be >= 0 and sum to at most 1")
+        if int(self.head_start) != self.head_start or self.head_start < 0:
+            raise RunError(f"--head-start must be a whole number of steps >= 0, got {self.head_start}")
         object.__setattr__(self, "seed_strategies", tuple(self.seed_strategies))
 
     def to_dict(self) -> dict[str, Any]:
@@ -183,6 +215,26 @@ def group_move(x: np.ndarray, group: np.ndarray, lo: int, hi: int, g: int, ahead
     return y
 
 
+def group_shift(x: np.ndarray, group: np.ndarray, g: int, first: int, count: int, shift: int) -> np.ndarray:
+    """Group g's jobs number ``first`` .. ``first + count - 1`` (in the order they have in x)
+    taken out and put back together, starting ``shift`` positions from where the first of
+    them was (negative: earlier), clipped so the block passes no other job of group g (nor an
+    end): group g's own order, the block's and the other jobs' relative orders are all kept;
+    only how group g's block interleaves with the other groups changes. A group with no job
+    there: x unchanged."""
+    allpos = np.flatnonzero(group[x] == g)
+    pos = allpos[first: first + count]
+    if pos.size == 0:
+        return x.copy()
+    block = x[pos]
+    rest = np.delete(x, pos)
+    lo = int(allpos[first - 1]) + 1 if first > 0 else 0
+    after = first + pos.size
+    hi = int(allpos[after]) - pos.size if after < allpos.size else rest.size
+    at = int(np.clip(pos[0] + shift, lo, hi))
+    return np.concatenate([rest[:at], block, rest[at:]])
+
+
 class OrderCrossover(Crossover):
     """OX1 on two parents -> two children (pymoo operator)."""
 
@@ -200,24 +252,30 @@ class OrderCrossover(Crossover):
 
 
 class OrderMutation(Mutation):
-    """One of insertion, swap or group move per offspring (see module docstring)."""
+    """``moves`` moves per offspring, each insertion, swap, group shift or group move (module docstring)."""
 
-    def __init__(self, group: np.ndarray, sigma: float, window: int, p_insert: float, p_swap: float) -> None:
+    def __init__(self, group: np.ndarray, config: "BoundConfig") -> None:
         super().__init__(prob=1.0)
-        self.group, self.sigma, self.window = group, float(sigma), int(window)
-        self.p_insert, self.p_swap = float(p_insert), float(p_swap)
+        self.group, self.config = group, config
 
     def _do(self, problem, X, *args, random_state=None, **kwargs):
-        rng = random_state
         out = np.asarray(X).copy()
-        n = out.shape[1]
         for r in range(out.shape[0]):
-            out[r] = mutate(out[r], self.group, rng, self.sigma, self.window, self.p_insert, self.p_swap)
+            out[r] = mutate_k(out[r], self.group, random_state, self.config)
         return out
 
 
+def mutate_k(x: np.ndarray, group: np.ndarray, rng: np.random.Generator, config: "BoundConfig") -> np.ndarray:
+    """``config.moves`` moves of :func:`mutate`, one after the other."""
+    for _ in range(config.moves):
+        x = mutate(x, group, rng, config.sigma, config.window, config.p_insert, config.p_swap, config.p_shift,
+                   config.block)
+    return x
+
+
 def mutate(x: np.ndarray, group: np.ndarray, rng: np.random.Generator, sigma: float, window: int,
-           p_insert: float, p_swap: float) -> np.ndarray:
+           p_insert: float, p_swap: float, p_shift: float = 0.0, block: int = 50) -> np.ndarray:
+    """One move: insertion (p_insert), swap (p_swap), group shift (p_shift), else group move."""
     n = x.size
     if n < 2:
         return x.copy()
@@ -232,6 +290,13 @@ def mutate(x: np.ndarray, group: np.ndarray, rng: np.random.Generator, sigma: fl
         y = x.copy()
         y[i], y[j] = y[j], y[i]
         return y
+    if u < p_insert + p_swap + p_shift:
+        g = int(group[x[int(rng.integers(n))]])  # a group drawn by its share of jobs
+        size = int(np.count_nonzero(group == g))
+        first = int(rng.integers(size))
+        count = 1 + int(rng.integers(block))
+        step = max(1, int(abs(rng.normal(0.0, sigma)) + 0.5)) * (1 if rng.random() < 0.5 else -1)
+        return group_shift(x, group, g, first, count, step)
     lo = int(rng.integers(n))
     hi = min(n, lo + max(2, window))
     return group_move(x, group, lo, hi, int(rng.integers(1, 6)), bool(rng.random() < 0.5))
@@ -342,30 +407,116 @@ def random_tournament(pop, P, random_state=None, **kwargs) -> np.ndarray:
     return P[np.arange(len(P)), (random_state.random(len(P)) < 0.5).astype(int)]
 
 
-def make_algorithm(problem: BoundProblem, config: BoundConfig, seeds: Sequence[tuple[str, np.ndarray]]):
-    """NSGA-III with the order operators; its first population = the seeds plus mutated copies."""
+def make_algorithm(problem: BoundProblem, config: BoundConfig, seeds: Sequence[tuple[str, np.ndarray]],
+                   improved: Sequence[tuple[str, np.ndarray]] = ()):
+    """NSGA-III with the order operators; its first population = the seeds (the first
+    ``pop - len(improved)`` of them), the head start's ``improved`` orders, then mutated copies."""
+    import sys
+
     from pymoo.algorithms.moo.nsga3 import NSGA3
     from pymoo.operators.selection.tournament import TournamentSelection
     from pymoo.util.ref_dirs import get_reference_directions
 
     rng = np.random.default_rng([config.seed, 0x626F756E64])
-    X0 = [s for _, s in seeds][: config.pop]
-    names = [k for k, _ in seeds][: config.pop]
+    plain = list(seeds)[: max(0, config.pop - len(improved))]
+    X0 = [s for _, s in plain] + [s for _, s in improved]
+    names = [k for k, _ in plain] + [k for k, _ in improved]
+    X0, names = X0[: config.pop], names[: config.pop]
     while len(X0) < config.pop:
         k = len(X0) % len(seeds)
         x = seeds[k][1]
         for _ in range(1 + int(rng.integers(5))):
-            x = mutate(x, problem.group, rng, config.sigma, config.window, config.p_insert, config.p_swap)
+            x = mutate_k(x, problem.group, rng, config)
         X0.append(x)
         names.append(f"{seeds[k][0]}+mutation")
     ref_dirs = get_reference_directions("energy", len(OBJECTIVES), config.pop, seed=config.seed)
     algorithm = NSGA3(ref_dirs=ref_dirs, pop_size=config.pop, sampling=np.array(X0, dtype=np.int64),
                       selection=TournamentSelection(func_comp=random_tournament),
                       crossover=OrderCrossover(config.p_crossover),
-                      mutation=OrderMutation(problem.group, config.sigma, config.window, config.p_insert, config.p_swap),
+                      mutation=OrderMutation(problem.group, config),
                       eliminate_duplicates=False)
-    algorithm.setup(OrderProblem(problem.n), termination=("n_gen", config.generations), seed=config.seed, verbose=False)
+    # the run loop counts generations; the algorithm must not depend on the budget, so that a run
+    # extended to more generations equals one run of the larger budget
+    algorithm.setup(OrderProblem(problem.n), termination=("n_gen", sys.maxsize), seed=config.seed, verbose=False)
     return algorithm, names
+
+
+@dataclass
+class HeadStart:
+    """What the head start made: the chains' final orders (named) and every schedule it evaluated."""
+
+    improved: list[tuple[str, np.ndarray]]
+    F: np.ndarray
+    #: the evaluated orders, kept only for traces of at most KEEP_ORDERS_MAX_JOBS jobs (else None)
+    X: np.ndarray | None
+    source: list[str]
+    #: per chain: weighted score of its seed and of its final order (lower is better)
+    scores: list[tuple[float, float]]
+
+
+#: the head start's group-priority variants: inside consecutive blocks of this many positions
+HEAD_START_BLOCKS = (50, 200, 1000)
+
+
+def group_first_blocks(x: np.ndarray, group: np.ndarray, groups: Sequence[int], block: int) -> np.ndarray:
+    """Inside each run of ``block`` consecutive positions of x, the jobs of ``groups`` first; both
+    sides keep their order in x (a group move of every window at once)."""
+    n = x.size
+    later = ~np.isin(group[x], np.asarray(groups))
+    return x[np.lexsort((np.arange(n), later, np.arange(n) // block))]
+
+
+def head_start_variants(seeds: Sequence[tuple[str, np.ndarray]], group: np.ndarray) -> list[tuple[str, np.ndarray]]:
+    """EASY's and the seed strategies' realised orders, then each with every single user group and
+    every pair of groups first inside blocks of :data:`HEAD_START_BLOCKS` positions."""
+    from itertools import combinations
+
+    base = [(k, x) for k, x in seeds if k == "easy" or k.startswith("strategy:")]
+    sets = [(g,) for g in range(1, 6)] + list(combinations(range(1, 6), 2))
+    out = list(base)
+    for k, x in base:
+        for gs in sets:
+            for b in HEAD_START_BLOCKS:
+                out.append((f"{k}+groups{''.join(map(str, gs))}-first/{b}", group_first_blocks(x, group, gs, b)))
+    return out
+
+
+def head_start(problem: BoundProblem, config: BoundConfig, seeds: Sequence[tuple[str, np.ndarray]],
+               executor) -> HeadStart:
+    """Improved variants of EASY's and the seed strategies' realised orders (module docstring,
+    "head start"): the group-priority variants (:func:`head_start_variants`) are evaluated, then
+    ``max(pop - len(seeds), 1)`` chains, each from the variant best under its weights, improve
+    by ``config.head_start`` greedy steps; all randomness from one generator seeded by ``config.seed``."""
+    rng = np.random.default_rng([config.seed, 0x68656164])
+    variants = head_start_variants(seeds, problem.group)
+    if len(variants) == 0 or config.head_start == 0:
+        return HeadStart([], np.empty((0, len(OBJECTIVES))), None, [], [])
+    keep = problem.n <= KEEP_ORDERS_MAX_JOBS
+    fv = np.asarray(executor.map(evaluate_order, [x for _, x in variants]), dtype=np.float64)
+    fv = fv.reshape(len(variants), len(OBJECTIVES))
+    scale = np.maximum(np.abs(fv[0]), 1e-9)  # EASY's values
+    chains = max(config.pop - len(seeds), 1)
+    weights = [np.full(len(OBJECTIVES), 1.0 / len(OBJECTIVES)) if c == 0 else rng.dirichlet(np.ones(len(OBJECTIVES)))
+               for c in range(chains)]
+    score = lambda c, f: float(weights[c] @ (f / scale))  # noqa: E731
+    start = [int(np.argmin([score(c, f) for f in fv])) for c in range(chains)]
+    cur = [variants[v][1] for v in start]
+    cur_f = [fv[v] for v in start]
+    first = [score(c, cur_f[c]) for c in range(chains)]
+    Fs, Xs, src = [fv], [np.array([x for _, x in variants], dtype=np.int64)] if keep else [], [k for k, _ in variants]
+    for _ in range(config.head_start):
+        prop = [mutate_k(cur[c], problem.group, rng, config) for c in range(chains)]
+        F = np.asarray(executor.map(evaluate_order, prop), dtype=np.float64).reshape(chains, len(OBJECTIVES))
+        for c in range(chains):
+            if score(c, F[c]) < score(c, cur_f[c]):
+                cur[c], cur_f[c] = prop[c], F[c]
+        Fs.append(F)
+        if keep:
+            Xs.append(np.array(prop, dtype=np.int64))
+        src += [f"{variants[start[c]][0]}+head-start" for c in range(chains)]
+    improved = [(f"{variants[start[c]][0]}+head-start", cur[c]) for c in range(chains)]
+    return HeadStart(improved, np.vstack(Fs), np.vstack(Xs) if keep else None, src,
+                     [(first[c], score(c, cur_f[c])) for c in range(chains)])
 
 
 def front_csv(archive: Archive) -> str:
@@ -400,9 +551,11 @@ class BoundAskTell:
     (:func:`schedlab.optimize.run.run_generations`): every evaluated schedule also enters the
     non-dominated archive; a row carries the archive's hypervolume share and best values."""
 
-    def __init__(self, algorithm, names, archive, rows: list[dict[str, Any]], box, samples) -> None:
+    def __init__(self, algorithm, names, archive, rows: list[dict[str, Any]], box, samples,
+                 evaluations0: int = 0) -> None:
         self.algorithm, self.names, self.archive, self.rows, self.box, self.samples = (
             algorithm, names, archive, rows, box, samples)
+        self.evaluations0 = evaluations0  # the head start's evaluations (counted in every row)
         self._pop = None
 
     @property
@@ -411,7 +564,7 @@ class BoundAskTell:
 
     @property
     def evaluations(self) -> int:
-        return self.rows[-1]["evaluations"] if self.rows else 0
+        return self.rows[-1]["evaluations"] if self.rows else self.evaluations0
 
     def ask(self) -> np.ndarray:
         self._pop = self.algorithm.ask()
@@ -440,7 +593,7 @@ class BoundAskTell:
 
     def checkpoint(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
         return {"algorithm": self.algorithm, "names": self.names, "archive": self.archive, "history": rows,
-                "box": self.box}
+                "box": self.box, "evaluations0": self.evaluations0}
 
 
 def run_bound(run, problem: BoundProblem, config: BoundConfig, seeds: Sequence[tuple[str, np.ndarray]], executor,
@@ -453,21 +606,32 @@ def run_bound(run, problem: BoundProblem, config: BoundConfig, seeds: Sequence[t
     """
     from .run import run_generations
 
+    from .._signals import stop_signals
+
     state = run.load_checkpoint()
     if state is None:
-        algorithm, names = make_algorithm(problem, config, seeds)
         archive = Archive.empty(len(OBJECTIVES), problem.n, problem.n <= KEEP_ORDERS_MAX_JOBS)
+        try:
+            with stop_signals():  # SIGTERM in the head start: nothing to keep, the next run redoes it
+                hs = head_start(problem, config, seeds, executor)
+        except KeyboardInterrupt:
+            return BoundResult(archive, [], 0, 0, True, 0)
+        if len(hs.F):
+            archive.add(hs.F, hs.X, 0, hs.source)
+        algorithm, names = make_algorithm(problem, config, seeds, hs.improved)
         rows: list[dict[str, Any]] = []
         box = None
+        evaluations0 = len(hs.F)
     else:
         algorithm, names, archive, rows, box = (state["algorithm"], state["names"], state["archive"],
                                                 list(state["history"]), state["box"])
+        evaluations0 = int(state.get("evaluations0", 0))
     resumed_from = len(rows)
     samples = hv_samples(config.seed, len(OBJECTIVES))
     if on_start is not None:
         on_start(config.generations, len(rows))
     elapsed0 = rows[-1]["elapsed"] if rows else 0.0
-    adapter = BoundAskTell(algorithm, names, archive, rows, box, samples)
+    adapter = BoundAskTell(algorithm, names, archive, rows, box, samples, evaluations0)
 
     def write_files(rows: list[dict[str, Any]]) -> None:
         run.write_text("history.csv", history_csv(rows))
@@ -488,8 +652,9 @@ def workload_of(trace: str, *, procs=None, months=None, scale_to=None, calibrate
 
 
 def bound(trace: str, out, config: BoundConfig, *, procs=None, months=None, scale_to=None, calibrate_load=False,
-          executor_spec=None, workers=None, on_generation=None, on_start=None) -> BoundResult:
-    """Load the trace, build the seeds, open the run folder (all checks first), run or resume, plot."""
+          executor_spec=None, workers=None, on_generation=None, on_start=None, extend=False) -> BoundResult:
+    """Load the trace, build the seeds, open the run folder (all checks first), run or resume, plot.
+    ``extend``: continue a stored run to a larger ``config.generations`` (equal to one run of it)."""
     from ..execute import make_executor
     from .evolve import workload_fingerprint
     from .run import RunFolder
@@ -503,10 +668,10 @@ def bound(trace: str, out, config: BoundConfig, *, procs=None, months=None, scal
     cfg.update(trace=str(trace), procs=procs, months=months, scale_to=scale_to, calibrate_load=calibrate_load,
                jobs=len(w), machine_procs=machine.procs, data_sha256=workload_fingerprint(w),
                seed_strategies=[_strategy_label(p) for p in config.seed_strategies])
-    run = RunFolder(out, cfg)
+    run = RunFolder(out, cfg, budget=("generations",), extend=extend)
     with make_executor(executor_spec, workers=workers, payload=problem) as executor:
         result = run_bound(run, problem, config, seeds, executor, on_generation=on_generation, on_start=on_start)
-    if not result.interrupted:
+    if result.history:  # also when stopped: the folder then shows the run so far
         from ..report.bound_plot import hypervolume_figure
 
         hypervolume_figure(result.history, run.path / "hypervolume.png")
@@ -549,3 +714,44 @@ def read_front(run_dir) -> tuple[dict[str, Any], np.ndarray]:
     if lines[0].split(",") != list(OBJECTIVES):
         raise RunError(f"{run_dir / 'front.csv'}: unexpected header {lines[0]!r}")
     return cfg, np.array([[float(v) for v in ln.split(",")] for ln in lines[1:]]).reshape(-1, len(OBJECTIVES))
+
+
+# ---------------------------------------------------------------------------- placement
+def zero_wait_floors(problem: BoundProblem) -> dict[str, float]:
+    """AWRT and AWRT1..5 if every job started at its submit (response = processing time): no
+    schedule of the trace, feasible or not, can be below these (a group without jobs: 0)."""
+    area = problem.p * problem.width
+    out = {"AWRT": float(area @ problem.p) / float(area.sum()) if area.sum() > 0 else 0.0}
+    for i in range(1, 6):
+        mask = problem.group == i
+        w = float(area[mask].sum())
+        out[f"AWRT{i}"] = float(area[mask] @ problem.p[mask]) / w if w > 0 else 0.0
+    return out
+
+
+def _gain(name: str, strategy: float, front: np.ndarray) -> np.ndarray:
+    """Relative improvement of front values over the strategy's (UTIL up, the others down)."""
+    d = front - strategy if name == "UTIL" else strategy - front
+    return d / abs(strategy) if strategy != 0 else np.where(d > 0, np.inf, 0.0)
+
+
+def placement(front: np.ndarray, columns: Sequence[str], x: str, y: str, point: dict[str, float]) -> dict[str, Any]:
+    """How far inside the front lies below a strategy at ``point`` in the (x, y) projection.
+
+    - ``inside_x``: the largest relative improvement in x, ``(x_s - x_f) / x_s`` (UTIL:
+      ``(x_f - x_s) / x_s``), among front schedules at least as good in y; ``inside_y`` likewise;
+    - ``inside_both``: the largest ``min(gain in x, gain in y)`` over the front: the front holds a
+      schedule better by at least this share in both at once (Chebyshev distance, relative);
+    - ``dominating``: how many front schedules are at least as good in both.
+
+    Positive: the front lies inside (better than) the strategy; 0 or negative: it does not bound
+    it there; ``None``: no front schedule is at least as good in the other objective."""
+    ix, iy = list(columns).index(x), list(columns).index(y)
+    gx, gy = _gain(x, point[x], front[:, ix]), _gain(y, point[y], front[:, iy])
+    okx, oky = gy >= 0, gx >= 0
+    both = np.minimum(gx, gy)
+    return {x: point[x], y: point[y],
+            "inside_x": float(gx[okx].max()) if okx.any() else None,
+            "inside_y": float(gy[oky].max()) if oky.any() else None,
+            "inside_both": float(both.max()) if len(both) else None,
+            "dominating": int((okx & oky).sum())}

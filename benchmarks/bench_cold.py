@@ -6,7 +6,9 @@ a temporary folder and run as a new process with ``PYTHONPATH=<checkout>/src``. 
 from an empty kernel cache (its own ``SCHEDLAB_CACHE_DIR``), so it includes every numba compile the
 command needs; a *warm* run repeats the command on the cache the cold run filled. Runs alternate
 revision by revision, so all revisions see the same machine load; each cell is the median of
-``--repeat`` runs, and the table gives the ratio to the first revision (< 1: faster)::
+``--repeat`` runs, and the table gives the ratio to the first revision (< 1: faster). Besides the
+wall time, each run's CPU time (user + system of the process) is reported: on a machine that is
+busy with other work it is the steadier figure of what compiling costs::
 
     python benchmarks/bench_cold.py c3a0370 HEAD
     python benchmarks/bench_cold.py c3a0370 HEAD --repeat 3 --json cold.json
@@ -21,6 +23,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import resource
 import time
 from pathlib import Path
 
@@ -30,16 +33,20 @@ ROOT = Path(__file__).resolve().parents[1]
 COMMAND = ["compare", "KTH-SP2", "--policies", "fcfs,list,easy,conservative"]
 
 
-def timed(src: Path, cache: Path, cwd: str) -> float:
+def timed(src: Path, cache: Path, cwd: str) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of the main job run as a new process."""
     env = {**os.environ, "PYTHONPATH": str(src), "SCHEDLAB_CACHE_DIR": str(cache)}
     env.pop("NUMBA_CACHE_DIR", None)
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, "-c", "import sys; from schedlab.cli.main import main; sys.exit(main())",
                            *COMMAND], env=env, capture_output=True, text=True, cwd=cwd)
     took = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
     if proc.returncode != 0:
         raise SystemExit(f"error: {src}: {(proc.stderr.strip().splitlines() or ['exit %d' % proc.returncode])[-1]}")
-    return took
+    return took, cpu
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -48,7 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3, help="cold runs (and warm runs) per revision")
     ap.add_argument("--json", metavar="FILE")
     args = ap.parse_args(argv)
-    times: dict[str, dict[str, list[float]]] = {r: {"cold": [], "warm": []} for r in args.revs}
+    times: dict[str, dict[str, list[float]]] = {r: {"cold": [], "warm": [], "cold_cpu": [], "warm_cpu": []}
+                                                for r in args.revs}
     load = []
     with tempfile.TemporaryDirectory(prefix="schedlab-cold-") as tmp:
         dirs = {rev: checkout(rev, Path(tmp)) for rev in args.revs}
@@ -57,9 +65,12 @@ def main(argv: list[str] | None = None) -> int:
                 for rev, d in dirs.items():
                     cache = Path(tmp) / f"cache-{rev.replace('/', '_')}-{k}"
                     load.append(os.getloadavg()[0])
-                    times[rev]["cold"].append(timed(d / "src", cache, tmp))
-                    times[rev]["warm"].append(timed(d / "src", cache, tmp))
-                    print(f"{rev} run {k + 1}: cold {times[rev]['cold'][-1]:.1f} s, warm {times[rev]['warm'][-1]:.1f} s",
+                    for kind in ("cold", "warm"):
+                        wall, cpu = timed(d / "src", cache, tmp)
+                        times[rev][kind].append(wall)
+                        times[rev][kind + "_cpu"].append(cpu)
+                    print(f"{rev} run {k + 1}: cold {times[rev]['cold'][-1]:.1f} s (CPU {times[rev]['cold_cpu'][-1]:.1f} s), "
+                          f"warm {times[rev]['warm'][-1]:.1f} s (CPU {times[rev]['warm_cpu'][-1]:.1f} s)",
                           file=sys.stderr, flush=True)
         finally:
             for d in dirs.values():
@@ -67,13 +78,15 @@ def main(argv: list[str] | None = None) -> int:
     base = args.revs[0]
     print(f"`schedlab {' '.join(COMMAND)}`, median of {args.repeat} (1-min load average at the starts: "
           f"{min(load):.1f} to {max(load):.1f})\n")
-    head = ["revision", "cold s", "warm s", "cold / " + base, "warm / " + base]
+    head = ["revision", "cold s", "cold CPU s", "warm s", "warm CPU s", "cold / " + base, "cold CPU / " + base,
+            "warm / " + base]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     med = {r: {k: statistics.median(v) for k, v in t.items()} for r, t in times.items()}
     for rev in args.revs:
-        print(f"| {rev} | {med[rev]['cold']:.1f} | {med[rev]['warm']:.1f} | {med[rev]['cold'] / med[base]['cold']:.2f} "
-              f"| {med[rev]['warm'] / med[base]['warm']:.2f} |")
+        m, b = med[rev], med[base]
+        print(f"| {rev} | {m['cold']:.1f} | {m['cold_cpu']:.1f} | {m['warm']:.1f} | {m['warm_cpu']:.1f} "
+              f"| {m['cold'] / b['cold']:.2f} | {m['cold_cpu'] / b['cold_cpu']:.2f} | {m['warm'] / b['warm']:.2f} |")
     if args.json:
         Path(args.json).write_text(json.dumps({"runs": times, "median": med, "load": load}, indent=2))
     return 0

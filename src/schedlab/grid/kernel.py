@@ -53,7 +53,7 @@ from .._config import njit
 from ..sim.dispatch import head_reservation, schedule_pass
 from ..sim.engine import site_loop
 from ..sim.ops import append, enqueue, next_finish, release_finished, remove, start_now, waiting
-from ..sim.state import EASY, EST, FREE, O_GREEDY, O_SUBMIT, PROC, QUEUE, START, SUBMIT, WIDTH, greedy_params, make_jobs, new_site
+from ..sim.state import EASY, EST, FREE, O_GREEDY, O_SUBMIT, PROC, QUEUE, START, SUBMIT, WIDTH, make_jobs, new_site
 
 NONE, POOL, RQ = 0, 1, 2
 EXCHANGES: dict[str, int] = {"none": NONE, "pool": POOL, "rq": RQ}
@@ -261,7 +261,7 @@ def grid_kernel(submit, run, est, procs, origin, site_procs, policy, limit, rule
     n = submit.shape[0]
     origin = np.ascontiguousarray(origin, dtype=np.int64)
     J = make_jobs(submit, est, run, procs, np.zeros(n, dtype=np.int64))
-    G = greedy_params(None)
+    G = None  # static orders only: the greedy kernels are not compiled
     K = len(site_procs)
     rules = np.full(K, EASY, dtype=np.int64) if rules is None else np.ascontiguousarray(rules, dtype=np.int64)
     orders = np.full(K, O_SUBMIT, dtype=np.int64) if orders is None else np.ascontiguousarray(orders, dtype=np.int64)

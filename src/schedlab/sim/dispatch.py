@@ -45,7 +45,8 @@ def resort_queue(J, S, order):
     """Re-sort the waiting queue by static order ``order`` (when the order changes per pass)."""
     nq = S.ctr[NQ]
     q = S.i[QUEUE, :nq].copy()
-    q = q[np.argsort(q, kind="mergesort")]  # ties by job number
+    # ties by job number; numbers sort exactly as float64, so both sorts share one compiled argsort
+    q = q[np.argsort(q.astype(np.float64), kind="mergesort")]
     k = np.empty(nq, dtype=np.float64)
     for i in range(nq):
         k[i] = J.f[KEY0 + order, q[i]]
@@ -259,7 +260,11 @@ def run_rule(J, S, view, now, dispatch):
 # ---------------------------------------------------------------------------- one pass
 @njit(inline="always")
 def schedule_pass(J, S, G, dispatch, order, now):
-    """One scheduling pass at ``now`` with dispatch rule and queue order codes; returns #started."""
+    """One scheduling pass at ``now`` with dispatch rule and queue order codes; returns #started.
+
+    ``G`` is None when no pass takes the greedy order (static orders only): numba then prunes the
+    greedy branches at compile time, and that specialization never compiles the greedy kernels
+    (a third of the engine's cold start)."""
     ctr = S.ctr
     nq = ctr[NQ]
     if dispatch != ctr[LASTDISP] or order != ctr[LASTORDER]:
@@ -268,27 +273,27 @@ def schedule_pass(J, S, G, dispatch, order, now):
         ctr[LASTORDER] = order
     if nq == 0:
         return 0
-    if order == O_GREEDY and dispatch == FCFS:  # Greedy: the best job only, no sort (.greedy)
-        if ctr[QORDER] != 0:
-            _compact(S, ctr[DEAD])
-            resort_queue(J, S, 0)
-        started = greedy_fcfs_pass(J, S, G, now)
-        ctr[DEAD] += started  # started jobs stay in the queue, marked, until half of it is dead:
-        if 2 * ctr[DEAD] > ctr[NQ]:  # dropping them costs O(queue), amortised O(1) per job
-            _compact(S, ctr[DEAD])
-        return started
+    if G is not None:  # pruned at compile time when G is None: static orders only
+        if order == O_GREEDY and dispatch == FCFS:  # Greedy: the best job only, no sort (.greedy)
+            if ctr[QORDER] != 0:
+                _compact(S, ctr[DEAD])
+                resort_queue(J, S, 0)
+            started = greedy_fcfs_pass(J, S, G, now)
+            ctr[DEAD] += started  # started jobs stay in the queue, marked, until half of it is dead:
+            if 2 * ctr[DEAD] > ctr[NQ]:  # dropping them costs O(queue), amortised O(1) per job
+                _compact(S, ctr[DEAD])
+            return started
     _compact(S, ctr[DEAD])  # what a greedy pass left behind
     nq = ctr[NQ]
     ctr[GSYNC] = -1  # the greedy heaps miss what this pass changes
-    if order == O_GREEDY:
+    view = S.i[QUEUE, :nq]
+    if G is not None and order == O_GREEDY:
         if ctr[QORDER] != 0:
             resort_queue(J, S, 0)
         view = greedy_view(J, S, G, now)
         ctr[DIRTY] = 1
-    else:
-        if ctr[QORDER] != order:
-            resort_queue(J, S, order)
-        view = S.i[QUEUE, :nq]
+    elif ctr[QORDER] != order:
+        resort_queue(J, S, order)
     started = run_rule(J, S, view, now, dispatch)
     _compact(S, started)
     return started

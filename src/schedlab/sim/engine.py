@@ -67,7 +67,8 @@ def prepare(workload: Workload, machine: Machine, strategy: Strategy, *, kill: b
 
     Jobs in submit order (``perm`` maps them back to the trace); the queue starts sorted by the
     strategy's static order (submit for greedy); ``G`` holds the greedy order's parameters and
-    time-of-week segments (dummies for a static order). A loop that switches rule or order from
+    time-of-week segments (None for a static order: the engine is then compiled without
+    the greedy kernels). A loop that switches rule or order from
     pass to pass (a rule base) starts from these and passes other codes to ``schedule_pass``.
     """
     n = len(workload)
@@ -85,7 +86,7 @@ def prepare(workload: Workload, machine: Machine, strategy: Strategy, *, kill: b
         G = greedy_params(strategy.order, seg_t, seg_c)
     else:
         order = ORDER_CODES[strategy.order]
-        G = greedy_params(None)
+        G = None  # no greedy kernels compiled for a static order (:func:`schedlab.sim.dispatch.schedule_pass`)
     S = new_site(n, machine.procs, kill, order)
     return J, S, G, dispatch, order, perm
 

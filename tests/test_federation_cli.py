@@ -133,6 +133,12 @@ def test_run_json_and_compare(tmp_path, capsys):
     assert again == [r for r in rows if (r["package_size"], r["workload"], r["method"]) != (60, "Wk-2", "ga-random")]
     assert main(["federation", "compare", trace, "--jobs", "60", "--workloads", "1", "--methods", "jpr,nope",
                  "--out", str(tmp_path / "c2")]) == 2
+    capsys.readouterr()
+    # --report-only on a folder that holds no comparison: one line, exit 2, nothing written
+    assert main(cmp_args[:-1] + [str(tmp_path / "none"), "--report-only"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "none: no comparison folder to report on" in err
+    assert not (tmp_path / "none").exists()
 
 
 def test_given_communication_attributes(tmp_path, capsys):

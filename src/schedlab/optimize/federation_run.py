@@ -306,6 +306,8 @@ def compare_federation(
         if m not in METHODS:
             raise RunError(f"unknown method {m!r}; choose among {', '.join(METHODS)}")
     out = Path(out)
+    if report_only and not out.is_dir():
+        raise RunError(f"{out}: no comparison folder to report on (--report-only runs nothing)")
     windows = []
     for w in range(workloads):  # load and check every window before any run starts
         cfg = FederationRunConfig(**{**base.__dict__, "offset": base.offset + w * base.jobs, "method": methods[0],

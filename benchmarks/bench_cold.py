@@ -19,11 +19,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
-import resource
 import time
 from pathlib import Path
 

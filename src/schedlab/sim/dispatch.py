@@ -264,7 +264,8 @@ def schedule_pass(J, S, G, dispatch, order, now):
 
     ``G`` is None when no pass takes the greedy order (static orders only): numba then prunes the
     greedy branches at compile time, and that specialization never compiles the greedy kernels
-    (a third of the engine's cold start)."""
+    (about a fifth of the engine's compile time). A loop that may pass the greedy order code must
+    hold a ``G`` of a greedy strategy (as the rule base does)."""
     ctr = S.ctr
     nq = ctr[NQ]
     if dispatch != ctr[LASTDISP] or order != ctr[LASTORDER]:

@@ -68,8 +68,9 @@ def prepare(workload: Workload, machine: Machine, strategy: Strategy, *, kill: b
     Jobs in submit order (``perm`` maps them back to the trace); the queue starts sorted by the
     strategy's static order (submit for greedy); ``G`` holds the greedy order's parameters and
     time-of-week segments (None for a static order: the engine is then compiled without
-    the greedy kernels). A loop that switches rule or order from
-    pass to pass (a rule base) starts from these and passes other codes to ``schedule_pass``.
+    the greedy kernels). A loop that switches rule or order from pass to pass (a rule base)
+    starts from these and passes other codes to ``schedule_pass``; if one of them may be the
+    greedy order, it prepares with a greedy strategy so that ``G`` is not None.
     """
     n = len(workload)
     perm = np.argsort(workload.submit, kind="stable")

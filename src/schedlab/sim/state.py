@@ -248,15 +248,15 @@ def new_site(n: int, procs: int, kill: bool, order: int = O_SUBMIT) -> Site:
 
 
 def greedy_params(order, seg_t=None, seg_c=None) -> GreedyParams:
-    """Criterion parameters per time-of-week class (3 rows) of a ``Greedy`` order, or dummies."""
+    """Criterion parameters per time-of-week class (3 rows) of a ``Greedy`` order (a static order
+    has none: the engine gets ``G = None``, see :func:`schedlab.sim.dispatch.schedule_pass`)."""
     p = np.zeros((3, N_GP))
     p[:, C_W:C_W + N_GROUPS] = 1.0
-    if order is not None:
-        for c, crit in enumerate(order.per_class()):
-            p[c, C_KIND] = CRITERION_CODES[crit.kind]
-            p[c, C_A], p[c, C_B] = crit.a, crit.b
-            p[c, C_W:C_W + N_GROUPS] = crit.w
-            p[c, C_K:C_K + N_GROUPS] = crit.K
+    for c, crit in enumerate(order.per_class()):
+        p[c, C_KIND] = CRITERION_CODES[crit.kind]
+        p[c, C_A], p[c, C_B] = crit.a, crit.b
+        p[c, C_W:C_W + N_GROUPS] = crit.w
+        p[c, C_K:C_K + N_GROUPS] = crit.K
     if seg_t is None:
         seg_t = np.array([-np.inf])
         seg_c = np.zeros(1, dtype=np.int64)

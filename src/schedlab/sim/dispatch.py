@@ -35,7 +35,7 @@ from . import profile
 from .ops import enqueue, release_finished, start_job  # noqa: F401  (part of this module's contract)
 from .state import (
     CACHE_HEAD, CACHE_VERSION, DIRTY, EASY, EST, EST_H, EST_N, ESTEND, EXTRA,
-    FCFS, DEAD, GSYNC, FREE, INORD, KEY0, KILL, LASTDISP, LASTORDER, MARK, NQ, O_GREEDY, QORDER, QUEUE, RESV, SHADOW, VERSION, WIDTH,
+    FCFS, DEAD, GSYNC, FREE, INORD, KEY0, KILL, LASTDISP, LASTORDER, MARK, NLOG, NQ, O_GREEDY, QORDER, QUEUE, RESV, SHADOW, VERSION, WIDTH,
 )
 
 
@@ -268,6 +268,7 @@ def schedule_pass(J, S, G, dispatch, order, now):
     hold a ``G`` of a greedy strategy (as the rule base does)."""
     ctr = S.ctr
     nq = ctr[NQ]
+    ctr[NLOG] = 0  # the start log lists this pass's starts (outside a pass starts <= n jobs)
     if dispatch != ctr[LASTDISP] or order != ctr[LASTORDER]:
         ctr[DIRTY] = 1  # reservations were made by another rule or in another order
         ctr[LASTDISP] = dispatch

@@ -15,9 +15,9 @@ The features are running sums the loop updates by deltas, never recomputed from 
 - PRCWQ_i: \\bar p_j m_j of the waiting jobs per user group, added when a job arrives and
   subtracted when it starts.
 
-Which jobs started in a pass is found by walking the loop's own list of waiting jobs from the
-oldest until as many started jobs as the pass reports are met; ended jobs are popped from the
-loop's own finish heap of the running jobs (:func:`rules_loop`).
+Which jobs started in a pass is read from the engine's start log (``Site.i[STARTLOG]``, filled by
+``start_job``); ended jobs are popped from the loop's own finish heap of the running jobs
+(:func:`rules_loop`).
 """
 
 from __future__ import annotations
@@ -38,12 +38,15 @@ from .engine import check_workload, prepare
 from .model import Machine, Schedule
 from .ops import enqueue, next_finish, release_finished, waiting
 from .state import (
-    DISPATCH_CODES, EST, FIN_N, FINISH, FREE, GROUP, M, O_GREEDY, ORDER_CODES, PROC, START, SUBMIT, WIDTH,
+    DISPATCH_CODES, EST, FIN_N, FINISH, FREE, GROUP, M, NLOG, O_GREEDY, ORDER_CODES, PROC, START, STARTLOG, SUBMIT, WIDTH,
 )
 
 #: a rule base packed for the compiled loop; ``kind`` 0 = table, 1 = fuzzy
 Packed = namedtuple("Packed", "kind bounds boff table mu inv2s2 logc rec thr dflt")
 SD_JOB, SD_MEAN = 0, 1
+#: exp(-x) is exactly 0.0 in float64 for x > 745.14 (below the least subnormal): rules whose log
+#: activation lies this far below the best one contribute nothing to Eqs. 8-9 and are skipped
+UNDERFLOW = 746.0
 
 
 def pack(rb) -> Packed:
@@ -85,7 +88,9 @@ def decide(R, x, phi, psi):
     Fuzzy (Eqs. 5-9): log phi_i = log prod 1/(sigma sqrt(2 pi)) - sum (x - mu)^2 / (2 sigma^2);
     Psi_k = sum_i phi_i C_ik with phi scaled by its largest entry (same argmax, and kept when
     every phi underflows); argmax, first k on ties; the default strategy when the threshold is
-    on and sum_i phi_i is below it (Section 4.2.2.2)."""
+    on and sum_i phi_i is below it (Section 4.2.2.2). A rule's log phi_i, which only falls as its
+    features are added, stops being computed once it is :data:`UNDERFLOW` below the best so far:
+    its scaled phi_i is then exactly 0.0, as the exp would have returned."""
     if R.kind == 0:
         c = 0
         for w in range(x.shape[0]):
@@ -103,6 +108,9 @@ def decide(R, x, phi, psi):
         for w in range(nf):
             d = x[w] - R.mu[i, w]
             s -= d * d * R.inv2s2[i, w]
+            if s < best - UNDERFLOW:  # only falls further: exp(phi_i - best) is exactly 0
+                s = -np.inf
+                break
         phi[i] = s
         if s > best:
             best = s
@@ -111,6 +119,8 @@ def decide(R, x, phi, psi):
         psi[k] = 0.0
     total = 0.0
     for i in range(nr):
+        if phi[i] < best - UNDERFLOW:
+            continue  # exp would return exactly 0.0: skip the call (same result, bit for bit)
         e = np.exp(phi[i] - best)
         total += e
         if e != 0.0:
@@ -131,15 +141,11 @@ def rules_loop(J, S, G, R, sdisp, sord, sd_mode, ev_t, ev_s, feats, start_pass):
     their features in ``feats[:, k]`` when ``feats`` has columns; ``start_pass[j]`` = the pass
     that started job j).
 
-    Bookkeeping for the deltas: the waiting jobs form a linked list in arrival order (a pass that
-    started ``c`` jobs is followed by a walk from the oldest waiting job until ``c`` started ones
-    are found and unlinked: most starts are old jobs); the running jobs are a second finish heap
-    (rows of ``aux``, keyed by the site's FINISH row), popped as they end."""
+    Bookkeeping for the deltas: the jobs a pass started are the engine's start log
+    (``S.i[STARTLOG, :S.ctr[NLOG]]``); the running jobs are a second finish heap (rows of
+    ``aux``, keyed by the site's FINISH row), popped as they end."""
     submit = J.f[SUBMIT]
     n = submit.shape[0]
-    nxt = np.full(n + 1, -1, dtype=np.int64)  # waiting list: head at nxt[n], arrival order
-    prv = np.full(n + 1, -1, dtype=np.int64)
-    tail = n
     aux = np.full((2, n), -1, dtype=np.int64)  # running jobs: heap rows (0: heap, 1: slot)
     nrun = 0
     rcg = np.zeros(6)  # waiting \bar p m per user group 0..5
@@ -173,10 +179,6 @@ def rules_loop(J, S, G, R, sdisp, sord, sd_mode, ev_t, ev_s, feats, start_pass):
                         sdd += wgt
         while i < n and submit[i] <= now:
             enqueue(J, S, i)
-            nxt[tail] = i
-            prv[i] = tail
-            nxt[i] = -1
-            tail = i
             rcg[J.i[GROUP, i]] += J.f[EST, i] * J.i[WIDTH, i]
             i += 1
         if waiting(S) > 0:
@@ -189,27 +191,17 @@ def rules_loop(J, S, G, R, sdisp, sord, sd_mode, ev_t, ev_s, feats, start_pass):
             for g in range(1, 6):
                 x[1 + g] = 100.0 * rcg[g] / tot if tot > 0.0 else 0.0
             s = decide(R, x, phi, psi)
-            started = schedule_pass(J, S, G, sdisp[s], sord[s], now)
+            schedule_pass(J, S, G, sdisp[s], sord[s], now)
             ev_t[k] = now
             ev_s[k] = s
             if record:
                 for w in range(nf):
                     feats[w, k] = x[w]
-            j = nxt[n]
-            while started > 0:  # the started jobs, oldest first
-                after = nxt[j]
-                if not np.isnan(S.f[START, j]):
-                    rcg[J.i[GROUP, j]] -= J.f[EST, j] * J.i[WIDTH, j]
-                    start_pass[j] = k
-                    nrun = heap_push(aux, S.f, 0, 1, FINISH, nrun, j)
-                    before = prv[j]
-                    nxt[before] = after
-                    if after >= 0:
-                        prv[after] = before
-                    else:
-                        tail = before
-                    started -= 1
-                j = after
+            for h in range(S.ctr[NLOG]):  # the jobs this pass started
+                j = S.i[STARTLOG, h]
+                rcg[J.i[GROUP, j]] -= J.f[EST, j] * J.i[WIDTH, j]
+                start_pass[j] = k
+                nrun = heap_push(aux, S.f, 0, 1, FINISH, nrun, j)
             k += 1
     return k
 

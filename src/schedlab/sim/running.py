@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from .._config import njit
 from .heap import heap_pop, heap_push, sorted_insert, sorted_remove
-from .state import DIRTY, EST, EST_H, EST_N, ESTEND, FIN_H, FIN_N, FIN_P, FINISH, FREE, MARK, PROC, START, VERSION, WIDTH
+from .state import (
+    DIRTY, EST, EST_H, EST_N, ESTEND, FIN_H, FIN_N, FIN_P, FINISH, FREE, MARK, NLOG, PROC, START, STARTLOG, VERSION, WIDTH,
+)
 
 
 @njit(inline="always")
 def start_job(JF, JI, ctr, SI, SF, j, now):
-    """Start job j now: processors, finish time, the two heaps, and the pass mark."""
+    """Start job j now: processors, finish time, the two heaps, the pass mark and the start log
+    (a loop that needs the jobs a pass started reads ``SI[STARTLOG, :ctr[NLOG]]`` after it)."""
     SF[START, j] = now
     SF[FINISH, j] = now + JF[PROC, j]
     SF[ESTEND, j] = now + JF[EST, j]
@@ -21,6 +24,8 @@ def start_job(JF, JI, ctr, SI, SF, j, now):
     ctr[FIN_N] = heap_push(SI, SF, FIN_H, FIN_P, FINISH, ctr[FIN_N], j)
     ctr[EST_N] = sorted_insert(SI, SF, EST_H, ESTEND, ctr[EST_N], j)
     SI[MARK, j] = 1
+    SI[STARTLOG, ctr[NLOG]] = j
+    ctr[NLOG] += 1
     ctr[VERSION] += 1
 
 

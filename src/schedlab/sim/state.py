@@ -71,6 +71,7 @@ LAYOUT: dict[str, tuple[tuple[str, int, str], ...]] = {
         ("GCLASS", 1, "greedy FCFS: time-of-week class the heap keys were computed for"),
         ("GN0", N_GROUPS, "greedy FCFS: sizes of the group heaps, one per user group"),
         ("DEAD", 1, "greedy FCFS: started jobs still in queue[:NQ] (MARK = 1), dropped in bulk later"),
+        ("NLOG", 1, "jobs started since the current pass began, listed in Site.i[STARTLOG]"),
     ),
     "Site.x": (
         ("SHADOW", 1, "EASY: cached head reservation time"),
@@ -89,6 +90,7 @@ LAYOUT: dict[str, tuple[tuple[str, int, str], ...]] = {
         ("INORD", 1, "1: the job is in ORDERED"),
         ("GH0", N_GROUPS, "greedy FCFS: one heap of waiting jobs per user group"),
         ("GPOS", 1, "each waiting job's slot in its group heap"),
+        ("STARTLOG", 1, "jobs started since the current pass began, in start order (ctr[NLOG] of them)"),
     ),
     "Site.f": (
         ("START", 1, "start time (NaN: not started)"),
@@ -177,6 +179,7 @@ GSYNC: int
 GCLASS: int
 GN0: int
 DEAD: int
+NLOG: int
 SHADOW: int
 EXTRA: int
 QUEUE: int
@@ -191,6 +194,7 @@ AUX_P: int
 INORD: int
 GH0: int
 GPOS: int
+STARTLOG: int
 START: int
 FINISH: int
 ESTEND: int

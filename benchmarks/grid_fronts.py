@@ -59,7 +59,11 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--stop-at", default="", help="UTC HH:MM: stop cleanly at this time")
+    ap.add_argument("--summary", default="", help="only tabulate the setups' run folders into this Markdown file")
     args = ap.parse_args()
+    if args.summary:
+        Path(args.summary).write_text(summary_md([s.strip().upper() for s in args.setups.split(",")]))
+        return
     stop = None
     if args.stop_at:
         h, m = map(int, args.stop_at.split(":"))
@@ -75,6 +79,54 @@ def main() -> None:
         run_chunks(args, stop)
     except KeyboardInterrupt:
         print("stopped between chunks; resume: the same command")
+
+
+def benefit_hypervolume(folder: Path) -> tuple[float, int]:
+    """(hypervolume of the final front against the no-exchange point, front points that leave a
+    site without jobs).
+
+    The reference point is each site's AWRT without exchange, so only the area of mutual
+    benefit counts (Section 5.4): the run's own hypervolume (reference 100,000 s per site) is
+    dominated by the corner a few extreme partitions reach, e.g. every job on the larger site
+    (eq. (2) gives a site that executes no job AWRT 0)."""
+    import json
+
+    import numpy as np
+
+    from schedlab.optimize.nsga2_grid import hypervolume
+
+    F = np.genfromtxt(folder / "front.csv", delimiter=",", skip_header=1, usecols=(0, 1)).reshape(-1, 2)
+    jobs = np.genfromtxt(folder / "front.csv", delimiter=",", skip_header=1, usecols=(2, 3)).reshape(-1, 2)
+    none = json.loads((folder / "references.json").read_text())["none"]["AWRT"]
+    return hypervolume(F, np.array(none, dtype=np.float64)), int(np.sum(np.any(jobs == 0, axis=1)))
+
+
+def summary_md(setups: list[str]) -> str:
+    """A table of the setups' run folders: budget, hypervolume, front, gaps to POOL/RQ, wall time."""
+    import csv
+    import json
+
+    lines = ["| setup | sites | generations | evaluations | hypervolume | hypervolume in the area of benefit | front "
+             "| front points leaving a site empty | best AWRT 1 | best AWRT 2 | gap POOL | gap RQ "
+             "| front points POOL / RQ dominate | wall time |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for s in setups:
+        folder = RESULTS / f"setup{s}"
+        if not (folder / "comparison.json").exists():
+            lines.append(f"| {s} | (no finished run folder) |" + " |" * 12)
+            continue
+        hv_benefit, empty = benefit_hypervolume(folder)
+        with open(folder / "history.csv") as fh:
+            last = list(csv.DictReader(fh))[-1]
+        comp = json.loads((folder / "comparison.json").read_text())
+        sites = json.loads((folder / "config.json").read_text())["sites"]
+        names = " + ".join(f"{x['name']} ({x['procs']})" for x in sites)
+        lines.append(
+            f"| {s} | {names} | {int(last['gen'])} | {int(last['evaluations']):,} | {float(last['hypervolume']):.4g} "
+            f"| {hv_benefit:.4g} | {int(last['front'])} | {empty} | {float(last['best_AWRT_1']):,.0f} | {float(last['best_AWRT_2']):,.0f} "
+            f"| {comp['pool']['gap']:+.3f} | {comp['rq']['gap']:+.3f} | {comp['pool']['dominates']} / {comp['rq']['dominates']} "
+            f"| {float(last['elapsed']) / 60:.0f} min |")
+    return "\n".join(lines) + "\n"
 
 
 def run_chunks(args, stop) -> None:

@@ -1,7 +1,8 @@
 """Switching dispatch rule and queue order from pass to pass (what a rule-based scheduler does):
 a compiled loop built from the engine's own operations only (``schedlab.sim.ops``) against the
 switching naive reference (tests/naive.py, ``switch=``), on random small workloads: every rule,
-static and greedy orders, killing on and off.
+static and greedy orders, killing on and off. The same loop checks the engine's start log (the
+jobs each pass started, which the rule-based loop reads).
 
 The loop counts a pass only when a job waits (``ops.waiting``: the queue without the started
 jobs a greedy pass leaves in it); reading the raw queue length instead runs extra passes after a
@@ -20,7 +21,7 @@ from schedlab.sim.dispatch import schedule_pass
 from schedlab.sim.engine import check_workload, prepare
 from schedlab.sim.model import Schedule
 from schedlab.sim.ops import enqueue, next_finish, release_finished, waiting
-from schedlab.sim.state import DISPATCH_CODES, FIN_N, FINISH, O_GREEDY, ORDER_CODES, START, SUBMIT
+from schedlab.sim.state import DISPATCH_CODES, FIN_N, FINISH, NLOG, O_GREEDY, ORDER_CODES, START, STARTLOG, SUBMIT
 from schedlab.strategy import Greedy, Strategy
 from schedlab.workload import Workload
 from test_engine_vs_naive import STATIC, criteria, workloads
@@ -30,9 +31,16 @@ RULES = ("fcfs", "list", "easy", "conservative")
 
 @njit
 def switching_loop(J, S, G, rules, orders):
-    """The single-site event loop with the k-th pass run by ``rules[k % len]``/``orders[k % len]``."""
+    """The single-site event loop with the k-th pass run by ``rules[k % len]``/``orders[k % len]``.
+
+    Returns how many entries of the engine's start log (``S.i[STARTLOG, :S.ctr[NLOG]]`` after a
+    pass) were wrong: a job listed twice, or listed without having started at that pass's time,
+    plus every job that started without being listed (the rule-based loop reads its feature
+    deltas from that log)."""
     submit = J.f[SUBMIT]
     n = submit.shape[0]
+    logged = np.zeros(n, dtype=np.int64)
+    bad = 0
     i = 0
     k = 0
     while i < n or S.ctr[FIN_N] > 0:
@@ -48,7 +56,16 @@ def switching_loop(J, S, G, rules, orders):
             i += 1
         if waiting(S) > 0:
             schedule_pass(J, S, G, rules[k % rules.shape[0]], orders[k % orders.shape[0]], now)
+            for h in range(S.ctr[NLOG]):
+                j = S.i[STARTLOG, h]
+                if logged[j] != 0 or S.f[START, j] != now:
+                    bad += 1
+                logged[j] = 1
             k += 1
+    for j in range(n):
+        if logged[j] == 0:
+            bad += 1
+    return bad
 
 
 def simulate_switching(w, m, strategies, kill):
@@ -58,7 +75,8 @@ def simulate_switching(w, m, strategies, kill):
     rules = np.array([DISPATCH_CODES[s.dispatch] for s in strategies], dtype=np.int64)
     orders = np.array([O_GREEDY if isinstance(s.order, Greedy) else ORDER_CODES[s.order] for s in strategies],
                       dtype=np.int64)
-    switching_loop(J, S, G, rules, orders)
+    bad_log = switching_loop(J, S, G, rules, orders)
+    assert bad_log == 0, f"{bad_log} wrong start-log entries"
     start, finish = np.empty(len(w)), np.empty(len(w))
     start[perm], finish[perm] = S.f[START], S.f[FINISH]
     return start, finish

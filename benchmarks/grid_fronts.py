@@ -62,7 +62,17 @@ def main() -> None:
     ap.add_argument("--summary", default="", help="only tabulate the setups' run folders into this Markdown file")
     args = ap.parse_args()
     if args.summary:
-        Path(args.summary).write_text(summary_md([s.strip().upper() for s in args.setups.split(",")]))
+        Path(args.summary).write_text(
+            "# NSGA-II fronts of the paper's setups, paper's start and operators (issue 17)\n\n"
+            "Run folders `setup<S>/` (front.png, hypervolume.png, history.csv, points.md, comparison.json); made "
+            "by `python benchmarks/grid_fronts.py --setups II,III,IV --generations 200 --chunk 200 --workers 1` "
+            "(setup I: issue 5's run, 2 workers), one process per setup, two at a time on the 2-core machine; "
+            "this table by `python benchmarks/grid_fronts.py --setups I,II,III,IV --summary docs/results/grid-fronts.md`.\n\n"
+            "Hypervolume: the run's own (reference 100,000 s per site, eq. (4)), and in the area of benefit "
+            "(reference = each site's AWRT without exchange) for the front and for the POOL and RQ points alone. "
+            "Gap of a heuristic H: min over front points of max_k (F_k - H_k) / H_k (<= 0: the front reaches H). "
+            "POOL and RQ under the readings in `references.json` (setup I: issue 5's; II-IV: the recommended ones).\n\n"
+            + summary_md([s.strip().upper() for s in args.setups.split(",")]))
         return
     stop = None
     if args.stop_at:
@@ -81,9 +91,9 @@ def main() -> None:
         print("stopped between chunks; resume: the same command")
 
 
-def benefit_hypervolume(folder: Path) -> tuple[float, int]:
+def benefit_hypervolume(folder: Path) -> tuple[float, int, float, float]:
     """(hypervolume of the final front against the no-exchange point, front points that leave a
-    site without jobs).
+    site without jobs, the same hypervolume of the POOL point alone and of the RQ point alone).
 
     The reference point is each site's AWRT without exchange, so only the area of mutual
     benefit counts (Section 5.4): the run's own hypervolume (reference 100,000 s per site) is
@@ -97,8 +107,10 @@ def benefit_hypervolume(folder: Path) -> tuple[float, int]:
 
     F = np.genfromtxt(folder / "front.csv", delimiter=",", skip_header=1, usecols=(0, 1)).reshape(-1, 2)
     jobs = np.genfromtxt(folder / "front.csv", delimiter=",", skip_header=1, usecols=(2, 3)).reshape(-1, 2)
-    none = json.loads((folder / "references.json").read_text())["none"]["AWRT"]
-    return hypervolume(F, np.array(none, dtype=np.float64)), int(np.sum(np.any(jobs == 0, axis=1)))
+    refs = json.loads((folder / "references.json").read_text())
+    none = np.array([s["AWRT"] for s in refs["none"]["sites"]], dtype=np.float64)
+    alone = [hypervolume(np.array([[s["AWRT"] for s in refs[h]["sites"]]]), none) for h in ("pool", "rq")]
+    return hypervolume(F, none), int(np.sum(np.any(jobs == 0, axis=1))), alone[0], alone[1]
 
 
 def summary_md(setups: list[str]) -> str:
@@ -106,7 +118,7 @@ def summary_md(setups: list[str]) -> str:
     import csv
     import json
 
-    lines = ["| setup | sites | generations | evaluations | hypervolume | hypervolume in the area of benefit | front "
+    lines = ["| setup | sites | generations | evaluations | hypervolume | hypervolume in the area of benefit: front, POOL, RQ | front "
              "| front points leaving a site empty | best AWRT 1 | best AWRT 2 | gap POOL | gap RQ "
              "| front points POOL / RQ dominate | wall time |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -115,7 +127,7 @@ def summary_md(setups: list[str]) -> str:
         if not (folder / "comparison.json").exists():
             lines.append(f"| {s} | (no finished run folder) |" + " |" * 12)
             continue
-        hv_benefit, empty = benefit_hypervolume(folder)
+        hv_benefit, empty, hv_pool, hv_rq = benefit_hypervolume(folder)
         with open(folder / "history.csv") as fh:
             last = list(csv.DictReader(fh))[-1]
         comp = json.loads((folder / "comparison.json").read_text())
@@ -123,7 +135,7 @@ def summary_md(setups: list[str]) -> str:
         names = " + ".join(f"{x['name']} ({x['procs']})" for x in sites)
         lines.append(
             f"| {s} | {names} | {int(last['gen'])} | {int(last['evaluations']):,} | {float(last['hypervolume']):.4g} "
-            f"| {hv_benefit:.4g} | {int(last['front'])} | {empty} | {float(last['best_AWRT_1']):,.0f} | {float(last['best_AWRT_2']):,.0f} "
+            f"| {hv_benefit:.3g}, {hv_pool:.3g}, {hv_rq:.3g} | {int(last['front'])} | {empty} | {float(last['best_AWRT_1']):,.0f} | {float(last['best_AWRT_2']):,.0f} "
             f"| {comp['pool']['gap']:+.3f} | {comp['rq']['gap']:+.3f} | {comp['pool']['dominates']} / {comp['rq']['dominates']} "
             f"| {float(last['elapsed']) / 60:.0f} min |")
     return "\n".join(lines) + "\n"

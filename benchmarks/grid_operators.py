@@ -74,11 +74,10 @@ def main() -> None:
     if args.out:
         Path(args.out).write_text(
             f"# Setup {args.setup}: the paper's variation against the problem-aware one (issue 17)\n\n"
-            f"Made by `cd benchmarks && nice -n 19 ../.venv/bin/python grid_operators.py --generations {args.generations} "
-            f"--seeds {args.seeds} --out ../docs/results/grid-operators.md` (pop {args.pop}, 2 worker processes; "
-            "wall time on a shared 2-core machine, "
-            "other helpers' jobs running; gap <= 0: the front reaches the heuristic; references under the "
-            "recommended reading).\n\n" + text)
+            f"Made by `cd benchmarks && python grid_operators.py --generations {args.generations} "
+            f"--seeds {args.seeds} --workers {args.workers} --out ../docs/results/grid-operators.md` (pop {args.pop}; "
+            "wall time on the 2-core machine with another run on the other core; gap <= 0: the front "
+            "reaches the heuristic; POOL and RQ under the recommended readings).\n\n" + text)
 
 
 if __name__ == "__main__":

@@ -105,17 +105,33 @@ def benefit_hypervolume(folder: Path) -> tuple[float, int, float, float]:
 
     from schedlab.optimize.nsga2_grid import hypervolume
 
-    F = np.genfromtxt(folder / "front.csv", delimiter=",", skip_header=1, usecols=(0, 1)).reshape(-1, 2)
-    jobs = np.genfromtxt(folder / "front.csv", delimiter=",", skip_header=1, usecols=(2, 3)).reshape(-1, 2)
+    front = np.genfromtxt(folder / "front.csv", delimiter=",", skip_header=1, usecols=(0, 1, 2, 3)).reshape(-1, 4)
+    F, jobs = front[:, :2], front[:, 2:]
     refs = json.loads((folder / "references.json").read_text())
     none = np.array([s["AWRT"] for s in refs["none"]["sites"]], dtype=np.float64)
     alone = [hypervolume(np.array([[s["AWRT"] for s in refs[h]["sites"]]]), none) for h in ("pool", "rq")]
     return hypervolume(F, none), int(np.sum(np.any(jobs == 0, axis=1))), alone[0], alone[1]
 
 
+def run_row(folder: Path) -> dict:
+    """The summary of a finished run folder: history.csv's last row, comparison.json and the front
+    size (shared with grid_operators.py)."""
+    import csv
+    import json
+
+    with open(folder / "history.csv") as fh:
+        last = list(csv.DictReader(fh))[-1]
+    comp = json.loads((folder / "comparison.json").read_text())
+    front = len((folder / "front.csv").read_text().splitlines()) - 1
+    return {"generations": int(last["gen"]), "evaluations": int(last["evaluations"]),
+            "hypervolume": float(last["hypervolume"]), "front": front, "gap_pool": comp["pool"]["gap"],
+            "gap_rq": comp["rq"]["gap"], "wall_s": float(last["elapsed"]),
+            "best_AWRT_1": float(last["best_AWRT_1"]), "best_AWRT_2": float(last["best_AWRT_2"]),
+            "pool_dominates": comp["pool"]["dominates"], "rq_dominates": comp["rq"]["dominates"]}
+
+
 def summary_md(setups: list[str]) -> str:
     """A table of the setups' run folders: budget, hypervolume, front, gaps to POOL/RQ, wall time."""
-    import csv
     import json
 
     lines = ["| setup | sites | generations | evaluations | hypervolume | hypervolume in the area of benefit: front, POOL, RQ | front "
@@ -128,16 +144,14 @@ def summary_md(setups: list[str]) -> str:
             lines.append(f"| {s} | (no finished run folder) |" + " |" * 12)
             continue
         hv_benefit, empty, hv_pool, hv_rq = benefit_hypervolume(folder)
-        with open(folder / "history.csv") as fh:
-            last = list(csv.DictReader(fh))[-1]
-        comp = json.loads((folder / "comparison.json").read_text())
+        r = run_row(folder)
         sites = json.loads((folder / "config.json").read_text())["sites"]
         names = " + ".join(f"{x['name']} ({x['procs']})" for x in sites)
         lines.append(
-            f"| {s} | {names} | {int(last['gen'])} | {int(last['evaluations']):,} | {float(last['hypervolume']):.4g} "
-            f"| {hv_benefit:.3g}, {hv_pool:.3g}, {hv_rq:.3g} | {int(last['front'])} | {empty} | {float(last['best_AWRT_1']):,.0f} | {float(last['best_AWRT_2']):,.0f} "
-            f"| {comp['pool']['gap']:+.3f} | {comp['rq']['gap']:+.3f} | {comp['pool']['dominates']} / {comp['rq']['dominates']} "
-            f"| {float(last['elapsed']) / 60:.0f} min |")
+            f"| {s} | {names} | {r['generations']} | {r['evaluations']:,} | {r['hypervolume']:.4g} "
+            f"| {hv_benefit:.3g}, {hv_pool:.3g}, {hv_rq:.3g} | {r['front']} | {empty} | {r['best_AWRT_1']:,.0f} "
+            f"| {r['best_AWRT_2']:,.0f} | {r['gap_pool']:+.3f} | {r['gap_rq']:+.3f} | {r['pool_dominates']} / {r['rq_dominates']} "
+            f"| {r['wall_s'] / 60:.0f} min |")
     return "\n".join(lines) + "\n"
 
 

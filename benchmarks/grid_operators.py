@@ -12,10 +12,9 @@ of a heuristic H is min over front points of max_k (F_k - H_k) / H_k (<= 0: the 
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
-from grid_fronts import bench_lock
+from grid_fronts import bench_lock, run_row
 
 from schedlab.grid.setups import load_grid
 from schedlab.optimize.grid_pareto import pareto
@@ -23,16 +22,8 @@ from schedlab.optimize.nsga2_grid import GridNSGA2Config
 
 
 def summary_row(folder: Path, seed: int, variation: str) -> dict:
-    """The table row of a finished run folder (history.csv's last row, comparison.json, front.csv)."""
-    import csv
-
-    with open(folder / "history.csv") as fh:
-        last = list(csv.DictReader(fh))[-1]
-    comp = json.loads((folder / "comparison.json").read_text())
-    front = len((folder / "front.csv").read_text().splitlines()) - 1
-    return {"seed": seed, "variation": variation, "generations": int(last["gen"]), "evaluations": int(last["evaluations"]),
-            "hypervolume": float(last["hypervolume"]), "front": front, "gap_pool": comp["pool"]["gap"],
-            "gap_rq": comp["rq"]["gap"], "wall_s": float(last["elapsed"])}
+    """The table row of a finished run folder (:func:`grid_fronts.run_row`)."""
+    return {"seed": seed, "variation": variation, **run_row(folder)}
 
 
 def main() -> None:

@@ -34,6 +34,7 @@ from .greedy import greedy_fcfs_pass, greedy_view
 from . import profile
 from .ops import enqueue, release_finished, start_job  # noqa: F401  (part of this module's contract)
 from .state import (
+    PROF_N,
     CACHE_HEAD, CACHE_VERSION, DIRTY, EASY, EST, EST_H, EST_N, ESTEND, EXTRA,
     FCFS, DEAD, GSYNC, FREE, INORD, KEY0, KILL, LASTDISP, LASTORDER, MARK, NLOG, NQ, O_GREEDY, QORDER, QUEUE, RESV, SHADOW, VERSION, WIDTH,
 )
@@ -149,6 +150,9 @@ def easy_pass(J, S, view, now):
     return started
 
 
+_NSEEN = 16  # reservations remembered by _reserve_from to bound later searches
+
+
 @njit
 def _reserve_from(J, S, view, first, now):
     """Reserve ``view[first:]`` in queue order on the profile, stopping as soon as no job left
@@ -160,29 +164,42 @@ def _reserve_from(J, S, view, first, now):
     the same profile, or rebuilds it). Saves the O(queue x profile) walk on long queues.
     """
     JF, JI, SF = J.f, J.i, S.f
+    ctr, pt, pf = S.ctr, S.prof_t, S.prof_f  # once: taking arrays out of a bundle costs refcounts
     nq = view.shape[0]
     nl = -1  # the staircase is built on first need
     last = nq - 1  # the last job that may start now, found from the back
-    f0 = profile.free_now(S)
+    f0 = pf[0]
     while last >= first:
         k = view[last]
         if JI[WIDTH, k] <= f0:
             if nl < 0:
-                nl = profile.staircase(S)
-            if profile.may_start(S, nl, JI[WIDTH, k], now, JF[EST, k], False):
+                nl = profile._staircase(pt, pf, ctr[PROF_N])
+            if profile._may_start(pt, pf, ctr[PROF_N], nl, JI[WIDTH, k], now, JF[EST, k], False):
                 break
         last -= 1
     i = first
+    hw = np.empty(_NSEEN, dtype=np.int64)  # the last _NSEEN jobs reserved: width, length, start
+    hd = np.empty(_NSEEN)
+    hs = np.empty(_NSEEN)
+    nh = 0
     while i <= last:
         j = view[i]
-        s = profile.reserve(S, JI[WIDTH, j], JF[EST, j])
+        w, d = JI[WIDTH, j], JF[EST, j]
+        lb = now  # no start before lb fits: one reserved since was as narrow and as short and
+        for h in range(min(nh, _NSEEN)):  # did not fit before its start (the profile only fills)
+            if hw[h] <= w and hd[h] <= d and hs[h] > lb:
+                lb = hs[h]
+        s = profile._reserve(ctr, pt, pf, w, d, lb)
+        h = nh % _NSEEN
+        hw[h], hd[h], hs[h] = w, d, s
+        nh += 1
         SF[RESV, j] = s
         i += 1
         if last >= i and s < now + JF[EST, view[last]]:  # this block overlaps its window:
-            if not profile.fits(S, s, min(s + JF[EST, j], now + JF[EST, view[last]]),
+            if not profile._fits(pt, pf, ctr[PROF_N], s, min(s + JF[EST, j], now + JF[EST, view[last]]),
                                 JI[WIDTH, view[last]]):  # only its steps changed
                 last -= 1
-                while last >= i and not profile.may_start(S, nl, JI[WIDTH, view[last]], now, JF[EST, view[last]], True):
+                while last >= i and not profile._may_start(pt, pf, ctr[PROF_N], nl, JI[WIDTH, view[last]], now, JF[EST, view[last]], True):
                     last -= 1
     for h in range(i, nq):
         SF[RESV, view[h]] = np.nan

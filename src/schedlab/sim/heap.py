@@ -5,7 +5,9 @@ order, row ``p`` each job's slot in row ``h`` (or -1); every function takes and 
 ``n``. Jobs are ordered by ``SF[k, job]`` (a row of the site's float matrix), ties by job index,
 so the order never depends on insertion history (deterministic events, SimPy style). The slot row
 makes removal of any job O(log n). Rows of two matrices, not separate arrays, because every
-array argument of a compiled call costs time in the hot loop.
+array argument of a compiled call costs time in the hot loop. The functions with loops are
+compiled without numba's reference counting (``_nrt=False``, borrowed arrays only): inlined, each
+call cost atomic increfs and decrefs of both matrices (EASY on CTC-1024: 0.22 s -> 0.20 s).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ def _less(SF, k, a, b):
     return SF[k, a] < SF[k, b] or (SF[k, a] == SF[k, b] and a < b)
 
 
-@njit(inline="always")
+@njit(_nrt=False)
 def _sift_up(SI, SF, h, p, k, i):
     j = SI[h, i]
     while i > 0:
@@ -34,7 +36,7 @@ def _sift_up(SI, SF, h, p, k, i):
     SI[p, j] = i
 
 
-@njit(inline="always")
+@njit(_nrt=False)
 def _sift_down(SI, SF, h, p, k, n, i):
     j = SI[h, i]
     while True:
@@ -53,7 +55,7 @@ def _sift_down(SI, SF, h, p, k, n, i):
     SI[p, j] = i
 
 
-@njit(inline="always")
+@njit(_nrt=False)
 def heap_push(SI, SF, h, p, k, n, j):
     """Insert job ``j``; returns the new size."""
     SI[h, n] = j
@@ -62,7 +64,7 @@ def heap_push(SI, SF, h, p, k, n, j):
     return n + 1
 
 
-@njit(inline="always")
+@njit(_nrt=False)
 def heap_pop(SI, SF, h, p, k, n):
     """Remove the job with the smallest key; returns (job, new size)."""
     top = SI[h, 0]
@@ -75,7 +77,7 @@ def heap_pop(SI, SF, h, p, k, n):
     return top, n
 
 
-@njit(inline="always")
+@njit(_nrt=False)
 def heap_remove(SI, SF, h, p, k, n, j):
     """Remove job ``j`` (which must be in the heap); returns the new size."""
     i = SI[p, j]
@@ -91,7 +93,7 @@ def heap_remove(SI, SF, h, p, k, n, j):
 
 
 # ---------------------------------------------------------------------------- sorted list
-@njit(inline="always")
+@njit(_nrt=False)
 def _find(SI, SF, row, k, n, j):
     """First slot of row ``row`` (sorted by (SF[k, job], job), n entries) not before job j."""
     key = SF[k, j]
@@ -106,7 +108,7 @@ def _find(SI, SF, row, k, n, j):
     return lo
 
 
-@njit(inline="always")
+@njit(_nrt=False)
 def sorted_insert(SI, SF, row, k, n, j):
     """Insert job j into row ``row`` kept sorted by (SF[k, job], job); returns the new size.
 
@@ -120,7 +122,7 @@ def sorted_insert(SI, SF, row, k, n, j):
     return n + 1
 
 
-@njit(inline="always")
+@njit(_nrt=False)
 def sorted_remove(SI, SF, row, k, n, j):
     """Remove job j from the sorted row ``row``; returns the new size."""
     lo = _find(SI, SF, row, k, n, j)

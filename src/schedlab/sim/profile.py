@@ -25,6 +25,13 @@ a booking shifts the later steps. Issue 10 asked for a structure of ~log cost; b
 than these flat arrays on RICC and CEA-Curie, but that version passed the whole site bundle to
 every non-inlined call, which alone cost 2x here; it deserves a second measurement with the
 wrappers below before it is written off.
+Hot loops (:func:`schedlab.sim.dispatch._reserve_from`) take ``ctr``, ``prof_t`` and ``prof_f`` out
+of the bundle once and call the array kernels ``_reserve`` / ``_fits`` / ``_staircase`` /
+``_may_start`` directly. Those kernels are compiled without numba's reference counting
+(``_nrt=False``: they only read and write borrowed arrays). Measured with perf on CTC scaled to
+1024 processors: 42 % of a conservative run was atomic incref/decref of the profile arrays at
+every kernel call (inlined kernels too: their loops keep numba from pruning the pairs);
+without them the run takes 1.27 s instead of 2.11 s, with the same schedule.
 The upper half of the arrays is scratch for the staircase: the profile never holds more than
 n + 1 steps (now, one per running job, one per reservation) and the arrays hold 2n + 2.
 """
@@ -82,7 +89,7 @@ def free_now(S):
     return S.prof_f[0]
 
 
-@njit
+@njit(_nrt=False)  # no reference counting: a kernel on borrowed arrays
 def _fits(t, f, p, s, e, w):
     lo, hi = 0, p
     while lo < hi:
@@ -108,11 +115,10 @@ def fits(S, s, e, w):
     return _fits(S.prof_t, S.prof_f, S.ctr[PROF_N], s, e, w)
 
 
-@njit
-def _find(t, f, p, w, d):
-    """(k, l): the earliest step k with >= w free during [t[k], t[k] + d) and the first step l at
-    or after its end (or p)."""
-    k = 0
+@njit(_nrt=False)  # no reference counting: a kernel on borrowed arrays
+def _find(t, f, p, w, d, k=0):
+    """(k, l): the earliest step k (from ``k`` on) with >= w free during [t[k], t[k] + d) and the
+    first step l at or after its end (or p)."""
     while True:
         while f[k] < w:
             k += 1
@@ -135,7 +141,21 @@ def earliest(S, w, d):
     return S.prof_t[_find(S.prof_t, S.prof_f, S.ctr[PROF_N], w, d)[0]]
 
 
-@njit
+@njit(_nrt=False)  # no reference counting: a kernel on borrowed arrays
+def _lower(t, p, x):
+    """First step k < p with t[k] >= x, or p (np.searchsorted on a slice would make a view,
+    whose reference counting costs more than this search)."""
+    lo, hi = 0, p
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if t[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(_nrt=False)  # no reference counting: a kernel on borrowed arrays
 def _split(ctr, t, f, l, e):
     """Make e a step: l is the first step at or after e (or P); returns e's step."""
     p = ctr[PROF_N]
@@ -149,13 +169,13 @@ def _split(ctr, t, f, l, e):
     return l
 
 
-@njit
+@njit(_nrt=False)  # no reference counting: a kernel on borrowed arrays
 def _add(ctr, t, f, s, e, delta):
     """Add delta to the free count during [s, e) (s >= now), splitting steps at s and e."""
     if e <= s:
         return
-    k = _split(ctr, t, f, np.searchsorted(t[:ctr[PROF_N]], s), s)
-    l = _split(ctr, t, f, np.searchsorted(t[:ctr[PROF_N]], e), e)
+    k = _split(ctr, t, f, _lower(t, ctr[PROF_N], s), s)
+    l = _split(ctr, t, f, _lower(t, ctr[PROF_N], e), e)
     for i in range(k, l):
         f[i] += delta
 
@@ -172,9 +192,12 @@ def release(S, s, e, w):
     _add(S.ctr, S.prof_t, S.prof_f, s, e, w)
 
 
-@njit
-def _reserve(ctr, t, f, w, d):
-    k, l = _find(t, f, ctr[PROF_N], w, d)
+@njit(_nrt=False)  # no reference counting: a kernel on borrowed arrays
+def _reserve(ctr, t, f, w, d, lb=-np.inf):
+    k = 0
+    if lb > t[0]:
+        k = _lower(t, ctr[PROF_N], lb)
+    k, l = _find(t, f, ctr[PROF_N], w, d, k)
     s = t[k]
     l = _split(ctr, t, f, l, s + d)  # l is the first step at or after the end: split there
     for i in range(k, l):
@@ -183,9 +206,10 @@ def _reserve(ctr, t, f, w, d):
 
 
 @njit(inline="always")
-def reserve(S, w, d):
-    """Book ``w`` processors at the earliest start for ``d`` seconds; returns the start."""
-    return _reserve(S.ctr, S.prof_t, S.prof_f, w, d)
+def reserve(S, w, d, lb=-np.inf):
+    """Book ``w`` processors at the earliest start for ``d`` seconds; returns the start. ``lb``:
+    a time before which the job is known not to fit (the search starts there)."""
+    return _reserve(S.ctr, S.prof_t, S.prof_f, w, d, lb)
 
 
 @njit
@@ -207,7 +231,7 @@ def staircase(S):
     return _staircase(S.prof_t, S.prof_f, S.ctr[PROF_N])
 
 
-@njit
+@njit(_nrt=False)  # no reference counting: a kernel on borrowed arrays
 def _may_start(t, f, p, nl, w, now, d, booked):
     if w > f[0]:  # free now (the profile's first step)
         return False

@@ -16,8 +16,10 @@ API (compiled; ``S`` is the site bundle of :mod:`.state`; nothing else reads the
 - :func:`earliest` (S, w, d): earliest s with ``w`` free during [s, s + d);
 - :func:`book` (S, s, e, w) / :func:`release` (S, s, e, w): take / give back ``w`` processors
   during [s, e); :func:`reserve` (S, w, d) = earliest + book;
-- :func:`staircase` (S) and :func:`may_start` (S, nl, w, now, d, booked): the profile's running
-  minimum, to ask in O(log) whether a job could start now before this pass booked anything.
+- array kernels for the hot loop of :func:`schedlab.sim.dispatch._reserve_from`, on
+  (``ctr``,) ``prof_t``, ``prof_f`` taken out of the bundle once: :func:`_reserve` (with a lower
+  bound on the start), :func:`_fits`, and :func:`_staircase` / :func:`_may_start` (the profile's
+  running minimum, to ask in O(log) whether a job could start now before this pass booked anything).
 
 Structure: two flat sorted arrays (times, free counts); a search walks from the first step and
 a booking shifts the later steps. Issue 10 asked for a structure of ~log cost; blocked arrays
@@ -90,14 +92,22 @@ def free_now(S):
 
 
 @njit(_nrt=False)  # no reference counting: a kernel on borrowed arrays
-def _fits(t, f, p, s, e, w):
+def _lower(t, p, x):
+    """First step k < p with t[k] >= x, or p (np.searchsorted on a slice would make a view,
+    whose reference counting costs more than this search)."""
     lo, hi = 0, p
     while lo < hi:
         mid = (lo + hi) >> 1
-        if t[mid] < s:
+        if t[mid] < x:
             lo = mid + 1
         else:
             hi = mid
+    return lo
+
+
+@njit(_nrt=False)  # no reference counting: a kernel on borrowed arrays
+def _fits(t, f, p, s, e, w):
+    lo = _lower(t, p, s)
     while lo < p and t[lo] < e:
         if f[lo] < w:
             return False
@@ -142,20 +152,6 @@ def earliest(S, w, d):
 
 
 @njit(_nrt=False)  # no reference counting: a kernel on borrowed arrays
-def _lower(t, p, x):
-    """First step k < p with t[k] >= x, or p (np.searchsorted on a slice would make a view,
-    whose reference counting costs more than this search)."""
-    lo, hi = 0, p
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if t[mid] < x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-@njit(_nrt=False)  # no reference counting: a kernel on borrowed arrays
 def _split(ctr, t, f, l, e):
     """Make e a step: l is the first step at or after e (or P); returns e's step."""
     p = ctr[PROF_N]
@@ -194,6 +190,8 @@ def release(S, s, e, w):
 
 @njit(_nrt=False)  # no reference counting: a kernel on borrowed arrays
 def _reserve(ctr, t, f, w, d, lb=-np.inf):
+    """:func:`reserve` on the arrays; ``lb``: a time before which the job is known not to fit
+    (the search starts at the first step from there)."""
     k = 0
     if lb > t[0]:
         k = _lower(t, ctr[PROF_N], lb)
@@ -206,14 +204,15 @@ def _reserve(ctr, t, f, w, d, lb=-np.inf):
 
 
 @njit(inline="always")
-def reserve(S, w, d, lb=-np.inf):
-    """Book ``w`` processors at the earliest start for ``d`` seconds; returns the start. ``lb``:
-    a time before which the job is known not to fit (the search starts there)."""
-    return _reserve(S.ctr, S.prof_t, S.prof_f, w, d, lb)
+def reserve(S, w, d):
+    """Book ``w`` processors at the earliest start for ``d`` seconds; returns the start."""
+    return _reserve(S.ctr, S.prof_t, S.prof_f, w, d)
 
 
 @njit
 def _staircase(t, f, p):
+    """The profile's running minimum (g(w) = first time fewer than w are free) as the steps where
+    it drops, copied to the upper half of the arrays; returns how many (fewer levels than steps)."""
     base = t.shape[0] // 2
     nl = 0
     for l in range(p):
@@ -224,15 +223,11 @@ def _staircase(t, f, p):
     return nl
 
 
-@njit(inline="always")
-def staircase(S):
-    """The profile's running minimum (g(w) = first time fewer than w are free) as the steps where
-    it drops, copied to the upper half of the arrays; returns how many (fewer levels than steps)."""
-    return _staircase(S.prof_t, S.prof_f, S.ctr[PROF_N])
-
-
 @njit(_nrt=False)  # no reference counting: a kernel on borrowed arrays
 def _may_start(t, f, p, nl, w, now, d, booked):
+    """Whether ``w`` processors fit during [now, now + d): by the staircase (``nl`` levels, made
+    before this pass's bookings; a necessary condition, O(log)), then, when blocks were
+    ``booked`` since, exactly."""
     if w > f[0]:  # free now (the profile's first step)
         return False
     base = t.shape[0] // 2
@@ -246,11 +241,3 @@ def _may_start(t, f, p, nl, w, now, d, booked):
     if lo < base + nl and now + d > t[lo]:
         return False
     return not booked or _fits(t, f, p, now, now + d, w)
-
-
-@njit(inline="always")
-def may_start(S, nl, w, now, d, booked):
-    """Whether ``w`` processors fit during [now, now + d): by the staircase (``nl`` levels, made
-    before this pass's bookings; a necessary condition, O(log)), then, when blocks were
-    ``booked`` since, exactly."""
-    return _may_start(S.prof_t, S.prof_f, S.ctr[PROF_N], nl, w, now, d, booked)

@@ -76,6 +76,7 @@ LAYOUT: dict[str, tuple[tuple[str, int, str], ...]] = {
     "Site.x": (
         ("SHADOW", 1, "EASY: cached head reservation time"),
         ("EXTRA", 1, "EASY: processors the cached reservation leaves spare"),
+        ("SEEN", 48, "conservative: the last 16 reservations of the pass, width / length / start"),
     ),
     "Site.i": (
         ("QUEUE", 1, "waiting jobs sorted by the static order ctr[QORDER]"),
@@ -182,6 +183,7 @@ DEAD: int
 NLOG: int
 SHADOW: int
 EXTRA: int
+SEEN: int
 QUEUE: int
 MARK: int
 FIN_H: int

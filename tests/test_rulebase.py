@@ -69,6 +69,62 @@ def test_rule_bases_match_the_naive_reference(case, rb, kill, sd_clip):
     np.testing.assert_allclose(s.plan.features, np.array([x for _, _, x in log]).T.reshape(7, -1), rtol=1e-12, atol=1e-12)
 
 
+# ---------------------------------------------------------------------------- the controller alone
+def _decide(rb, x):
+    from schedlab.sim.rulebase import decide, pack
+
+    phi, psi = np.empty(rb.n_rules), np.empty(R.N_STRATEGIES)
+    return int(decide(pack(rb), np.asarray(x, dtype=np.float64), phi, psi))
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**31), nr=st.integers(1, 60), spread=st.sampled_from([0.5, 3.0, 20.0, 60.0]),
+       copies=st.integers(0, 3))
+def test_controller_matches_the_plain_reference_on_large_bases(seed, nr, spread, copies):
+    """Eqs. 5-9 against tests/naive_rules.decide (every exp, rule order), with bases of up to 60
+    rules whose widths make most rules minor (far below the best) or all of them major, and
+    duplicated rules with other recommendations (ties and near-ties between strategies)."""
+    rng = np.random.default_rng(seed)
+    centre = np.round(rng.uniform(0, 100, (nr, R.N_FEATURES)), 2)
+    width = np.round(np.exp(rng.uniform(np.log(0.5), np.log(spread + 0.5), (nr, R.N_FEATURES))), 3)
+    rec = rng.choice(R.LEVELS, (nr, R.N_STRATEGIES))
+    for _ in range(copies):  # the same rule recommending otherwise: Psi ties unless the rest decides
+        i = int(rng.integers(nr))
+        centre, width = np.vstack([centre, centre[i]]), np.vstack([width, width[i]])
+        rec = np.vstack([rec, rng.permutation(rec[i])])
+    rb = R.FuzzyRuleBase(centre, width, rec)
+    for x in np.round(rng.uniform(0, 100, (5, R.N_FEATURES)), 2):
+        assert _decide(rb, x) == naive_rules.decide(rb, list(x))
+
+
+def test_controller_leaves_a_tie_to_the_minor_rules():
+    """Two major rules tie between EASY and FCFS; a rule about 30 (log units) below them favours
+    FCFS: the major rules alone cannot decide (the shortcut answers -1) and the full sum picks
+    FCFS, as the plain reference does. Without the minor rule the tie goes to the first index."""
+    from schedlab.sim.rulebase import _argmax_of_major, decide, pack
+
+    easy, fcfs = R.strategy_index("easy/submit"), R.strategy_index("fcfs/submit")
+    x = np.full(R.N_FEATURES, 10.0)
+    centre = np.full((3, R.N_FEATURES), 10.0)
+    centre[2, 0] = 10.0 + np.sqrt(30 * 2 * 100.0)  # width 10: (d / 10)^2 / 2 = 30
+    width = np.full((3, R.N_FEATURES), 10.0)
+    rec = np.zeros((3, R.N_STRATEGIES))
+    rec[0, easy], rec[1, fcfs], rec[2, fcfs] = 1.0, 1.0, 5.0  # levels -5, -1, 0, 1, 5
+    rb = R.FuzzyRuleBase(centre, width, rec)
+    packed, phi, psi = pack(rb), np.empty(3), np.empty(R.N_STRATEGIES)
+    decide(packed, x, phi, psi)  # fills phi
+    assert phi[0] - phi[2] == pytest.approx(30.0)
+    assert _argmax_of_major(packed, phi, psi, phi[0]) == -1
+    assert _decide(rb, x) == naive_rules.decide(rb, list(x)) == fcfs
+    two = R.FuzzyRuleBase(centre[:2], width[:2], rec[:2])
+    assert _decide(two, x) == naive_rules.decide(two, list(x)) == min(easy, fcfs)
+    rec = rec.copy()
+    rec[0, easy] = 5.0  # a clear leader: the major rules decide alone
+    packed = pack(R.FuzzyRuleBase(centre, width, rec))
+    decide(packed, x, phi, psi)
+    assert _argmax_of_major(packed, phi, psi, phi[0]) == easy
+
+
 # ---------------------------------------------------------------------------- features on real traces
 def _recompute(s, k, proc, sd_clip):
     """Plain-Python features just before pass k, from the schedule and the plan alone."""

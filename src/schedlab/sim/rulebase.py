@@ -42,7 +42,9 @@ from .state import (
 )
 
 #: a rule base packed for the compiled loop; ``kind`` 0 = table, 1 = fuzzy
-Packed = namedtuple("Packed", "kind bounds boff table mu inv2s2 logc rec thr dflt")
+Packed = namedtuple("Packed", "kind bounds boff table mu inv2s2 logc rec thr dflt span")
+#: ``mu``/``inv2s2``: centres and 1 / (2 sigma^2), feature by rule (transposed: rules contiguous)
+#: ``span``: largest minus smallest recommendation, 0 included (bounds what a rule adds to Psi)
 SD_JOB, SD_MEAN = 0, 1
 #: exp(-x) is exactly 0.0 in float64 for x > 745.14 (below the least subnormal): rules whose log
 #: activation lies this far below the best one contribute nothing to Eqs. 8-9 and are skipped
@@ -51,19 +53,21 @@ UNDERFLOW = 746.0
 
 def pack(rb) -> Packed:
     """The arrays of a :class:`~schedlab.strategy.rules.TableRuleBase` or ``FuzzyRuleBase``."""
-    f0 = np.zeros((1, R_.N_FEATURES))
+    f0 = np.zeros((R_.N_FEATURES, 1))
     if isinstance(rb, R_.TableRuleBase):
         bounds = np.array([b for part in rb.partitions for b in part], dtype=np.float64)
         boff = np.cumsum([0] + [len(p) for p in rb.partitions]).astype(np.int64)
         return Packed(0, bounds, boff, np.array(rb.table, dtype=np.int64), f0, f0, np.zeros(1),
-                      np.zeros((1, R_.N_STRATEGIES)), -1.0, 0)
+                      np.zeros((1, R_.N_STRATEGIES)), -1.0, 0, 0.0)
     if isinstance(rb, R_.FuzzyRuleBase):
         s = rb.width
         logc = -np.sum(np.log(s * np.sqrt(2 * np.pi)), axis=1)
         thr = -1.0 if rb.threshold is None else float(rb.threshold)
         return Packed(1, np.zeros(0), np.zeros(R_.N_FEATURES + 1, dtype=np.int64), np.zeros(1, dtype=np.int64),
-                      np.array(rb.centre, dtype=np.float64), 1.0 / (2.0 * s * s), logc,
-                      np.array(rb.recommend, dtype=np.float64), thr, int(rb.default or 0))
+                      np.ascontiguousarray(np.asarray(rb.centre, dtype=np.float64).T),
+                      np.ascontiguousarray((1.0 / (2.0 * s * s)).T), logc,
+                      np.array(rb.recommend, dtype=np.float64), thr, int(rb.default or 0),
+                      float(max(np.max(rb.recommend), 0.0) - min(np.min(rb.recommend), 0.0)))
     raise StrategyError(f"not a rule base: {type(rb).__name__}")
 
 
@@ -80,7 +84,51 @@ def strategy_codes(greedy_order_code: int = O_GREEDY) -> tuple[np.ndarray, np.nd
     return d, o
 
 
-@njit
+#: rules whose log activation is at least this far below the best one are "minor": each has a
+#: scaled phi_i below exp(-MAJOR) (6.1e-6)
+MAJOR = 12.0
+
+
+@njit(_nrt=False)  # no reference counting: reads the rule arrays, writes the scratch psi
+def _argmax_of_major(R, phi, psi, best):
+    """Eq. 9's argmax from the major rules alone when the minor ones cannot change it, else -1.
+
+    Psi over the major rules (in rule order, as :func:`decide` sums) differs from Psi over all
+    rules by at most (minor rules) x exp(-MAJOR) x (largest - smallest recommendation, 0
+    included) per strategy, plus rounding (below 1e-12: every scaled phi_i <= 1, |C_ik| <= 5,
+    at most a few hundred terms). When the leader's margin over every other strategy exceeds
+    that bound plus 1e-9, it is the leader of the full sum too, strictly (no tie to break).
+    With no minor rule the sum is the full one, term for term. Skips the exp of every minor
+    rule (most rules of a large base at most events)."""
+    nr = R.logc.shape[0]
+    ns = psi.shape[0]
+    for k in range(ns):
+        psi[k] = 0.0
+    cut = best - MAJOR
+    nminor = 0
+    for i in range(nr):
+        if phi[i] >= cut:
+            e = np.exp(phi[i] - best)
+            for k in range(ns):
+                psi[k] += e * R.rec[i, k]
+        elif phi[i] >= best - UNDERFLOW:
+            nminor += 1
+    arg = 0
+    for k in range(1, ns):
+        if psi[k] > psi[arg]:
+            arg = k
+    if nminor == 0:
+        return arg
+    second = -np.inf
+    for k in range(ns):
+        if k != arg and psi[k] > second:
+            second = psi[k]
+    if psi[arg] - second > nminor * np.exp(-MAJOR) * R.span + 1e-9:
+        return arg
+    return -1
+
+
+@njit(_nrt=False)  # no reference counting: reads the rule arrays, writes the scratch phi / psi
 def decide(R, x, phi, psi):
     """The strategy index for feature vector x.
 
@@ -88,9 +136,10 @@ def decide(R, x, phi, psi):
     Fuzzy (Eqs. 5-9): log phi_i = log prod 1/(sigma sqrt(2 pi)) - sum (x - mu)^2 / (2 sigma^2);
     Psi_k = sum_i phi_i C_ik with phi scaled by its largest entry (same argmax, and kept when
     every phi underflows); argmax, first k on ties; the default strategy when the threshold is
-    on and sum_i phi_i is below it (Section 4.2.2.2). A rule's log phi_i, which only falls as its
-    features are added, stops being computed once it is :data:`UNDERFLOW` below the best so far:
-    its scaled phi_i is then exactly 0.0, as the exp would have returned."""
+    on and sum_i phi_i is below it (Section 4.2.2.2). A rule whose log phi_i is :data:`UNDERFLOW`
+    below the best has a scaled phi_i of exactly 0.0, as the exp would return: its exp is skipped.
+    Without a threshold the argmax is first sought from the rules near the best one
+    (:func:`_argmax_of_major`, the same index whenever it answers); the full sum decides otherwise."""
     if R.kind == 0:
         c = 0
         for w in range(x.shape[0]):
@@ -100,21 +149,23 @@ def decide(R, x, phi, psi):
                     p += 1
             c = c * (R.boff[w + 1] - R.boff[w] + 1) + p
         return R.table[c]
-    nr = R.mu.shape[0]
-    nf = x.shape[0]
+    nr = R.logc.shape[0]
+    for i in range(nr):
+        phi[i] = R.logc[i]
+    for w in range(x.shape[0]):  # feature by feature over all rules: vector instructions, and
+        xw = x[w]  # each rule's sum in the same order as rule by rule (the same bits)
+        for i in range(nr):
+            d = xw - R.mu[w, i]
+            phi[i] -= d * d * R.inv2s2[w, i]
     best = -np.inf
     for i in range(nr):
-        s = R.logc[i]
-        for w in range(nf):
-            d = x[w] - R.mu[i, w]
-            s -= d * d * R.inv2s2[i, w]
-            if s < best - UNDERFLOW:  # only falls further: exp(phi_i - best) is exactly 0
-                s = -np.inf
-                break
-        phi[i] = s
-        if s > best:
-            best = s
+        if phi[i] > best:
+            best = phi[i]
     ns = psi.shape[0]
+    if R.thr < 0.0:  # no threshold: only the argmax matters; try the rules near the best first
+        arg = _argmax_of_major(R, phi, psi, best)
+        if arg >= 0:
+            return arg
     for k in range(ns):
         psi[k] = 0.0
     total = 0.0
@@ -153,7 +204,7 @@ def rules_loop(J, S, G, R, sdisp, sord, sd_mode, ev_t, ev_s, feats, start_pass):
     sdd = 0.0
     nf = 7
     x = np.empty(nf)
-    phi = np.empty(max(R.mu.shape[0], 1))
+    phi = np.empty(max(R.logc.shape[0], 1))
     psi = np.empty(sdisp.shape[0])
     m = S.ctr[M]
     record = feats.shape[1] > 0

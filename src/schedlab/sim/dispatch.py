@@ -323,7 +323,8 @@ def schedule_pass(J, S, G, dispatch, order, now):
 
 @njit(inline="always")
 def _compact(S, started):
-    """Drop the ``started`` (marked) jobs from the waiting queue, keeping the others' order.
+    """Drop the ``started`` (marked) jobs from the waiting queue, keeping the others' order
+    (exactly ``started`` jobs of the queue are marked).
 
     Greedy passes leave their started jobs marked in the queue (``DEAD``); every synced greedy
     heap entry lies before them, so the heaps' sync point moves back by as many.
@@ -337,15 +338,22 @@ def _compact(S, started):
     nq = S.ctr[NQ]
     q, mark = S.i[QUEUE], S.i[MARK]
     k = 0
-    for i in range(nq):
+    i = 0
+    found = 0
+    while i < nq and found < started:  # ``started`` jobs are marked: past the last one, a shift
         j = q[i]
         if mark[j] != 0:
             mark[j] = 0
             S.i[INORD, j] = 0
+            found += 1
         else:
             q[k] = j
             k += 1
-    S.ctr[NQ] = k
+        i += 1
+    gap = i - k
+    for h in range(i, nq):  # no test per job (FCFS starts a prefix of a queue that may hold
+        q[h - gap] = q[h]  # tens of thousands: this loop is most of the compaction)
+    S.ctr[NQ] = nq - gap
 
 
 #: the kernel of each dispatch code (registry order); resolved at import, after the kernels above

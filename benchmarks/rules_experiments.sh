@@ -4,7 +4,7 @@
 # processors and load-calibrated, objective 10*AWRT1 + 4*AWRT2. SDSC95 is not in ../shared/workloads.
 # Every step is a resumable run folder; each runs in slices of at most SLICE seconds under the shared
 # bench lock (SIGTERM checkpoints, the same command resumes). Run from the repository root:
-#   nice -n 19 sh benchmarks/rules_experiments.sh [STEP...]     (steps: iter-CTC symb-CTC iter-KTH ...)
+#   nice -n 19 sh benchmarks/rules_experiments.sh [STEP...]     (steps: iter-CTC symb-CTC iter-KTH ... fig7)
 set -u
 LOCK=${LOCK:-${TMPDIR:-/tmp}/schedlab-bench.lock}
 SLICE=${SLICE:-540}
@@ -33,5 +33,12 @@ for step in $steps; do
   case $step in
     iter-*) sliced schedlab rules iterative "$(trace "$name")" $SETUP --out "$OUT/iterative-$name" ;;
     symb-*) sliced schedlab rules evolve "$(trace "$name")" $SETUP --generations "$GENS" --seed 1 --out "$OUT/symbiotic-$name" ;;
+    fig7)  # Fig. 7: the CTC-trained bases (and EASY) on every workload, then the table and plot
+      mkdir -p "$OUT/fig7"
+      for w in CTC KTH LANL SDSC00 SDSC96; do
+        schedlab compare "$(trace "$w")" --policies "easy,$OUT/symbiotic-CTC/best.json,$OUT/iterative-CTC/best.json" \
+          --scale-to 1024 --calibrate-load --objective "10*AWRT1+4*AWRT2" --csv "$OUT/fig7/$w.csv" || exit 1
+      done
+      python benchmarks/rules_fig7.py "$OUT/fig7" ;;
   esac
 done

@@ -12,6 +12,7 @@ W=../shared/workloads
 OUT=${OUT:-docs/results/rules}
 SETUP="--scale-to 1024 --calibrate-load --objective 10*AWRT1+4*AWRT2 --workers ${WORKERS:-2}"
 GENS=${GENS:-100}
+GREEDY=${GREEDY:-docs/results/ctc1024cal-f2-log/best.json}  # the evolved greedy (f2, ES) on CTC-1024, same objective
 trace() {
   case $1 in
     CTC) echo $W/CTC-SP2-1996-3.1-cln.swf.gz ;; KTH) echo $W/KTH-SP2-1996-2.1-cln.swf.gz ;;
@@ -36,7 +37,7 @@ for step in $steps; do
     fig7)  # Fig. 7: the CTC-trained bases (and EASY) on every workload, then the table and plot
       mkdir -p "$OUT/fig7"
       for w in CTC KTH LANL SDSC00 SDSC96; do
-        schedlab compare "$(trace "$w")" --policies "easy,$OUT/symbiotic-CTC/best.json,$OUT/iterative-CTC/best.json" \
+        schedlab compare "$(trace "$w")" --policies "easy,$OUT/symbiotic-CTC/best.json,$OUT/iterative-CTC/best.json,$GREEDY" \
           --scale-to 1024 --calibrate-load --objective "10*AWRT1+4*AWRT2" --csv "$OUT/fig7/$w.csv" || exit 1
       done
       python benchmarks/rules_fig7.py "$OUT/fig7" ;;

@@ -1,5 +1,6 @@
 """Fig. 7 analogue (genetic-fuzzy-rule-based-scheduling): rule bases trained on CTC applied to the
-other workloads. Reads the ``schedlab compare --csv`` tables that ``rules_experiments.sh fig7``
+other workloads, beside the evolved greedy of greedy-es-sorting-criteria trained on CTC-1024 for
+the same objective. Reads the ``schedlab compare --csv`` tables that ``rules_experiments.sh fig7``
 writes (one per workload: EASY, then the rule bases), prints a markdown table of % improvement over
 EASY (positive = better; U as the difference in points) and draws ``fig7.png`` (f_obj per
 workload and base).
@@ -25,7 +26,9 @@ COLS = ["AWRT", "AWRT1", "AWRT2", "AWRT3", "AWRT4", "AWRT5"]
 def base_name(strategy: str) -> str:
     """'docs/results/rules/symbiotic-CTC/best.json' -> 'symbiotic-CTC'."""
     p = Path(strategy)
-    return p.parent.name if p.suffix == ".json" else strategy
+    if p.suffix != ".json":
+        return strategy
+    return p.parent.name if p.parent.name.startswith(("symbiotic", "iterative")) else f"greedy {p.parent.name}"
 
 
 def main() -> None:

@@ -35,7 +35,7 @@ from . import profile
 from .ops import enqueue, release_finished, start_job  # noqa: F401  (part of this module's contract)
 from .state import (
     PROF_N,
-    CACHE_HEAD, CACHE_VERSION, SEEN, DIRTY, EASY, EST, EST_H, EST_N, ESTEND, EXTRA,
+    BYRANK0, RANK0, CACHE_HEAD, CACHE_VERSION, SEEN, DIRTY, EASY, EST, EST_H, EST_N, ESTEND, EXTRA,
     FCFS, DEAD, GSYNC, FREE, INORD, KEY0, KILL, LASTDISP, LASTORDER, MARK, NLOG, NQ, O_GREEDY, QORDER, QUEUE, RESV, SHADOW, VERSION, WIDTH,
 )
 
@@ -43,17 +43,17 @@ from .state import (
 # ---------------------------------------------------------------------------- queue
 @njit
 def resort_queue(J, S, order):
-    """Re-sort the waiting queue by static order ``order`` (when the order changes per pass)."""
+    """Re-sort the waiting queue by static order ``order`` (when the order changes per pass): by
+    each job's rank in that order (key, then job number; ``Jobs.i[RANK0 + order]``), one integer
+    sort (two stable sorts of float keys cost 5x more on queues of thousands)."""
     nq = S.ctr[NQ]
-    q = S.i[QUEUE, :nq].copy()
-    # ties by job number; numbers sort exactly as float64, so both sorts share one compiled argsort
-    q = q[np.argsort(q.astype(np.float64), kind="mergesort")]
-    k = np.empty(nq, dtype=np.float64)
+    q = S.i[QUEUE]
+    r = np.empty(nq, dtype=np.int64)
     for i in range(nq):
-        k[i] = J.f[KEY0 + order, q[i]]
-    perm = np.argsort(k, kind="mergesort")
+        r[i] = J.i[RANK0 + order, q[i]]
+    r.sort()
     for i in range(nq):
-        S.i[QUEUE, i] = q[perm[i]]
+        q[i] = J.i[BYRANK0 + order, r[i]]
     S.ctr[QORDER] = order
     S.ctr[DIRTY] = 1
 

@@ -110,6 +110,8 @@ LAYOUT: dict[str, tuple[tuple[str, int, str], ...]] = {
     "Jobs.i": (
         ("WIDTH", 1, "processors m_j"),
         ("GROUP", 1, "user group 0..5"),
+        ("RANK0", len(ORDER_CODES), "each job's rank in static order code (key, then job number), at RANK0 + code"),
+        ("BYRANK0", len(ORDER_CODES), "the job of each rank in static order code, at BYRANK0 + code"),
     ),
     "GreedyParams.p": (
         ("C_KIND", 1, "criterion code 1..4"),
@@ -209,6 +211,8 @@ PROC: int
 KEY0: int
 WIDTH: int
 GROUP: int
+RANK0: int
+BYRANK0: int
 C_KIND: int
 C_A: int
 C_B: int
@@ -230,6 +234,11 @@ def make_jobs(submit, est, proc, width, group) -> Jobs:
         f[KEY0 + code] = registry.ORDERS[code].key(width, est, group, np.arange(n))
     i = np.empty((N_JI, n), dtype=np.int64)
     i[WIDTH], i[GROUP] = width, group
+    jobs = np.arange(n)
+    for code in ORDER_CODES.values():  # ranks: a queue re-sorts by one integer per job
+        by_rank = np.lexsort((jobs, f[KEY0 + code]))
+        i[BYRANK0 + code] = by_rank
+        i[RANK0 + code, by_rank] = jobs
     return Jobs(f, i)
 
 

@@ -6,6 +6,11 @@ their ratio. Also the 192-class Table 2 base (standard strategy everywhere) and,
 conservative. Run under the shared lock:
 
     python benchmarks/bench_rules.py ../shared/workloads/CTC-SP2-1996-3.1-cln.swf.gz
+    python benchmarks/bench_rules.py ../shared/workloads/CTC-SP2-1996-3.1-cln.swf.gz \
+        --base docs/results/rules/symbiotic-CTC/best.json       # a trained base beside them
+
+A random base picks strategies at random, conservative among them (its cost is conservative's
+share of the passes); a base whose rules all favour EASY measures the controller itself.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--rules", type=int, default=50)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--base", action="append", default=[], metavar="FILE", help="also time this rule base (JSON)")
     a = ap.parse_args()
     w = TraceOptions(scale_to=a.scale_to, calibrate_load=not a.no_calibrate).load(a.trace)
     m = Machine(w.machine_procs)
@@ -49,6 +55,12 @@ def main() -> None:
     easy_fuzzy = R.FuzzyRuleBase(fuzzy.centre, fuzzy.width, rec)
     rows.append((f"{a.rules}-rule fuzzy base, all favouring EASY", median_time(lambda: simulate_rulebase(w, m, easy_fuzzy),
                                                                              a.repeat)))
+    for path in a.base:
+        rb = R.load_rulebase(path)
+        rows.append((f"{path} ({rb.n_rules if hasattr(rb, 'n_rules') else rb.n_classes} rules)",
+                     median_time(lambda: simulate_rulebase(w, m, rb), a.repeat)))
+        shares = simulate_rulebase(w, m, rb).plan.share()
+        print(f"  {path}: " + ", ".join(f"{k} {100 * v:.0f}%" for k, v in sorted(shares.items(), key=lambda kv: -kv[1])))
     rows.append(("conservative (rigid engine)", median_time(lambda: simulate(w, m, Strategy("conservative")), a.repeat)))
     share = simulate_rulebase(w, m, fuzzy).plan.share()
     print(f"{w.name}: {len(w):,} jobs on {m.procs} processors; median of {a.repeat} runs each (same process)")

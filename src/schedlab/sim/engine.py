@@ -62,7 +62,7 @@ def _segments(workload: Workload, order: Greedy, t0: float, t1: float):
     return wl.time_of_week_segments(workload, t0, t1)
 
 
-def prepare(workload: Workload, machine: Machine, strategy: Strategy, *, kill: bool = True):
+def prepare(workload: Workload, machine: Machine, strategy: Strategy, *, kill: bool = True, ranks: bool = False):
     """The engine bundles for a run: (J, S, G, dispatch code, order code, perm).
 
     Jobs in submit order (``perm`` maps them back to the trace); the queue starts sorted by the
@@ -70,7 +70,8 @@ def prepare(workload: Workload, machine: Machine, strategy: Strategy, *, kill: b
     time-of-week segments (None for a static order: the engine is then compiled without
     the greedy kernels). A loop that switches rule or order from pass to pass (a rule base)
     starts from these and passes other codes to ``schedule_pass``; if one of them may be the
-    greedy order, it prepares with a greedy strategy so that ``G`` is not None.
+    greedy order, it prepares with a greedy strategy so that ``G`` is not None; ``ranks`` (for
+    loops that switch orders on long queues) as in :func:`~schedlab.sim.state.make_jobs`.
     """
     n = len(workload)
     perm = np.argsort(workload.submit, kind="stable")
@@ -78,7 +79,7 @@ def prepare(workload: Workload, machine: Machine, strategy: Strategy, *, kill: b
     est = workload.estimate[perm]
     runtime = workload.runtime[perm]
     proc = np.minimum(runtime, est) if kill else runtime
-    J = make_jobs(submit, est, proc, workload.procs[perm], workload.group[perm])
+    J = make_jobs(submit, est, proc, workload.procs[perm], workload.group[perm], ranks=ranks)
     dispatch = DISPATCH_CODES[strategy.dispatch]
     if isinstance(strategy.order, Greedy):
         order = O_GREEDY

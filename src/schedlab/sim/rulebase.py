@@ -309,7 +309,7 @@ def simulate_rulebase(workload: Workload, machine: Machine | int, rulebase, *, k
     check_workload(workload, machine)
     n = len(workload)
     packed = pack(rulebase)
-    J, S, G, _d, _o, perm = prepare(workload, machine, Strategy("fcfs", rulebase.greedy), kill=kill)
+    J, S, G, _d, _o, perm = prepare(workload, machine, Strategy("fcfs", rulebase.greedy), kill=kill, ranks=True)
     sdisp, sord = strategy_codes()
     cap = 2 * n + 2
     ev_t = np.empty(cap)

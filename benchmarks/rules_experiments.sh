@@ -3,7 +3,10 @@
 # rule bases on CTC, KTH, LANL, SDSC-SP2 (SDSC00) and SDSC-Par-1996 (SDSC96), each scaled to 1024
 # processors and load-calibrated, objective 10*AWRT1 + 4*AWRT2. SDSC95 is not in ../shared/workloads.
 # Every step is a resumable run folder; each runs in slices of at most SLICE seconds under the shared
-# bench lock (SIGTERM checkpoints, the same command resumes). Run from the repository root:
+# bench lock (SIGTERM checkpoints, the same command resumes). A SIGTERM to the run alone only ends
+# its slice (the script resumes it); to stop everything, signal the script's process group:
+# kill -TERM -- -PGID (setsid sh benchmarks/rules_experiments.sh ... makes it a group of its own).
+# Run from the repository root:
 #   nice -n 19 sh benchmarks/rules_experiments.sh [STEP...]     (steps: iter-CTC symb-CTC iter-KTH ... fig7)
 set -u
 LOCK=${LOCK:-${TMPDIR:-/tmp}/schedlab-bench.lock}

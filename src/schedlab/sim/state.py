@@ -46,6 +46,7 @@ ORDER_CODES = {o.name: code for code, o in enumerate(registry.ORDERS) if o.key i
 # greedy criterion codes
 CRITERION_CODES = {"f1": 1, "f2": 2, "f3": 3, "f4": 4}
 N_GROUPS = 5  # user groups with their own greedy parameters (greedy-es-sorting-criteria Table II)
+N_SEEN = 16  # reservations conservative remembers within a pass to bound later searches (Site.x[SEEN])
 
 # ---------------------------------------------------------------------------- the layout, declared once
 #: every slot of every bundle: (name, width, meaning); indices are derived below, in this order
@@ -76,7 +77,7 @@ LAYOUT: dict[str, tuple[tuple[str, int, str], ...]] = {
     "Site.x": (
         ("SHADOW", 1, "EASY: cached head reservation time"),
         ("EXTRA", 1, "EASY: processors the cached reservation leaves spare"),
-        ("SEEN", 48, "conservative: the last 16 reservations of the pass, width / length / start"),
+        ("SEEN", 3 * N_SEEN, "conservative: the last N_SEEN reservations of the pass, widths / lengths / starts"),
     ),
     "Site.i": (
         ("QUEUE", 1, "waiting jobs sorted by the static order ctr[QORDER]"),
@@ -235,14 +236,14 @@ def make_jobs(submit, est, proc, width, group, *, ranks: bool = False) -> Jobs:
     f = np.empty((N_JF, n), dtype=np.float64)
     f[SUBMIT], f[EST], f[PROC] = submit, est, proc
     width, est, group = np.asarray(width), np.asarray(est), np.asarray(group)
+    jobs = np.arange(n)
     for name, code in ORDER_CODES.items():  # each static order's key (registry rows)
-        f[KEY0 + code] = registry.ORDERS[code].key(width, est, group, np.arange(n))
+        f[KEY0 + code] = registry.ORDERS[code].key(width, est, group, jobs)
     i = np.empty((N_JI, n), dtype=np.int64)
     i[WIDTH], i[GROUP] = width, group
     i[RANK0:RANK0 + len(ORDER_CODES)] = -1
     i[BYRANK0:BYRANK0 + len(ORDER_CODES)] = -1
     if ranks:
-        jobs = np.arange(n)
         for code in ORDER_CODES.values():  # a queue re-sorts by one integer per job
             by_rank = np.lexsort((jobs, f[KEY0 + code]))
             i[BYRANK0 + code] = by_rank

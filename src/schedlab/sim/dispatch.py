@@ -169,7 +169,7 @@ _NSEEN = N_SEEN  # reservations remembered by _reserve_from to bound later searc
 _SEEN_FROM = 96
 
 
-@njit
+@njit(_nrt=False)  # no reference counting: works on borrowed arrays, allocates nothing
 def _reserve_from(J, S, view, first, now):
     """Reserve ``view[first:]`` in queue order on the profile, stopping as soon as no job left
     can start at ``now``; returns the position reached (jobs from there on stay unreserved).
@@ -221,7 +221,7 @@ def _reserve_from(J, S, view, first, now):
     return i
 
 
-@njit
+@njit(_nrt=False)  # no reference counting: works on borrowed arrays, allocates nothing
 def conservative_pass(J, S, view, now):
     """Conservative backfilling: every waiting job, in queue order, holds a reservation at its
     earliest start that delays no earlier one; jobs reserved at ``now`` start.

@@ -31,17 +31,18 @@ from numba.core.errors import NumbaExperimentalFeatureWarning
 from .._config import njit
 from ..strategy import registry
 from .greedy import greedy_fcfs_pass, greedy_view
+from .sort import sort_jobs
 from . import profile
 from .ops import enqueue, release_finished, start_job  # noqa: F401  (part of this module's contract)
 from .state import (
     PROF_N,
-    BYRANK0, RANK0, CACHE_HEAD, CACHE_VERSION, N_SEEN, SEEN, DIRTY, EASY, EST, EST_H, EST_N, ESTEND, EXTRA,
-    FCFS, DEAD, GSYNC, FREE, INORD, KEY0, KILL, LASTDISP, LASTORDER, MARK, NLOG, NQ, O_GREEDY, QORDER, QUEUE, RESV, SHADOW, VERSION, WIDTH,
+    AUX_H, AUX_P, BYRANK0, RANK0, CACHE_HEAD, CACHE_VERSION, N_SEEN, SEEN, DIRTY, EASY, EST, EST_H, EST_N, ESTEND, EXTRA,
+    FCFS, DEAD, GSYNC, FREE, INORD, KEY0, KILL, ORDERED, LASTDISP, LASTORDER, MARK, NLOG, NQ, O_GREEDY, QORDER, QUEUE, RESV, SHADOW, VERSION, WIDTH,
 )
 
 
 # ---------------------------------------------------------------------------- queue
-@njit
+@njit(_nrt=False)  # no reference counting: sorts in place, in scratch rows (allocates nothing)
 def resort_queue(J, S, order):
     """Re-sort the waiting queue by static order ``order`` (when the order changes per pass), key
     then job number: by each job's integer rank in that order when the bundle has them
@@ -50,22 +51,15 @@ def resort_queue(J, S, order):
     nq = S.ctr[NQ]
     q = S.i[QUEUE]
     if nq > 0 and J.i[RANK0 + order, 0] >= 0:
-        r = np.empty(nq, dtype=np.int64)
+        r = S.i[AUX_H]
         for i in range(nq):
             r[i] = J.i[RANK0 + order, q[i]]
-        r.sort()
+        sort_jobs(r, nq, None, None, 1.0, S.i[AUX_P])
         for i in range(nq):
             q[i] = J.i[BYRANK0 + order, r[i]]
     else:
-        qs = q[:nq].copy()
-        # ties by job number; numbers sort exactly as float64, so both sorts share one compiled argsort
-        qs = qs[np.argsort(qs.astype(np.float64), kind="mergesort")]
-        k = np.empty(nq, dtype=np.float64)
-        for i in range(nq):
-            k[i] = J.f[KEY0 + order, qs[i]]
-        perm = np.argsort(k, kind="mergesort")
-        for i in range(nq):
-            q[i] = qs[perm[i]]
+        key = J.f[KEY0 + order]
+        sort_jobs(q, nq, key, key, 1.0, S.i[AUX_P])
     S.ctr[QORDER] = order
     S.ctr[DIRTY] = 1
 
@@ -324,7 +318,8 @@ def schedule_pass(J, S, G, dispatch, order, now):
     if G is not None and order == O_GREEDY:
         if ctr[QORDER] != 0:
             resort_queue(J, S, 0)
-        view = greedy_view(J, S, G, now)
+        greedy_view(J, S, G, now)
+        view = S.i[ORDERED, :nq]
         ctr[DIRTY] = 1
     elif ctr[QORDER] != order:
         resort_queue(J, S, order)

@@ -27,9 +27,10 @@ import numpy as np
 
 from .._config import njit
 from .heap import heap_pop, heap_push
+from .sort import sort_jobs
 from .running import start_job
 from .state import (
-    C_A, C_B, C_K, C_KIND, C_W, EST, FREE, GCLASS, GH0, GN0, GPOS, GROUP, GSYNC, INORD, MARK, NBETA, NORD, NQ, ORDERED,
+    AUX_P, C_A, C_B, C_K, C_KIND, C_W, EST, FREE, GCLASS, GH0, GN0, GPOS, GROUP, GSYNC, INORD, MARK, NBETA, NORD, NQ, ORDERED,
     QUEUE, SEG, SUBMIT, VALS, WIDTH,
 )
 
@@ -73,9 +74,11 @@ def current_class(S, G, now):
     return G.seg_c[seg]
 
 
-@njit
+@njit(_nrt=False)  # no reference counting: borrowed arrays, sorts in place (allocates nothing)
 def greedy_view(J, S, G, now):
-    """The waiting queue sorted by decreasing criterion value at ``now`` (ties: beta, submit order).
+    """Sort the waiting queue by decreasing criterion value at ``now`` (ties: beta, submit order)
+    into ``S.i[ORDERED, :nq]`` (returned as a slice by the caller: a kernel compiled without
+    reference counting may not return a new view).
 
     Starts from the last pass's order (waiting jobs only, new arrivals appended) and insertion-
     sorts it: between passes few pairs change places (none for f2), so this is ~linear.
@@ -114,19 +117,8 @@ def greedy_view(J, S, G, now):
         view[h + 1] = j
         shifts += i - 1 - h
         if shifts > 16 * nq + 256:  # far from sorted (e.g. a new time-of-week class): sort outright
-            part = view[:nq].copy()
-            part = part[np.argsort(part, kind="mergesort")]  # job number last
-            tmp = np.empty(nq)
-            for h in range(nq):
-                tmp[h] = -beta[part[h]]
-            part = part[np.argsort(tmp, kind="mergesort")]  # then beta
-            for h in range(nq):
-                tmp[h] = -val[part[h]]
-            part = part[np.argsort(tmp, kind="mergesort")]  # value first
-            for h in range(nq):
-                view[h] = part[h]
+            sort_jobs(view, nq, val, beta, -1.0, SI[AUX_P])  # value, then beta, decreasing; then job
             break
-    return view[:nq]
 
 
 # ---------------------------------------------------------------------------- fast FCFS path

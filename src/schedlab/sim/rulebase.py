@@ -186,26 +186,24 @@ def decide(R, x, phi, psi):
     return arg
 
 
-@njit
-def rules_loop(J, S, G, R, sdisp, sord, sd_mode, ev_t, ev_s, feats, start_pass):
+@njit(_nrt=False)  # no reference counting: its scratch arrays come from the caller (allocates nothing)
+def rules_loop(J, S, G, R, sdisp, sord, sd_mode, ev_t, ev_s, feats, start_pass, aux, rcg, x, phi, psi):
     """The event loop; returns the number of passes (their times and strategies in ev_t/ev_s,
     their features in ``feats[:, k]`` when ``feats`` has columns; ``start_pass[j]`` = the pass
     that started job j).
 
     Bookkeeping for the deltas: the jobs a pass started are the engine's start log
     (``S.i[STARTLOG, :S.ctr[NLOG]]``); the running jobs are a second finish heap (rows of
-    ``aux``, keyed by the site's FINISH row), popped as they end."""
+    ``aux``, (2, n) filled with -1, keyed by the site's FINISH row), popped as they end.
+    Scratch from the caller: ``rcg`` (6 zeros: waiting \\bar p m per user group 0..5), ``x``
+    (the 7 features), ``phi`` (one per rule, at least 1) and ``psi`` (one per strategy).
+    Compiled without numba's reference counting, as :func:`schedlab.sim.loop.site_loop`."""
     submit = J.f[SUBMIT]
     n = submit.shape[0]
-    aux = np.full((2, n), -1, dtype=np.int64)  # running jobs: heap rows (0: heap, 1: slot)
     nrun = 0
-    rcg = np.zeros(6)  # waiting \bar p m per user group 0..5
     sdn = 0.0
     sdd = 0.0
-    nf = 7
-    x = np.empty(nf)
-    phi = np.empty(max(R.logc.shape[0], 1))
-    psi = np.empty(sdisp.shape[0])
+    nf = x.shape[0]
     m = S.ctr[M]
     record = feats.shape[1] > 0
     k = 0
@@ -316,7 +314,9 @@ def simulate_rulebase(workload: Workload, machine: Machine | int, rulebase, *, k
     ev_s = np.empty(cap, dtype=np.int64)
     feats = np.empty((R_.N_FEATURES, cap if record_features else 0))
     sp = np.full(n, -1, dtype=np.int64)
-    k = rules_loop(J, S, G, packed, sdisp, sord, SD_MODES[sd_clip], ev_t, ev_s, feats, sp) if n else 0
+    scratch = (np.full((2, n), -1, dtype=np.int64), np.zeros(6), np.empty(R_.N_FEATURES),
+               np.empty(max(packed.logc.shape[0], 1)), np.empty(sdisp.shape[0]))
+    k = rules_loop(J, S, G, packed, sdisp, sord, SD_MODES[sd_clip], ev_t, ev_s, feats, sp, *scratch) if n else 0
     start = np.empty(n)
     finish = np.empty(n)
     start[perm] = S.f[START]

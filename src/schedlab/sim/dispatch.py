@@ -46,9 +46,11 @@ from .state import (
 def resort_queue(J, S, order):
     """Re-sort the waiting queue by static order ``order`` (when the order changes per pass), key
     then job number: by each job's integer rank in that order when the bundle has them
-    (``make_jobs(ranks=True)``: a sort of contiguous integers; against the two stable float
-    argsorts the key path then made, rule bases trained on CTC-1024 ran 12-14 % faster), else by
-    the keys. Both sort in place in scratch rows (:func:`schedlab.sim.sort.sort_jobs`)."""
+    (``make_jobs(ranks=True)``: a sort of contiguous integers), else by the keys (a sort that
+    reads each job's key). Both sort in place in scratch rows (:func:`schedlab.sim.sort.sort_jobs`)
+    and give the same order; ranks are the faster path on switching loops (median of 3, CTC-1024:
+    the trained iterative-CTC base, 15,000 order switches, 3.37 s with ranks against 4.16 s by
+    keys; symbiotic-CTC 2.54 s against 2.62 s)."""
     nq = S.ctr[NQ]
     q = S.i[QUEUE]
     if nq > 0 and J.i[RANK0 + order, 0] >= 0:

@@ -97,6 +97,46 @@ def test_controller_matches_the_plain_reference_on_large_bases(seed, nr, spread,
         assert _decide(rb, x) == naive_rules.decide(rb, list(x))
 
 
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**31), nr=st.integers(1, 8), levels=st.sampled_from([R.LEVELS, (0.0, 1.0), (0.0, 5.0)]),
+       lead=st.sampled_from([None, 0, 4, 12]))
+def test_a_fuzzy_base_picks_only_strategies_it_calls_selectable(seed, nr, levels, lead):
+    """schedlab.sim.rulebase.selectable (the strategies whose queue orders get ranks) must contain
+    every strategy the controller picks, at many feature vectors, on bases whose columns often
+    dominate each other (few levels, or one strategy lifted in every rule); a dominated strategy
+    is left out, so the test also sees the set shrink."""
+    from schedlab.sim.rulebase import selectable
+
+    rng = np.random.default_rng(seed)
+    centre = np.round(rng.uniform(0, 100, (nr, R.N_FEATURES)), 2)
+    width = np.round(rng.uniform(0.5, 60, (nr, R.N_FEATURES)), 3)
+    rec = rng.choice(levels, (nr, R.N_STRATEGIES))
+    if lead is not None:
+        rec[:, lead] = 5.0
+    rb = R.FuzzyRuleBase(centre, width, rec)
+    keep = set(selectable(rb))
+    for x in np.round(rng.uniform(0, 100, (40, R.N_FEATURES)), 2):
+        assert _decide(rb, x) in keep
+    if lead is not None and np.max(levels) < 5.0:  # one strategy above all others in every rule
+        assert keep == {lead}
+
+
+def test_selectable_strategies_of_a_table_and_of_an_all_easy_base():
+    """A table picks what it lists; a fuzzy base favouring EASY in every rule picks only EASY
+    (its loop then ranks the queue by the submit order alone)."""
+    from schedlab.sim.rulebase import selectable
+
+    table = R.TableRuleBase()
+    easy, fcfs = R.strategy_index("easy/submit"), R.strategy_index("fcfs/submit")
+    assert selectable(R.TableRuleBase(table.partitions, (easy, fcfs) * (table.n_classes // 2))) == sorted({easy, fcfs})
+    rec = np.zeros((3, R.N_STRATEGIES))
+    rec[:, easy] = 5.0
+    rb = R.FuzzyRuleBase(np.full((3, R.N_FEATURES), 50.0), np.full((3, R.N_FEATURES), 10.0), rec)
+    assert selectable(rb) == [easy]
+    with_default = R.FuzzyRuleBase(rb.centre, rb.width, rec, 1e-3, fcfs)
+    assert selectable(with_default) == sorted({easy, fcfs})
+
+
 def test_controller_leaves_a_tie_to_the_minor_rules():
     """Two major rules tie between EASY and FCFS; a rule about 30 (log units) below them favours
     FCFS: the major rules alone cannot decide (the shortcut answers -1) and the full sum picks

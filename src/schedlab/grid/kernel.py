@@ -52,8 +52,8 @@ import numpy as np
 from .._config import njit
 from ..sim.dispatch import head_reservation, schedule_pass
 from ..sim.engine import site_loop
-from ..sim.ops import append, enqueue, next_finish, release_finished, remove, start_now, waiting
-from ..sim.state import EASY, EST, FREE, O_GREEDY, O_SUBMIT, PROC, QUEUE, START, SUBMIT, WIDTH, make_jobs, new_site
+from ..sim.ops import append, enqueue, next_finish, queue, release_finished, remove, start_now, waiting
+from ..sim.state import EASY, EST, FREE, O_GREEDY, O_SUBMIT, PROC, START, SUBMIT, WIDTH, make_jobs, new_site
 
 NONE, POOL, RQ = 0, 1, 2
 EXCHANGES: dict[str, int] = {"none": NONE, "pool": POOL, "rq": RQ}
@@ -115,7 +115,7 @@ def _pool_round(J, sites, G, rules, orders, origin, pool, plen, first, last, now
         shadow = np.inf
         extra = 0
         if blocked:  # the head of the queue as the last pass left it (passes compact the queue)
-            shadow, extra = head_reservation(J, S, _width(J, S.i[QUEUE, 0]), now)
+            shadow, extra = head_reservation(J, S, _width(J, queue(S)[0]), now)
         keep = 0
         for idx in range(plen):
             j = pool[idx]
@@ -154,7 +154,7 @@ def _request(J, sites, k, now, startable, changed, robbed):
     shadow = np.inf
     extra = 0
     if blocked:
-        shadow, extra = head_reservation(J, S, _width(J, S.i[QUEUE, 0]), now)
+        shadow, extra = head_reservation(J, S, _width(J, queue(S)[0]), now)
     moved = False
     for other in range(K):
         if other == k:
@@ -162,7 +162,7 @@ def _request(J, sites, k, now, startable, changed, robbed):
         R = sites[other]
         i = 0
         while i < waiting(R) and budget > 0:  # R's queue in order (a pass with a static order leaves it compact)
-            j = R.i[QUEUE, i]
+            j = queue(R)[i]
             w = _width(J, j)
             ok = w <= budget
             if ok and blocked and now + _est(J, j) > shadow:

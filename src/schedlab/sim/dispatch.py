@@ -33,11 +33,11 @@ from ..strategy import registry
 from .greedy import greedy_fcfs_pass, greedy_view
 from .sort import sort_jobs
 from . import profile
-from .ops import enqueue, release_finished, start_job  # noqa: F401  (part of this module's contract)
+from .ops import enqueue, queue, release_finished, start_job  # noqa: F401  (part of this module's contract)
 from .state import (
     PROF_N,
     AUX_H, AUX_P, BYRANK0, RANK0, CACHE_HEAD, CACHE_VERSION, N_SEEN, SEEN, DIRTY, EASY, EST, EST_H, EST_N, ESTEND, EXTRA,
-    FCFS, DEAD, GSYNC, FREE, INORD, KEY0, KILL, ORDERED, LASTDISP, LASTORDER, MARK, NLOG, NQ, O_GREEDY, QORDER, QUEUE, RESV, SHADOW, VERSION, WIDTH,
+    FCFS, DEAD, GSYNC, FREE, INORD, KEY0, KILL, ORDERED, LASTDISP, LASTORDER, MARK, NLOG, NQ, O_GREEDY, QHEAD, QORDER, RESV, SHADOW, VERSION, WIDTH,
 )
 
 
@@ -52,7 +52,7 @@ def resort_queue(J, S, order):
     the trained iterative-CTC base, 15,000 order switches, 3.37 s with ranks against 4.16 s by
     keys; symbiotic-CTC 2.54 s against 2.62 s)."""
     nq = S.ctr[NQ]
-    q = S.i[QUEUE]
+    q = queue(S)
     if nq > 0 and J.i[RANK0 + order, 0] >= 0:
         r = S.i[AUX_H]
         for i in range(nq):
@@ -317,7 +317,7 @@ def schedule_pass(J, S, G, dispatch, order, now):
     _compact(S, ctr[DEAD])  # what a greedy pass left behind
     nq = ctr[NQ]
     ctr[GSYNC] = -1  # the greedy heaps miss what this pass changes
-    view = S.i[QUEUE, :nq]
+    view = queue(S)
     if G is not None and order == O_GREEDY:
         if ctr[QORDER] != 0:
             resort_queue(J, S, 0)
@@ -345,24 +345,38 @@ def _compact(S, started):
         if S.ctr[GSYNC] >= 0:
             S.ctr[GSYNC] -= S.ctr[DEAD]
         S.ctr[DEAD] = 0
-    nq = S.ctr[NQ]
-    q, mark = S.i[QUEUE], S.i[MARK]
-    k = 0
+    q, mark = queue(S), S.i[MARK]
+    nq = q.shape[0]
     i = 0
     found = 0
-    while i < nq and found < started:  # ``started`` jobs are marked: past the last one, a shift
-        j = q[i]
-        if mark[j] != 0:
-            mark[j] = 0
-            S.i[INORD, j] = 0
+    while i < nq and found < started:  # ``started`` jobs are marked: find the last one
+        if mark[q[i]] != 0:
             found += 1
-        else:
-            q[k] = j
-            k += 1
         i += 1
-    gap = i - k
-    for h in range(i, nq):  # no test per job (FCFS starts a prefix of a queue that may hold
-        q[h - gap] = q[h]  # tens of thousands: this loop is most of the compaction)
+    gap = found  # q[:i] holds i - gap waiting jobs among the started ones
+    if i - gap < nq - i:  # fewer waiting jobs before the last started one than after it: they
+        k = i  # move to the end of q[:i] and the head moves past the started ones (FCFS starts
+        for h in range(i - 1, -1, -1):  # a prefix: nothing shifts)
+            j = q[h]
+            if mark[j] != 0:
+                mark[j] = 0
+                S.i[INORD, j] = 0
+            else:
+                k -= 1
+                q[k] = j
+        S.ctr[QHEAD] += gap
+    else:
+        k = 0
+        for h in range(i):
+            j = q[h]
+            if mark[j] != 0:
+                mark[j] = 0
+                S.i[INORD, j] = 0
+            else:
+                q[k] = j
+                k += 1
+        for h in range(i, nq):  # no test per job
+            q[h - gap] = q[h]
     S.ctr[NQ] = nq - gap
 
 

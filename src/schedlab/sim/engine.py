@@ -62,7 +62,7 @@ def _segments(workload: Workload, order: Greedy, t0: float, t1: float):
     return wl.time_of_week_segments(workload, t0, t1)
 
 
-def prepare(workload: Workload, machine: Machine, strategy: Strategy, *, kill: bool = True, ranks: bool = False):
+def prepare(workload: Workload, machine: Machine, strategy: Strategy, *, kill: bool = True, ranks=False):
     """The engine bundles for a run: (J, S, G, dispatch code, order code, perm).
 
     Jobs in submit order (``perm`` maps them back to the trace); the queue starts sorted by the

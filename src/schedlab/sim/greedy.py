@@ -28,10 +28,11 @@ import numpy as np
 from .._config import njit
 from .heap import heap_pop, heap_push
 from .sort import sort_jobs
+from .ops import queue
 from .running import start_job
 from .state import (
     AUX_P, C_A, C_B, C_K, C_KIND, C_W, EST, FREE, GCLASS, GH0, GN0, GPOS, GROUP, GSYNC, INORD, MARK, NBETA, NORD, NQ, ORDERED,
-    QUEUE, SEG, SUBMIT, VALS, WIDTH,
+    SEG, SUBMIT, VALS, WIDTH,
 )
 
 
@@ -93,7 +94,7 @@ def greedy_view(J, S, G, now):
         if SI[INORD, j] == 1:
             view[k] = j
             k += 1
-    q = SI[QUEUE]
+    q = queue(S)
     for i in range(nq):  # new arrivals, in submit order
         j = q[i]
         if SI[INORD, j] == 0:
@@ -127,7 +128,7 @@ def _sync_heaps(J, S, G, c):
     """Bring the group heaps up to date with the queue: rebuild, or push the new arrivals."""
     ctr, SI, SF = S.ctr, S.i, S.f
     nq = ctr[NQ]
-    q = SI[QUEUE]
+    q = queue(S)
     first = ctr[GSYNC]
     if first < 0 or ctr[GCLASS] != c:
         for g in range(5):
@@ -168,8 +169,9 @@ def _best_by_scan(J, S, G, c, now):
     SI = S.i
     best = -1
     bv, bb = 0.0, 0.0
-    for i in range(S.ctr[NQ]):
-        j = SI[QUEUE, i]
+    q = queue(S)
+    for i in range(q.shape[0]):
+        j = q[i]
         if SI[MARK, j] != 0:
             continue
         al, be = greedy_coeffs(J, G, c, j)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from .._config import njit
 from .heap import heap_pop, heap_push, sorted_insert, sorted_remove
 from .state import (
-    DIRTY, EST, EST_H, EST_N, ESTEND, FIN_H, FIN_N, FIN_P, FINISH, FREE, MARK, NLOG, PROC, START, STARTLOG, VERSION, WIDTH,
+    DIRTY, ENDLOG, EST, EST_H, EST_N, ESTEND, FIN_H, FIN_N, FIN_P, FINISH, FREE, MARK, NLOG, PROC, START, STARTLOG, VERSION, WIDTH,
 )
 
 
@@ -31,7 +31,8 @@ def start_job(JF, JI, ctr, SI, SF, j, now):
 
 @njit(inline="always")
 def release_finished(J, S, now):
-    """End every running job whose finish is <= now; returns how many ended."""
+    """End every running job whose finish is <= now; returns how many ended, listed in
+    ``S.i[ENDLOG, :count]`` in the order they ended (finish time, then job number)."""
     ctr, SI, SF = S.ctr, S.i, S.f
     count = 0
     while ctr[FIN_N] > 0 and SF[FINISH, SI[FIN_H, 0]] <= now:
@@ -42,5 +43,6 @@ def release_finished(J, S, now):
         ctr[VERSION] += 1
         if SF[FINISH, j] != SF[ESTEND, j]:
             ctr[DIRTY] = 1  # ended before its estimate: reservations change
+        SI[ENDLOG, count] = j
         count += 1
     return count

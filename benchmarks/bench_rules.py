@@ -10,7 +10,11 @@ conservative. Run under the shared lock:
         --base docs/results/rules/symbiotic-CTC/best.json       # a trained base beside them
 
 A random base picks strategies at random, conservative among them (its cost is conservative's
-share of the passes); a base whose rules all favour EASY measures the controller itself.
+share of the passes); a base whose rules all favour EASY measures the controller itself. The
+issue's "50-rule base within 2x of one EASY simulation" is read on that last row: the same
+strategy as the EASY row, so the ratio is what the rules, the features and the per-pass
+switching cost. A base that picks conservative pays conservative's own cost (10x EASY here)
+whatever the controller does, and a trained base pays for the queues its strategies build.
 """
 
 from __future__ import annotations

@@ -8,7 +8,17 @@ Read a real trace, simulate a strategy, score the schedule against an owner's ob
     compute_metrics(s)["AWRT"]
 """
 
-from .errors import SchedlabError, SWFError
+import os as _os
+
+# numpy's OpenBLAS keeps its threads spinning for 2^28 cycles after every call before they sleep.
+# A simulation's metrics call np.dot a few times, so beside the process-pool workers of a run
+# those spinning threads took 16 % of the CPU (perf, symbiotic CTC-1024 run, 2 workers on 2
+# cores), and each call burned ~27 ms of a core. 2^4 cycles instead: the same threads split the
+# same sums (the same bits), then sleep. Takes effect only when numpy is not imported yet: the
+# CLI and the workers it starts (tests/test_blas_spin.py).
+_os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
+
+from .errors import SchedlabError, SWFError  # noqa: E402  (after the OpenBLAS setting)
 from .metrics import Objective, compute_metrics
 from .sim import Machine, Schedule, simulate
 from .strategy import Criterion, Greedy, Strategy

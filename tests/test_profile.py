@@ -55,10 +55,9 @@ class Plain:
         self.steps = [[now, self.free_at(now)]] + keep
 
 
-@settings(max_examples=60)
-@given(data=st.data(), m=st.integers(1, 40), n0=st.integers(1, 150))
-def test_profile_matches_a_plain_list(data, m, n0):
-    # start: free counts rising to m at increasing times (the running jobs' estimated ends)
+def _random_profile(data, m, n0):
+    """A site whose profile has free counts rising to m at increasing times (the running jobs'
+    estimated ends), and the same profile as a plain list."""
     times = np.cumsum(np.array(data.draw(st.lists(st.integers(1, 5), min_size=n0, max_size=n0)), dtype=float))
     free = np.sort(np.array(data.draw(st.lists(st.integers(0, m), min_size=n0, max_size=n0))))
     free[-1] = m
@@ -66,6 +65,13 @@ def test_profile_matches_a_plain_list(data, m, n0):
     S = new_site(800, m, True)
     _load(S, times, free.astype(np.int64))
     plain = Plain(times, free)
+    return S, plain
+
+
+@settings(max_examples=60)
+@given(data=st.data(), m=st.integers(1, 40), n0=st.integers(1, 150))
+def test_profile_matches_a_plain_list(data, m, n0):
+    S, plain = _random_profile(data, m, n0)
     now = 0.0
     booked = []
     for _ in range(data.draw(st.integers(1, 300))):
@@ -93,3 +99,35 @@ def test_profile_matches_a_plain_list(data, m, n0):
         np.testing.assert_array_equal(t, [x for x, _ in plain.steps])
         np.testing.assert_array_equal(f, [y for _, y in plain.steps])
         assert profile.free_now(S) == plain.steps[0][1]
+
+
+@settings(max_examples=60)
+@given(data=st.data(), m=st.integers(1, 40), n0=st.integers(1, 150))
+def test_staircase_answers_like_a_walk_across_bookings(data, m, n0):
+    """The lazily scanned running minimum (profile._stair), cut back after each booking
+    (_stair_cut) as conservative's reservation loop does, answers "do w processors fit during
+    [now, now + d)?" exactly as the plain list, whatever was asked and booked before."""
+    S, plain = _random_profile(data, m, n0)
+    nl = sc = 0
+    asked = 0
+    for _ in range(data.draw(st.integers(1, 200))):
+        w, d = data.draw(st.integers(1, m)), float(data.draw(st.integers(1, 60)))
+        if data.draw(st.booleans()):
+            ok, nl, sc = profile._stair(S.prof_t, S.prof_f, S.ctr[PROF_N], nl, sc, w, d)
+            assert ok == plain.fits(0.0, d, w)
+            asked += 1
+        else:
+            s = profile._reserve(S.ctr, S.prof_t, S.prof_f, w, d)
+            assert s == plain.earliest(w, d)
+            plain.add(s, s + d, -w)
+            nl, sc = profile._stair_cut(S.prof_t, S.ctr[PROF_N], nl, sc, s)
+        # the levels built so far are the running minimum of the steps scanned
+        t, f = _steps(S)
+        base = S.prof_t.shape[0] // 2
+        assert sc <= len(t) and nl <= sc
+        if sc:
+            run = np.minimum.accumulate(f[:sc])
+            drops = np.r_[True, run[1:] < run[:-1]]
+            assert nl == drops.sum()
+            np.testing.assert_array_equal(S.prof_t[base:base + nl], t[:sc][drops])
+            np.testing.assert_array_equal(S.prof_f[base:base + nl], run[drops])

@@ -166,6 +166,20 @@ _NSEEN = N_SEEN  # reservations remembered by _reserve_from to bound later searc
 _SEEN_FROM = 96
 
 
+@njit(inline="always")
+def _back_to_fit(JF, JI, view, lo, last, pt, pf, p, nl, sc, now):
+    """From ``view[last]`` back to ``view[lo]``: the position of the last job that fits now on the
+    profile (``lo - 1`` if none), with the staircase state (``nl``, ``sc``) it leaves."""
+    while last >= lo:
+        k = view[last]
+        if JI[WIDTH, k] <= pf[0]:
+            ok, nl, sc = profile._stair(pt, pf, p, nl, sc, JI[WIDTH, k], now + JF[EST, k])
+            if ok:
+                break
+        last -= 1
+    return last, nl, sc
+
+
 @njit(_nrt=False)  # no reference counting: works on borrowed arrays, allocates nothing
 def _reserve_from(J, S, view, first, now):
     """Reserve ``view[first:]`` in queue order on the profile, stopping as soon as no job left
@@ -179,17 +193,8 @@ def _reserve_from(J, S, view, first, now):
     JF, JI, SF = J.f, J.i, S.f
     ctr, pt, pf = S.ctr, S.prof_t, S.prof_f  # once: taking arrays out of a bundle costs refcounts
     nq = view.shape[0]
-    nl = -1  # the staircase is built on first need
-    last = nq - 1  # the last job that may start now, found from the back
-    f0 = pf[0]
-    while last >= first:
-        k = view[last]
-        if JI[WIDTH, k] <= f0:
-            if nl < 0:
-                nl = profile._staircase(pt, pf, ctr[PROF_N])
-            if profile._may_start(pt, pf, ctr[PROF_N], nl, JI[WIDTH, k], now, JF[EST, k], False):
-                break
-        last -= 1
+    # the last job that may start now, found from the back; the staircase (profile._stair) state
+    last, nl, sc = _back_to_fit(JF, JI, view, first, nq - 1, pt, pf, ctr[PROF_N], 0, 0, now)
     i = first
     seen = S.x  # SEEN: the last _NSEEN jobs reserved in this pass, width / length / start
     nh = 0
@@ -207,12 +212,12 @@ def _reserve_from(J, S, view, first, now):
         nh += 1
         SF[RESV, j] = s
         i += 1
-        if last >= i and s < now + JF[EST, view[last]]:  # this block overlaps its window:
-            if not profile._fits(pt, pf, ctr[PROF_N], s, min(s + JF[EST, j], now + JF[EST, view[last]]),
-                                JI[WIDTH, view[last]]):  # only its steps changed
-                last -= 1
-                while last >= i and not profile._may_start(pt, pf, ctr[PROF_N], nl, JI[WIDTH, view[last]], now, JF[EST, view[last]], True):
-                    last -= 1
+        if last >= i:
+            nl, sc = profile._stair_cut(pt, ctr[PROF_N], nl, sc, s)  # the booking changed steps from s on
+            if s < now + JF[EST, view[last]]:  # this block overlaps its window:
+                if not profile._fits(pt, pf, ctr[PROF_N], s, min(s + JF[EST, j], now + JF[EST, view[last]]),
+                                    JI[WIDTH, view[last]]):  # only its steps changed
+                    last, nl, sc = _back_to_fit(JF, JI, view, i, last - 1, pt, pf, ctr[PROF_N], nl, sc, now)
     for h in range(i, nq):
         SF[RESV, view[h]] = np.nan
     return i

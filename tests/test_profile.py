@@ -109,13 +109,11 @@ def test_staircase_answers_like_a_walk_across_bookings(data, m, n0):
     [now, now + d)?" exactly as the plain list, whatever was asked and booked before."""
     S, plain = _random_profile(data, m, n0)
     nl = sc = 0
-    asked = 0
     for _ in range(data.draw(st.integers(1, 200))):
         w, d = data.draw(st.integers(1, m)), float(data.draw(st.integers(1, 60)))
         if data.draw(st.booleans()):
             ok, nl, sc = profile._stair(S.prof_t, S.prof_f, S.ctr[PROF_N], nl, sc, w, d)
             assert ok == plain.fits(0.0, d, w)
-            asked += 1
         else:
             s = profile._reserve(S.ctr, S.prof_t, S.prof_f, w, d)
             assert s == plain.earliest(w, d)

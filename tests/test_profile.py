@@ -129,3 +129,22 @@ def test_staircase_answers_like_a_walk_across_bookings(data, m, n0):
             assert nl == drops.sum()
             np.testing.assert_array_equal(S.prof_t[base:base + nl], t[:sc][drops])
             np.testing.assert_array_equal(S.prof_f[base:base + nl], run[drops])
+
+
+@settings(max_examples=80)
+@given(data=st.data(), m=st.integers(1, 40), n=st.integers(2, 400))
+def test_find_walks_long_windows_like_a_plain_scan(data, m, n):
+    """``_find`` checks a window in whole chunks of steps before the step-by-step tail: on long
+    profiles with free counts going up and down and windows spanning many steps it answers what
+    a scan of the plain steps answers (the earliest fitting step from ``k`` on and the first step
+    at or after that window's end)."""
+    t = np.cumsum(np.array(data.draw(st.lists(st.integers(1, 3), min_size=n, max_size=n)), dtype=float))
+    f = np.array(data.draw(st.lists(st.integers(0, m), min_size=n, max_size=n)), dtype=np.int64)
+    f[-1] = m  # the empty machine after the last step: every job fits there
+    for _ in range(10):
+        w = data.draw(st.integers(1, m))
+        d = float(data.draw(st.integers(1, 3 * n)))
+        k0 = data.draw(st.integers(0, n - 1))
+        k = next(i for i in range(k0, n) if all(f[j] >= w for j in range(i, n) if t[j] < t[i] + d))
+        l = next((j for j in range(k + 1, n) if t[j] >= t[k] + d), n)
+        assert profile._find(t, f, n, w, d, k0) == (k, l)

@@ -181,7 +181,7 @@ def _back_to_fit(JF, JI, view, lo, last, pt, pf, p, nl, sc, now):
 
 
 @njit(_nrt=False)  # no reference counting: works on borrowed arrays, allocates nothing
-def _reserve_from(J, S, view, first, now):
+def _reserve_from(J, S, view, first, now, rebuilt):
     """Reserve ``view[first:]`` in queue order on the profile, stopping as soon as no job left
     can start at ``now``; returns the position reached (jobs from there on stay unreserved).
 
@@ -189,6 +189,10 @@ def _reserve_from(J, S, view, first, now):
     profile before ``view[first]`` is reserved never starts in this pass; the later ones after
     the last job that may still start need no reservation now (the next pass places them on
     the same profile, or rebuilds it). Saves the O(queue x profile) walk on long queues.
+
+    ``rebuilt``: the profile was rebuilt for this pass, so jobs behind the position reached may
+    still hold reservations of the old one (they are cleared); otherwise the jobs from ``first``
+    on hold none already (unreserved jobs form a suffix of the queue).
     """
     JF, JI, SF = J.f, J.i, S.f
     ctr, pt, pf = S.ctr, S.prof_t, S.prof_f  # once: taking arrays out of a bundle costs refcounts
@@ -203,9 +207,9 @@ def _reserve_from(J, S, view, first, now):
         w, d = JI[WIDTH, j], JF[EST, j]
         lb = now  # no start before lb fits: one reserved since was as narrow and as short and
         if ctr[PROF_N] > _SEEN_FROM:  # did not fit before its start (the profile only fills)
-            for h in range(min(nh, _NSEEN)):
-                if seen[SEEN + h] <= w and seen[SEEN + _NSEEN + h] <= d and seen[SEEN + 2 * _NSEEN + h] > lb:
-                    lb = seen[SEEN + 2 * _NSEEN + h]
+            for h in range(min(nh, _NSEEN)):  # branch-free: a max the compiler vectorizes
+                ok = (seen[SEEN + h] <= w) & (seen[SEEN + _NSEEN + h] <= d)
+                lb = max(lb, seen[SEEN + 2 * _NSEEN + h] if ok else lb)
         s = profile._reserve(ctr, pt, pf, w, d, lb)
         h = SEEN + nh % _NSEEN
         seen[h], seen[h + _NSEEN], seen[h + 2 * _NSEEN] = w, d, s
@@ -218,8 +222,9 @@ def _reserve_from(J, S, view, first, now):
                 if not profile._fits(pt, pf, ctr[PROF_N], s, min(s + JF[EST, j], now + JF[EST, view[last]]),
                                     JI[WIDTH, view[last]]):  # only its steps changed
                     last, nl, sc = _back_to_fit(JF, JI, view, i, last - 1, pt, pf, ctr[PROF_N], nl, sc, now)
-    for h in range(i, nq):
-        SF[RESV, view[h]] = np.nan
+    if rebuilt:  # reservations of the last profile may remain behind i (without a rebuild the
+        for h in range(i, nq):  # jobs from first on were unreserved already)
+            SF[RESV, view[h]] = np.nan
     return i
 
 
@@ -247,18 +252,18 @@ def conservative_pass(J, S, view, now):
             if r < now:
                 ctr[DIRTY] = 1
                 break
-            if np.isnan(r) and first == nq:
+            if np.isnan(r):  # the rest is unreserved too
                 first = i
+                break
     if ctr[DIRTY] != 0:
         profile.rebuild(J, S, now)
         ctr[DIRTY] = 0
-        first = 0
+        reached = _reserve_from(J, S, view, 0, now, True)
     else:
         profile.drop_past(S, now)
-    if first < nq:
-        _reserve_from(J, S, view, first, now)
+        reached = _reserve_from(J, S, view, first, now, False) if first < nq else nq
     started = 0
-    for i in range(nq):
+    for i in range(reached):  # only reserved jobs may start
         j = view[i]
         if SF[RESV, j] == now:
             if JI[WIDTH, j] <= ctr[FREE]:

@@ -116,14 +116,33 @@ def _lower(t, p, x):
     return lo
 
 
+#: steps checked at once by :func:`_window` (a branch-free minimum the compiler vectorizes) while
+#: a whole chunk lies inside the window. RICC's busiest stretch (jobs 280,000-320,000, median of
+#: 5): 6.7 s stepwise, 5.0 s with chunks of 8, 4.9 s of 16, 5.4 s of 32.
+_CHUNK = 16
+
+
+@njit(inline="always")
+def _window(t, f, p, l, e, w):
+    """(ok, l): whether every step from ``l`` that starts before ``e`` has >= w free; if so the
+    first step at or after ``e`` (or p), else the first step with fewer."""
+    while l + _CHUNK <= p and t[np.uint64(l + _CHUNK - 1)] < e:  # whole chunks inside the window
+        m = f[np.uint64(l)]
+        for q in range(1, _CHUNK):
+            m = min(m, f[np.uint64(l + q)])
+        if m < w:
+            break
+        l += _CHUNK
+    while l < p and t[np.uint64(l)] < e:
+        if f[np.uint64(l)] < w:
+            return False, l
+        l += 1
+    return True, l
+
+
 @njit(_nrt=False)  # no reference counting: a kernel on borrowed arrays
 def _fits(t, f, p, s, e, w):
-    lo = _lower(t, p, s)
-    while lo < p and t[np.uint64(lo)] < e:
-        if f[np.uint64(lo)] < w:
-            return False
-        lo += 1
-    return True
+    return _window(t, f, p, _lower(t, p, s), e, w)[0]
 
 
 @njit(inline="always")
@@ -143,14 +162,7 @@ def _find(t, f, p, w, d, k=0):
     while True:
         while f[np.uint64(k)] < w:
             k += 1
-        e = t[np.uint64(k)] + d
-        l = k + 1
-        ok = True
-        while l < p and t[np.uint64(l)] < e:
-            if f[np.uint64(l)] < w:
-                ok = False
-                break
-            l += 1
+        ok, l = _window(t, f, p, k + 1, t[np.uint64(k)] + d, w)
         if ok:
             return k, l
         k = l

@@ -169,6 +169,12 @@ def main(argv: list[str]) -> int:
     import time
 
     only = argv[argv.index("--only") + 1:] if "--only" in argv else []
+    flags = argv[:argv.index("--only")] if "--only" in argv else argv
+    unknown = [a for a in flags if a not in ("--check", "--slow", "--no-validate")]
+    if unknown or "-h" in only or "--help" in only:  # recording is the default: a typo must not re-record
+        print(main.__doc__ if not unknown else f"golden_cases.py: unknown argument {unknown[0]!r} "
+              "(known: --check --slow --no-validate --only SUBSTRING ...)", file=sys.stderr)
+        return 2
     data = json.loads(GOLDEN.read_text()) if GOLDEN.exists() else {}
     todo = [c for c in cases() if not only or any(o in key(c) for o in only)]
     if "--slow" in argv:  # only the entries the suite leaves out (tests/test_golden.py)

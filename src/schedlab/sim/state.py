@@ -46,7 +46,7 @@ ORDER_CODES = {o.name: code for code, o in enumerate(registry.ORDERS) if o.key i
 # greedy criterion codes
 CRITERION_CODES = {"f1": 1, "f2": 2, "f3": 3, "f4": 4}
 N_GROUPS = 5  # user groups with their own greedy parameters (greedy-es-sorting-criteria Table II)
-N_SEEN = 16  # reservations conservative remembers within a pass to bound later searches (Site.x[SEEN])
+N_SEEN = 4  # reservations conservative remembers within a pass to bound later searches (Site.x[SEEN])
 
 # ---------------------------------------------------------------------------- the layout, declared once
 #: every slot of every bundle: (name, width, meaning); indices are derived below, in this order

@@ -107,10 +107,11 @@ def free_now(S):
 
 
 @njit(_nrt=False)  # no reference counting: a kernel on borrowed arrays
-def _lower(t, p, x):
-    """First step k < p with t[k] >= x, or p (np.searchsorted on a slice would make a view,
-    whose reference counting costs more than this search)."""
-    lo, hi = 0, p
+def _lower(t, p, x, lo=0):
+    """First index k in [lo, p) with t[k] >= x, or p (np.searchsorted on a slice would make a
+    view, whose reference counting costs more than this search). The steps from 0, or the
+    staircase levels in the upper half from its base (:func:`_stair_cut`)."""
+    hi = p
     while lo < hi:
         mid = (lo + hi) >> 1
         if t[mid] < x:
@@ -277,11 +278,4 @@ def _stair_cut(t, p, nl, sc, s):
     and indices: bookings split steps only at and after ``s``): levels before ``s`` and the scan
     resumed from ``s``'s step."""
     base = t.shape[0] // 2
-    lo, hi = base, base + nl
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if t[mid] < s:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo - base, min(sc, _lower(t, p, s))
+    return _lower(t, base + nl, s, base) - base, min(sc, _lower(t, p, s))

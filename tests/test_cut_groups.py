@@ -55,6 +55,12 @@ def shares_workload(shares: dict[int, float]) -> Workload:
     )
 
 
+def test_more_months_than_the_calendar_holds_keep_the_whole_trace():
+    w = Workload.from_columns({"submit": np.array([0.0, 5e7]), "runtime": np.ones(2), "procs": np.ones(2, dtype=np.int64)},
+                              machine_procs=4)
+    assert len(cut_months(w, 10**9)) == 2 and len(cut_months(w, 1)) == 1
+
+
 def test_group_boundaries_follow_table_ii():
     shares = {1: 0.081, 2: 0.08, 3: 0.02, 4: 0.0199, 5: 0.01, 6: 0.0099, 7: 0.001, 8: 0.0009}
     rest = 1 - sum(shares.values())

@@ -59,6 +59,10 @@ def test_make_executor_specs_and_bad_spec():
         make_executor("processes:two")
     with pytest.raises(ExecutorError, match="does not exist"):
         make_executor("dask:/nonexistent/scheduler.json")
+    # a mistyped count would fork that many processes at once: refused before any is started
+    too_many = 4 * (os.cpu_count() or 1) + 1
+    with pytest.raises(ExecutorError, match=f"{too_many} worker processes .* at most {too_many - 1}"):
+        make_executor(None, workers=too_many)
 
 
 def _small_run(tmp_path, name, executor):

@@ -95,6 +95,18 @@ def test_bad_input():
             scale(w, 1024, **kwargs)
     with pytest.raises(WorkloadError):
         scale(w, 0)
+    with pytest.raises(WorkloadError, match="seed"):
+        scale(w, 1024, seed=-1)
+
+
+def test_a_target_that_would_not_fit_in_memory_is_refused_before_drawing():
+    w = small()
+    # 2,000 jobs to 10^9 processors at q = 0.5: about 10^10 jobs expected (E[n'] = n (1 + q (f_adj - 1)))
+    with pytest.raises(WorkloadError, match=r"about 10,000,001,000 jobs; at most 50,000,000"):
+        scale(w, 10**9)
+    # enlarging only (q = 0) keeps the job count, so the same target is fine
+    big = scale(w, 10**9, q=0.0)
+    assert len(big) == len(w) and big.machine_procs == 10**9
 
 
 # ----------------------------------------------------------------------- load calibration (step 5)

@@ -14,7 +14,7 @@ import typer
 
 from ..errors import SchedlabError
 from .main import stopped, sub_app
-from .options import CALIBRATE_LOAD, DASK, MONTHS, PROCS, SCALE_TO, SEED, WORKERS, TraceOptions, executor_spec
+from .options import CALIBRATE_LOAD, DASK, MONTHS, PROCS, SCALE_TO, SEED, WORKERS, TraceOptions, executor_spec, non_negative_seed
 
 federation_app = sub_app("federation", "Heterogeneous federations: slowdown model, JPR / CBS / METL and the GA over job packages.")
 platform_app = typer.Typer(name="platform", help="Federated platforms (clusters, node powers, links).",
@@ -106,7 +106,7 @@ _SHARED: dict[str, tuple[Any, Any]] = {
     "scale_to": (Optional[int], SCALE_TO),
     "calibrate_load": (bool, CALIBRATE_LOAD),
     "comm_file": (Optional[str], typer.Option(None, "--comm", help="CSV id,sigma,ptbw giving each job's communication attributes (instead of drawing them).")),
-    "comm_seed": (int, typer.Option(0, "--comm-seed", help="Seed of the per-job communication draws (sigma_j, PTBW_j).")),
+    "comm_seed": (int, typer.Option(0, "--comm-seed", callback=non_negative_seed, help="Seed of the per-job communication draws (sigma_j, PTBW_j).")),
     "sigma": (str, typer.Option("0.1,0.5", "--sigma", help="sigma_j ~ U(LOW,HIGH): communication fraction (method-notes topic 6).")),
     "ptbw": (str, typer.Option("1,10", "--ptbw", help="PTBW_j ~ U(LOW,HIGH): per-task inter-cluster bandwidth demand.")),
     "dynamic": (bool, typer.Option(False, "--dynamic", help="Dynamic slowdown model (recomputed at every start/finish) instead of static at start.")),

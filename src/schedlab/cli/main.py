@@ -82,6 +82,11 @@ def main(argv: list[str] | None = None) -> int:
     except SchedlabError as exc:
         typer.echo(f"error: {exc}", err=True)
         return 2
+    except MemoryError as exc:  # a size or budget too large for this machine: say so, no traceback
+        what = str(exc).strip() or "an allocation failed"
+        typer.echo(f"error: not enough memory ({what}); smaller sizes or budgets fit (--pop, --jobs, --scale-to, ...)",
+                   err=True)
+        return 2
     except (typer.Abort, KeyboardInterrupt) as exc:
         typer.echo(f"stopped by {stop_reason(exc)}", err=True)
         return exit_code(exc)

@@ -29,7 +29,15 @@ CALIBRATE_LOAD = typer.Option(
     False, "--calibrate-load",
     help="With --scale-to: raise the scaling factor until EASY's UTIL hits the published / original one.",
 )
-SEED = typer.Option(DEFAULT_SEED, "--seed", help="Random seed (same seed, same result on 1 or N workers).")
+def non_negative_seed(param: typer.CallbackParam, value: Optional[int]) -> Optional[int]:
+    """Option callback: a random seed is a whole number >= 0 (numpy's generators take no other)."""
+    if value is not None and value < 0:
+        raise OptionError(f"{param.opts[0]} must be 0 or a positive whole number, got {value}")
+    return value
+
+
+SEED = typer.Option(DEFAULT_SEED, "--seed", callback=non_negative_seed,
+                    help="Random seed, 0 or more (same seed, same result on 1 or N workers).")
 WORKERS = typer.Option(None, "--workers", help="Local worker processes (default: all cores; 1 = serial).")
 DASK = typer.Option(None, "--dask", help="Dask scheduler address (tcp://host:port), scheduler file, or 'local'.")
 AS_JSON = typer.Option(False, "--json", help="Print one JSON document instead of a table.")
@@ -49,6 +57,12 @@ def positive(name: str, value: Optional[int]) -> None:
 def executor_spec(workers: Optional[int], dask: Optional[str]) -> tuple[Optional[str], Optional[int]]:
     """``(spec, workers)`` for :func:`schedlab.execute.make_executor`; bad values refused before any work."""
     positive("--workers", workers)
+    if workers is not None and not dask:
+        from ..execute.executors import WORKERS_PER_CORE, max_local_workers
+
+        if workers > max_local_workers():
+            raise OptionError(f"--workers {workers}: at most {max_local_workers()} local processes on this machine "
+                              f"({WORKERS_PER_CORE} per core); use --dask for a cluster")
     if dask:
         return ("dask" if dask == "local" else f"dask:{dask}"), workers
     return None, workers

@@ -11,7 +11,7 @@ import typer
 
 from ..errors import WorkloadError
 from .main import sub_app
-from .options import DEFAULT_SEED, AS_JSON, CALIBRATE_LOAD, FORMAT, MONTHS, OUTPUT, PROCS, SCALE_TO, TRACE_HELP, OptionError, TraceOptions, check_output, positive
+from .options import DEFAULT_SEED, AS_JSON, CALIBRATE_LOAD, FORMAT, MONTHS, OUTPUT, PROCS, SCALE_TO, TRACE_HELP, OptionError, TraceOptions, check_output, non_negative_seed, positive
 
 workload_app = sub_app("workload", "Inspect and prepare workload traces: info, clean, cut, group, scale, convert (Slurm/PBS), fetch.")
 
@@ -156,7 +156,7 @@ def scale_command(
     procs: Optional[int] = PROCS,
     months: Optional[int] = MONTHS,
     calibrate_load: bool = CALIBRATE_LOAD,
-    scale_seed: int = typer.Option(0, "--scale-seed", help="Seed of the scaling (0, as every verb's --scale-to)."),
+    scale_seed: int = typer.Option(0, "--scale-seed", callback=non_negative_seed, help="Seed of the scaling (0, as every verb's --scale-to)."),
     f_adj: Optional[float] = typer.Option(None, "--f-adj", help="Adjusted scaling factor (default m'/m)."),
     q: Optional[float] = typer.Option(None, "--q", help="Copy probability (default: calibrated to the published job count, else 0.5)."),
     fmt: Optional[str] = FORMAT,
@@ -260,7 +260,7 @@ def generate_lublin_command(
     output: Path = OUTPUT,
     jobs: int = typer.Option(10_000, "--jobs", "-n", help="Number of jobs."),
     procs: int = typer.Option(128, "--procs", "-m", help="Machine size (nodes); UHi = log2(procs)."),
-    seed: int = typer.Option(DEFAULT_SEED, "--seed", help="Random seed (the workload is deterministic for it)."),
+    seed: int = typer.Option(DEFAULT_SEED, "--seed", callback=non_negative_seed, help="Random seed (the workload is deterministic for it)."),
     params: str = typer.Option("typeless", "--params", help="Parameter set: typeless (thesis Table 5) | batch | interactive."),
 ) -> None:
     """Generate a Lublin-Feitelson workload (m_lublin99.c) and write it as SWF; the header records model and seed."""

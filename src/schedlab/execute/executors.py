@@ -106,6 +106,16 @@ def _call_with_worker_payload(fn: Callable[[Any, Any], Any], item: Any) -> Any:
     return fn(_WORKER_PAYLOAD, item)
 
 
+#: local worker processes per core beyond which a pool only thrashes (and, started by fork, a
+#: mistyped count would start that many processes at once)
+WORKERS_PER_CORE = 4
+
+
+def max_local_workers() -> int:
+    """The largest local pool :class:`ProcessExecutor` starts: :data:`WORKERS_PER_CORE` per core."""
+    return WORKERS_PER_CORE * (os.cpu_count() or 1)
+
+
 class ProcessExecutor(_Base):
     """A local pool of ``workers`` processes (None: all cores); the payload is sent once per worker."""
 
@@ -116,6 +126,11 @@ class ProcessExecutor(_Base):
             workers = os.cpu_count() or 1
         if int(workers) != workers or workers < 1:
             raise ExecutorError(f"number of worker processes must be a positive whole number, got {workers!r}")
+        if workers > max_local_workers():
+            raise ExecutorError(
+                f"{workers} worker processes on a machine of {os.cpu_count() or 1} cores: at most "
+                f"{max_local_workers()} ({WORKERS_PER_CORE} per core); use a Dask cluster for more"
+            )
         self.workers = int(workers)
         self.payload = payload
         self._pool = ProcessPoolExecutor(

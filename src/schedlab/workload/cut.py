@@ -30,7 +30,10 @@ def _window_end(w: Workload, months: int) -> float:
     epoch = trace_epoch(w)
     origin = min(0, math.floor(float(w.submit[0])))
     start = datetime.fromtimestamp(epoch + origin, tz=zone)
-    return add_months(start, int(months)).timestamp() - epoch
+    try:
+        return add_months(start, int(months)).timestamp() - epoch
+    except (ValueError, OverflowError):  # past year 9999: the window holds every job of the trace
+        return math.inf
 
 
 def _rebased(workload: Workload, out: Workload) -> Workload:

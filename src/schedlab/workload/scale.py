@@ -51,6 +51,11 @@ def known_trace(name: str) -> str | None:
     return None
 
 
+#: the most jobs a scaled trace may hold (a year of the largest shared traces scaled to 1024
+#: processors has under a million; more than this exhausts memory before it says anything useful)
+MAX_SCALED_JOBS = 50_000_000
+
+
 def calibrate_q(n: int, n_target: int, f_adj: float) -> float:
     """Copy probability q with E[n'] = n (1 + q (f_adj - 1)) = n_target, clipped to [0, 1]."""
     if f_adj == 1 or n <= 0:
@@ -87,8 +92,16 @@ def scale(workload: Workload, procs: int, *, f_adj: float | None = None, q: floa
     if not 0 <= q <= 1:
         raise WorkloadError(f"copy probability q must be in [0, 1], got {q}")
 
-    rng = np.random.default_rng(seed)
+    if int(seed) != seed or seed < 0:
+        raise WorkloadError(f"scaling seed must be 0 or a positive whole number, got {seed}")
     n = len(w)
+    expected = n * (1 + q * (f_adj - 1))  # E[n'] (module docstring)
+    if expected > MAX_SCALED_JOBS:
+        raise WorkloadError(
+            f"scaling {n:,} jobs from {m:,} to {procs:,} processors (f_adj {f_adj:.4g}, q {q:.3g}) would make about "
+            f"{expected:,.0f} jobs; at most {MAX_SCALED_JOBS:,} are simulated"
+        )
+    rng = np.random.default_rng(seed)
     copy = (rng.random(n) < q) & (w.procs <= procs)  # shrinking: too-wide jobs are resized, not copied
     base = math.floor(f_adj)
     copies = base + (rng.random(n) < (f_adj - base)).astype(np.int64)

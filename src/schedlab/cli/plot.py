@@ -28,8 +28,11 @@ def plot_command(
     """Utilisation and queue length over time, a Gantt chart of a time window, wait per user group."""
     from ..report.schedule_plots import default_window, read_schedule_table, write_schedule_plots
 
+    from .options import check_output, echo_wrote
+
     if not window_days > 0:
         raise PlotOptionError(f"--window-days must be > 0, got {window_days}")
+    check_output(out, "plots", folder=True)
     if len(inputs) == 1 and inputs[0].is_dir():
         from ..metrics.per_job import job_table
         from ..optimize.evolve import run_workload
@@ -55,4 +58,4 @@ def plot_command(
     first = next(iter(tables.values()))
     t0 = window_start * 86400.0 if window_start is not None else default_window(first)[0]
     paths = write_schedule_plots(tables, m, out, title=title, window=(t0, t0 + window_days * 86400.0))
-    typer.echo("wrote " + ", ".join(str(p) for p in paths))
+    echo_wrote(paths)

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conftest import one_line_error
 from schedlab.cli.main import main
 from schedlab.metrics import Objective, compute_metrics, user_awrt
 from schedlab.metrics.per_job import JOB_COLUMNS, job_table
@@ -158,13 +159,8 @@ def test_evolve_run_report_has_schedule_plots(tmp_path, capsys):
 
 
 # ---------------------------------------------------------------------------- outputs that cannot be written
-def _one_line(capsys, code, *words) -> str:
-    out, err = capsys.readouterr()
-    lines = err.strip().splitlines()
-    assert code == 2 and len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in err, err
-    for word in words:
-        assert word in lines[0], (word, lines[0])
-    return lines[0]
+def _one_line(capsys, code, *words) -> None:
+    one_line_error(code, capsys.readouterr().err, *words)
 
 
 @pytest.fixture(scope="module")

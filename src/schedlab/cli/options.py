@@ -80,14 +80,9 @@ class TraceOptions:
 
     def describe(self) -> str:
         """The set-up in words, e.g. 'first 2 months, scaled to 1024 processors, load-calibrated'."""
-        parts = []
-        if self.procs is not None:
-            parts.append(f"on {self.procs:,} processors")
-        if self.months is not None:
-            parts.append(f"first {self.months} months")
-        if self.scale_to is not None:
-            parts.append(f"scaled to {self.scale_to:,} processors" + (", load-calibrated" if self.calibrate_load else ""))
-        return ", ".join(parts)
+        from ..report.run_report import setup_words
+
+        return setup_words(asdict(self))
 
     def load(self, trace: str):
         """Read, clean (refusing jobs wider than an explicit ``--procs``), cut, group, scale: a Workload."""

@@ -36,13 +36,19 @@ def plot_command(
     if len(inputs) == 1 and inputs[0].is_dir():
         from ..metrics.per_job import job_table
         from ..optimize.evolve import run_workload
-        from ..sim import simulate
+        from ..sim.strategies import simulate_any
         from ..strategy import Strategy
 
         workload, machine, best = run_workload(inputs[0], trace)
-        tables = {label_: job_table(simulate(workload, machine, s)) for label_, s in (("EASY", Strategy("easy")), ("evolved", best))}
+        what = "evolved" if isinstance(best, Strategy) else "rule base"  # rules runs: a rule base
+        tables = {label_: job_table(simulate_any(workload, machine, s)) for label_, s in (("EASY", Strategy("easy")), (what, best))}
         m = machine.procs
-        title = f"{workload.name}: EASY vs the evolved strategy of {inputs[0].name}"
+        import json
+
+        from ..report.run_report import titled
+
+        name = titled(workload.name, json.loads((inputs[0] / "config.json").read_text()))  # read by run_workload
+        title = f"{name}: EASY vs the {'evolved strategy' if what == 'evolved' else what} of {inputs[0].name}"
     else:
         if procs is None or procs <= 0:
             raise PlotOptionError("--procs: give the machine size m of the schedules (a positive number)")

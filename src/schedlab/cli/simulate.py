@@ -165,8 +165,9 @@ def trace_name(workload, trace: str) -> str:
 
 def _describe_setup(workload, opts: TraceOptions) -> str:
     """The trace and its set-up for figure titles, e.g. 'KTH-SP2-1996-2.1-cln (first 1 months)'."""
-    setup = opts.describe()
-    return f"{workload.name or 'trace'}{f' ({setup})' if setup else ''}"
+    from ..report.run_report import titled
+
+    return titled(workload.name or "trace", opts.to_dict())
 
 
 def _describe(workload, procs: int, kill: bool, opts: TraceOptions | None = None) -> str:

@@ -120,17 +120,26 @@ def score(schedule, objective: Objective, sim_seconds: float, *, bound: float = 
     return row
 
 
+#: the width of a table written to a pipe or a file (CI and batch logs) unless $COLUMNS says otherwise:
+#: wide enough for the telling columns, narrow enough to read in a log viewer
+PIPE_WIDTH = 120
+
+
 def _console(file=None):
+    import os
+
     from rich.console import Console
 
     console = Console(file=file or sys.stdout)
-    if not console.is_terminal:  # piped or captured: do not squeeze the table into 80 columns
-        console = Console(file=file or sys.stdout, width=240)
+    if not console.is_terminal and not os.environ.get("COLUMNS"):  # piped or captured: a log's width
+        console = Console(file=file or sys.stdout, width=PIPE_WIDTH)
     return console
 
 
-def _print_table(rows, *, title: str, caption: str, label: str) -> None:
-    from ..report.table import DEFAULT_COLUMNS, metrics_table
+def _print_table(rows, *, title: str, caption: str, label: str, every_column: str = "--json") -> None:
+    """The metrics table, fitted to the terminal (or :data:`PIPE_WIDTH`) by dropping the least telling
+    columns first; one line after it names what did not fit and ``every_column``, the option showing all."""
+    from ..report.table import DEFAULT_COLUMNS, HEADINGS, metrics_table
 
     console = _console()
     columns = [c for c in DEFAULT_COLUMNS if c not in ("mean_response", "mean_slowdown")] if len(rows) > 1 else list(
@@ -138,15 +147,31 @@ def _print_table(rows, *, title: str, caption: str, label: str) -> None:
     )
     if any("vs_easy_pct" in r for _, r in rows):
         columns.insert(columns.index("objective") + 1, "vs_easy_pct")
+    shown = [c for c in columns if any(c in r for _, r in rows)]
+
+    def fits(table) -> bool:
+        return console.measure(table, options=console.options.update_width(100_000)).maximum <= console.width
+
     table = metrics_table(rows, columns=columns, title=title, caption=caption, label=label)
     for name in _DROP_ORDER:  # fit the terminal by dropping the least telling columns
-        wide = console.options.update_width(100_000)
-        if console.measure(table, options=wide).maximum <= console.width:
+        if fits(table):
             break
         if name in columns:
             columns.remove(name)
             table = metrics_table(rows, columns=columns, title=title, caption=caption, label=label)
     console.print(table)
+    hidden = [HEADINGS.get(c, c) for c in shown if c not in columns]
+    notes = [f"{len(hidden)} columns did not fit in {console.width} characters"] if hidden else []
+    if not fits(table):
+        notes.append(f"cells cut to fit {console.width} characters")
+    if notes:  # one line, never wrapped: as many hidden names as the width holds
+        tail = f": {every_column} gives every column"
+        for k in range(len(hidden), 0, -1):
+            names = f" ({', '.join(hidden[:k])}{', ...' if k < len(hidden) else ''})"
+            if len("; ".join(notes) + names + tail) <= console.width:
+                notes[0] += names
+                break
+        console.print("; ".join(notes) + tail, soft_wrap=True, markup=False, highlight=False)
 
 
 def _check_options(objective: str, repeat: int, bound: float) -> Objective:
@@ -355,6 +380,7 @@ def compare_command(
         title=_describe(workload, m, not no_kill, opts),
         caption=f"objective: {obj}; lower is better except UTIL; best of each column in green{flag}{compiled}",
         label="strategy",
+        every_column="--csv FILE or --json",
     )
     echo_wrote(written)
     gate(worse, fail_worse_than)

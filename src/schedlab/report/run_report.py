@@ -198,7 +198,9 @@ def _fmt(v: Any) -> str:
     if v is None:
         return "–"
     if isinstance(v, float):
-        return f"{v:,.2f}"
+        from .table import fixed
+
+        return fixed(v)
     return html.escape(str(v))
 
 

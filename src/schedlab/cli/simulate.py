@@ -237,9 +237,6 @@ def simulate_command(
         raise OptionError("missing TRACE: give an SWF file or a bundled name such as KTH-SP2")
     opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
     obj = _check_options(objective, repeat, bound)
-    for path, what, folder in ((schedule_out, "schedule", False), (plot, "plots", True), (gantt, "Gantt chart", False)):
-        if path is not None:  # every output checked before anything is simulated
-            check_output(path, what, folder=folder)
     extra: dict = {}
     from .scojo import ENGINES
 
@@ -256,6 +253,9 @@ def simulate_command(
             raise OptionError("--search, --budget, --group-sizes and --first-level-only need --policy scojo-opt "
                               "or scojo-bottomline")
         strategy = load_strategy_file(strategy_file) if strategy_file is not None else Strategy(policy, order)
+    for path, what, folder in ((schedule_out, "schedule", False), (plot, "plots", True), (gantt, "Gantt chart", False)):
+        if path is not None:  # every output checked before anything is read or simulated
+            check_output(path, what, folder=folder)
     workload = opts.load(trace)
     m = workload.machine_procs
     from .compiling import warm_simulation

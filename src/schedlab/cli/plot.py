@@ -1,4 +1,4 @@
-"""`schedlab plot`: the plots of one or more schedules, or of an evolve run (EASY vs its best)."""
+"""`schedlab plot`: the plots of one or more schedules, or of an evolve or rules run (EASY vs its best strategy or rule base)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ class PlotOptionError(SchedlabError, ValueError):
 
 @app.command("plot")
 def plot_command(
-    inputs: List[Path] = typer.Argument(..., help="Schedules written by 'simulate --schedule-out' (CSV or Parquet; several are drawn together), or one evolve RUN folder."),
+    inputs: List[Path] = typer.Argument(..., help="Schedules written by 'simulate --schedule-out' (CSV or Parquet; several are drawn together), or one evolve or rules RUN folder (EASY vs its best)."),
     out: Path = typer.Option(..., "--out", help="Folder for utilisation.png, gantt.png, waits.png and plots.html (created)."),
     procs: Optional[int] = typer.Option(None, "--procs", "-m", help="Machine size m of the schedules (required for schedule files)."),
     label: Optional[List[str]] = typer.Option(None, "--label", help="Legend label per schedule file (default: the file name)."),

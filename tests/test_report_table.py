@@ -81,7 +81,55 @@ def test_compare_table_drops_columns_to_fit_a_narrow_terminal(monkeypatch, capsy
     buf = io.StringIO()
     monkeypatch.setattr(cli, "_console", lambda file=None: Console(file=buf, width=110))
     cli._print_table([("easy", full), ("fcfs", full)], title="t", caption="c", label="strategy")
-    text = buf.getvalue()
+    text, notice = buf.getvalue().rstrip("\n").rsplit("\n", 1)
     assert max(len(line) for line in text.splitlines()) <= 110
     assert "AWRT1" in text and "objective" in text and "UTIL" in text  # the telling columns stay
-    assert "makespan" not in text  # the least telling ones go first
+    assert "makespan" not in text and "makespan s" in notice  # the least telling ones go first, and are named
+
+
+def test_no_negative_zero():
+    """A value that rounds to zero prints as 0.00 (UTIL -0.00 was a difference of -1e-14 points)."""
+    from schedlab.cli.evolve import _comparison_table
+
+    assert format_value("UTIL", -1e-12) == "0.00" and format_value("vs_easy_pct", -0.004) == "0.00"
+    assert format_value("AWRT", -0.4) == "-0.40" and format_value("objective", -120.4) == "-120"
+    assert format_value("vs_easy_pct", -0.006) == "-0.01" and format_value("sim_seconds", -0.0) == "0.000"
+    row = {"workload": "w", "UTIL": 61.9, "UTIL_easy": 61.9, "UTIL_diff_points": -1.4e-14, "objective_improvement_pct": -0.001}
+    text = render(_comparison_table([row], "t"))
+    assert "-0.00" not in text and text.count("0.00") >= 2
+
+
+def test_compare_table_in_a_pipe_is_readable_and_says_what_it_hides(capsys, monkeypatch):
+    from schedlab.cli.main import main
+
+    for columns, width in ((None, 120), ("80", 80)):
+        if columns is None:
+            monkeypatch.delenv("COLUMNS", raising=False)
+        else:
+            monkeypatch.setenv("COLUMNS", columns)
+        assert main(["compare", "KTH-SP2", "--months", "1"]) == 0
+        lines = capsys.readouterr().out.rstrip("\n").splitlines()
+        assert max(len(line) for line in lines) <= width, max(lines, key=len)
+        header = next(line for line in lines if "strategy" in line and "\u2503" in line)
+        assert "objective" in header and "AWRT1" in header  # the telling columns stay
+        assert f"did not fit in {width} characters" in lines[-1] and "--csv FILE or --json" in lines[-1], lines[-1]
+    assert main(["simulate", "KTH-SP2", "--months", "1"]) == 0  # simulate has no --csv
+    last = capsys.readouterr().out.rstrip("\n").splitlines()[-1]
+    assert "did not fit in 80 characters" in last and last.endswith(": --json gives every column"), last
+
+
+def test_json_names_the_trace_alike_in_simulate_and_compare(capsys, tmp_path):
+    import json
+    import shutil
+
+    from conftest import BUNDLED_KTH
+    from schedlab.cli.main import main
+
+    copy = tmp_path / "kth.swf.gz"
+    shutil.copy(BUNDLED_KTH, copy)
+    for trace, name in (("KTH-SP2", "KTH-SP2-1996-2.1-cln"), (str(copy), "kth")):
+        assert main(["simulate", trace, "--months", "1", "--json"]) == 0
+        one = json.loads(capsys.readouterr().out)
+        assert main(["compare", trace, "--months", "1", "--policies", "easy", "--json"]) == 0
+        many = json.loads(capsys.readouterr().out)
+        assert one["trace"] == many["trace"] == name, (one["trace"], many["trace"])

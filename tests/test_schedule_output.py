@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conftest import one_line_error
 from schedlab.cli.main import main
 from schedlab.metrics import Objective, compute_metrics, user_awrt
 from schedlab.metrics.per_job import JOB_COLUMNS, job_table
@@ -155,3 +156,73 @@ def test_evolve_run_report_has_schedule_plots(tmp_path, capsys):
     capsys.readouterr()
     assert main(["plot", str(out), "--out", str(tmp_path / "p")]) == 0
     assert "EASY" in (tmp_path / "p" / "plots.html").read_text()
+
+
+# ---------------------------------------------------------------------------- outputs that cannot be written
+def _one_line(capsys, code, *words) -> None:
+    one_line_error(code, capsys.readouterr().err, *words)
+
+
+@pytest.fixture(scope="module")
+def kth_schedule(tmp_path_factory):
+    """A schedule file of KTH-SP2's first month (for `schedlab plot`)."""
+    path = tmp_path_factory.mktemp("sched") / "easy.csv"
+    assert main(["simulate", "KTH-SP2", "--months", "1", "--schedule-out", str(path)]) == 0
+    return path
+
+
+SIM = ["simulate", "KTH-SP2", "--months", "1"]
+SCOJO = [*SIM, "--policy", "scojo"]
+
+
+@pytest.mark.parametrize("argv, words", [
+    ([*SIM, "--plot", "{file}/sub"], ["{file}/sub", "is a file, not a folder"]),
+    ([*SIM, "--plot", "{file}"], ["{file}", "is a file, not a folder"]),
+    (["plot", "{sched}", "--procs", "100", "--out", "{file}/sub"], ["{file}/sub", "is a file, not a folder"]),
+    ([*SCOJO, "--gantt", "{tmp}/missing/g.png"], ["g.png", "folder {tmp}/missing does not exist"]),
+    ([*SCOJO, "--gantt", "{file}/g.png"], ["g.png", "is a file, not a folder"]),
+    ([*SIM, "--schedule-out", "{tmp}/missing/s.csv"], ["s.csv", "does not exist"]),
+])
+def test_an_output_that_cannot_be_written_is_one_line_before_any_work(capsys, tmp_path, kth_schedule, argv, words):
+    file = tmp_path / "a_file"
+    file.write_text("keep\n")
+    fill = {"file": str(file), "tmp": str(tmp_path), "sched": str(kth_schedule)}
+    code = main([a.format(**fill) for a in argv])
+    _one_line(capsys, code, *(w.format(**fill) for w in words))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file"] and file.read_text() == "keep\n"
+
+
+@pytest.mark.parametrize("argv, target", [
+    ([*SIM, "--plot", "{tmp}/new/plots"], "{tmp}/new/plots/utilisation.png"),
+    (["plot", "{sched}", "--procs", "100", "--out", "{tmp}/p"], "{tmp}/p/utilisation.png"),
+    ([*SCOJO, "--gantt", "{tmp}/g.png"], "{tmp}/g.png"),
+])
+def test_a_write_that_fails_anyway_is_one_line_naming_the_file(capsys, tmp_path, kth_schedule, monkeypatch, argv, target):
+    """A read-only folder or a full disk passes the checks made before the work (root may write
+    anywhere as far as os.access can tell): the write itself fails, in one line naming the file."""
+    import tempfile
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Read-only file system")
+
+    fill = {"tmp": str(tmp_path), "sched": str(kth_schedule)}
+    argv = [a.format(**fill) for a in argv]
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    _one_line(capsys, main(argv), f"{target.format(**fill)}: cannot write", "Read-only file system")
+
+
+def test_every_file_written_gets_a_wrote_line(capsys, tmp_path):
+    plots, sched, gantt = tmp_path / "plots", tmp_path / "s.csv", tmp_path / "g.png"
+    assert main([*SCOJO, "--plot", str(plots), "--schedule-out", str(sched), "--gantt", str(gantt)]) == 0
+    out = capsys.readouterr().out
+    expected = [gantt, sched, *(plots / name for name in ("utilisation.png", "gantt.png", "waits.png", "plots.html"))]
+    assert [line for line in out.splitlines() if line.startswith("wrote ")] == [f"wrote {p}" for p in expected]
+    assert all(p.exists() for p in expected)
+    # with --json stdout stays one JSON document; the wrote lines go to stderr
+    assert main([*SIM, "--json", "--schedule-out", str(sched)]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["jobs"] > 0 and err.splitlines() == [f"wrote {sched}"]
+    table = tmp_path / "t.csv"
+    assert main(["compare", "KTH-SP2", "--months", "1", "--policies", "easy", "--csv", str(table), "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["rows"] and err.splitlines() == [f"wrote {table}"] and table.read_text().startswith("strategy,")

@@ -36,3 +36,16 @@ class ObjectiveError(SchedlabError, ValueError):
 
 class RunError(SchedlabError):
     """A run folder that cannot be used (unwritable, or holding a run of a different config)."""
+
+
+class OutputError(SchedlabError, OSError):
+    """An output file or folder that cannot be written (missing folder, a file in the way, read-only,
+    disk full), naming the path. Still an OSError, so code that handles write failures keeps working."""
+
+    def __init__(self, message: str, cause: OSError | None = None, reason: str | None = None) -> None:
+        # errno of the cause; strerror the reason in words, for callers that wrap it in their own message
+        super().__init__(getattr(cause, "errno", None), reason or getattr(cause, "strerror", None) or message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message

@@ -99,6 +99,7 @@ def _plot(run_dir: Optional[Path], strategies: List[str], x: str, y: str, trace:
     from .._atomic import atomic_write_text
     from ..optimize.bound import OBJECTIVES, BoundProblem, placement, read_front, workload_of, zero_wait_floors
     from ..report.bound_plot import front_figure
+    from ..report.run_report import titled
     from ..sim import Machine, simulate
     from .simulate import parse_policy
 
@@ -124,7 +125,7 @@ def _plot(run_dir: Optional[Path], strategies: List[str], x: str, y: str, trace:
         placed[label] = {k: float(metrics[k]) for k in OBJECTIVES}
     floors = zero_wait_floors(BoundProblem.of(w, m))
     path = front_figure(front, OBJECTIVES, x, y, placed, Path(run_dir) / f"front_{x}_{y}.png",
-                        title=f"{w.name}: {len(w):,} jobs on {m.procs:,} processors", floors=floors)
+                        title=f"{titled(w.name or 'trace', cfg)}: {len(w):,} jobs on {m.procs:,} processors", floors=floors)
     places = {label: placement(front, OBJECTIVES, x, y, metrics) for label, metrics in placed.items()}
     doc = {"x": x, "y": y, "front_schedules": int(len(front)), "zero_wait_floors": floors,
            "definition": ("inside_x: largest relative improvement in x of a front schedule at least as good in y "

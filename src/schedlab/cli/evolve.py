@@ -76,7 +76,9 @@ def _comparison_table(rows: list[dict[str, Any]], title: str, label: str = "stra
     for c in cols:
         table.add_column(c, justify="right")
     table.add_column("vs EASY")
-    fmt = lambda v: "-" if v is None else f"{v:,.2f}"  # noqa: E731
+    from ..report.table import fixed
+
+    fmt = lambda v: "-" if v is None else fixed(v)  # noqa: E731
     for r in rows:
         lead = [r.get("set", "")] if sets else []
         table.add_row(r["workload"], *lead, label, *(fmt(r.get(c)) for c in cols), "")

@@ -94,14 +94,9 @@ class TraceOptions:
 
     def describe(self) -> str:
         """The set-up in words, e.g. 'first 2 months, scaled to 1024 processors, load-calibrated'."""
-        parts = []
-        if self.procs is not None:
-            parts.append(f"on {self.procs:,} processors")
-        if self.months is not None:
-            parts.append(f"first {self.months} months")
-        if self.scale_to is not None:
-            parts.append(f"scaled to {self.scale_to:,} processors" + (", load-calibrated" if self.calibrate_load else ""))
-        return ", ".join(parts)
+        from ..report.run_report import setup_words
+
+        return setup_words(asdict(self))
 
     def load(self, trace: str):
         """Read, clean (refusing jobs wider than an explicit ``--procs``), cut, group, scale: a Workload."""
@@ -130,19 +125,22 @@ class TraceOptions:
         return rescale_workload(workload, self.scale_to, self.calibrate_load)
 
 
-def check_output(path, what: str) -> None:
-    """Refuse, before any work, an output path that is a folder or whose folder is missing or read-only."""
-    import os
-    from pathlib import Path
+def check_output(path, what: str, *, folder: bool = False) -> None:
+    """Refuse, before any work, an output path that cannot be written: a file path that is a folder or
+    whose folder is missing or read-only, a ``folder`` path (made with its parents) that is a file or
+    lies below one (the one check of every output option, :func:`schedlab._atomic.output_problem`)."""
+    from .._atomic import output_problem
 
-    path = Path(path)
-    if path.is_dir():
-        raise OptionError(f"{path}: is a folder; give a file name for the {what}")
-    folder = path.resolve().parent
-    if not folder.is_dir():
-        raise OptionError(f"{path}: cannot write the {what}: folder {folder} does not exist")
-    if not os.access(folder, os.W_OK):
-        raise OptionError(f"{path}: cannot write the {what}: folder {folder} is not writable")
+    problem = output_problem(path, folder=folder)
+    if problem is not None:
+        raise OptionError(f"{path}: cannot write the {what}: {problem}")
+
+
+def echo_wrote(paths, *, err: bool = False) -> None:
+    """One ``wrote PATH`` line per file written, on stdout as every verb does (``err``: on stderr, when
+    stdout carries one JSON document)."""
+    for path in paths:
+        typer.echo(f"wrote {path}", err=err)
 
 #: continue a finished (or interrupted) run folder to a larger --generations (evolve, grid pareto)
 EXTEND = typer.Option(False, "--extend", help="Continue the run folder to a larger --generations than it was made with "

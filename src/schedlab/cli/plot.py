@@ -1,4 +1,4 @@
-"""`schedlab plot`: the plots of one or more schedules, or of an evolve run (EASY vs its best)."""
+"""`schedlab plot`: the plots of one or more schedules, or of an evolve or rules run (EASY vs its best strategy or rule base)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ class PlotOptionError(SchedlabError, ValueError):
 
 @app.command("plot")
 def plot_command(
-    inputs: List[Path] = typer.Argument(..., help="Schedules written by 'simulate --schedule-out' (CSV or Parquet; several are drawn together), or one evolve RUN folder."),
+    inputs: List[Path] = typer.Argument(..., help="Schedules written by 'simulate --schedule-out' (CSV or Parquet; several are drawn together), or one evolve or rules RUN folder (EASY vs its best)."),
     out: Path = typer.Option(..., "--out", help="Folder for utilisation.png, gantt.png, waits.png and plots.html (created)."),
     procs: Optional[int] = typer.Option(None, "--procs", "-m", help="Machine size m of the schedules (required for schedule files)."),
     label: Optional[List[str]] = typer.Option(None, "--label", help="Legend label per schedule file (default: the file name)."),
@@ -28,18 +28,27 @@ def plot_command(
     """Utilisation and queue length over time, a Gantt chart of a time window, wait per user group."""
     from ..report.schedule_plots import default_window, read_schedule_table, write_schedule_plots
 
+    from .options import check_output, echo_wrote
+
     if not window_days > 0:
         raise PlotOptionError(f"--window-days must be > 0, got {window_days}")
+    check_output(out, "plots", folder=True)
     if len(inputs) == 1 and inputs[0].is_dir():
         from ..metrics.per_job import job_table
         from ..optimize.evolve import run_workload
-        from ..sim import simulate
+        from ..sim.strategies import simulate_any
         from ..strategy import Strategy
 
         workload, machine, best = run_workload(inputs[0], trace)
-        tables = {label_: job_table(simulate(workload, machine, s)) for label_, s in (("EASY", Strategy("easy")), ("evolved", best))}
+        what = "evolved" if isinstance(best, Strategy) else "rule base"  # rules runs: a rule base
+        tables = {label_: job_table(simulate_any(workload, machine, s)) for label_, s in (("EASY", Strategy("easy")), (what, best))}
         m = machine.procs
-        title = f"{workload.name}: EASY vs the evolved strategy of {inputs[0].name}"
+        import json
+
+        from ..report.run_report import titled
+
+        name = titled(workload.name, json.loads((inputs[0] / "config.json").read_text()))  # read by run_workload
+        title = f"{name}: EASY vs the {'evolved strategy' if what == 'evolved' else what} of {inputs[0].name}"
     else:
         if procs is None or procs <= 0:
             raise PlotOptionError("--procs: give the machine size m of the schedules (a positive number)")
@@ -55,4 +64,4 @@ def plot_command(
     first = next(iter(tables.values()))
     t0 = window_start * 86400.0 if window_start is not None else default_window(first)[0]
     paths = write_schedule_plots(tables, m, out, title=title, window=(t0, t0 + window_days * 86400.0))
-    typer.echo("wrote " + ", ".join(str(p) for p in paths))
+    echo_wrote(paths)

@@ -200,5 +200,7 @@ def show(
         share = ", ".join(f"{k} {100 * v:.1f} %" for k, v in sorted(s.plan.share().items(), key=lambda kv: -kv[1]))
         typer.echo(f"{w.name}: {s.plan.times.size} passes; strategies in force: {share}")
         if plot is not None:
-            strategy_timeline(s.plan, plot, title=f"{w.name}: strategy in force ({rb.label})")
-            typer.echo(f"wrote {plot}")
+            from ..report.run_report import titled
+            from .options import echo_wrote
+
+            echo_wrote([strategy_timeline(s.plan, plot, title=f"{titled(w.name, opts.to_dict())}: strategy in force ({rb.label})")])

@@ -16,7 +16,7 @@ from ..metrics import DEFAULT_OBJECTIVE, METRIC_NAMES, Objective, compute_metric
 from ..metrics.per_job import JOB_COLUMNS as SCHEDULE_COLUMNS
 from ..strategy import DISPATCH_RULES, STATIC_ORDERS, Criterion, Strategy, registry
 from .main import app
-from .options import AS_JSON, CALIBRATE_LOAD, MONTHS, PROCS, SCALE_TO, TRACE_HELP, FORMAT, OptionError, TraceOptions, check_output
+from .options import AS_JSON, CALIBRATE_LOAD, MONTHS, PROCS, SCALE_TO, TRACE_HELP, FORMAT, OptionError, TraceOptions, check_output, echo_wrote
 
 #: the columns of ``schedlab compare --csv``, in order
 CSV_KEYS: tuple[str, ...] = (*METRIC_NAMES, "objective", "sim_seconds")
@@ -120,17 +120,26 @@ def score(schedule, objective: Objective, sim_seconds: float, *, bound: float = 
     return row
 
 
+#: the width of a table written to a pipe or a file (CI and batch logs) unless $COLUMNS says otherwise:
+#: wide enough for the telling columns, narrow enough to read in a log viewer
+PIPE_WIDTH = 120
+
+
 def _console(file=None):
+    import os
+
     from rich.console import Console
 
     console = Console(file=file or sys.stdout)
-    if not console.is_terminal:  # piped or captured: do not squeeze the table into 80 columns
-        console = Console(file=file or sys.stdout, width=240)
+    if not console.is_terminal and not os.environ.get("COLUMNS"):  # piped or captured: a log's width
+        console = Console(file=file or sys.stdout, width=PIPE_WIDTH)
     return console
 
 
-def _print_table(rows, *, title: str, caption: str, label: str) -> None:
-    from ..report.table import DEFAULT_COLUMNS, metrics_table
+def _print_table(rows, *, title: str, caption: str, label: str, every_column: str = "--json") -> None:
+    """The metrics table, fitted to the terminal (or :data:`PIPE_WIDTH`) by dropping the least telling
+    columns first; one line after it names what did not fit and ``every_column``, the option showing all."""
+    from ..report.table import DEFAULT_COLUMNS, HEADINGS, metrics_table
 
     console = _console()
     columns = [c for c in DEFAULT_COLUMNS if c not in ("mean_response", "mean_slowdown")] if len(rows) > 1 else list(
@@ -138,15 +147,31 @@ def _print_table(rows, *, title: str, caption: str, label: str) -> None:
     )
     if any("vs_easy_pct" in r for _, r in rows):
         columns.insert(columns.index("objective") + 1, "vs_easy_pct")
+    shown = [c for c in columns if any(c in r for _, r in rows)]
+
+    def fits(table) -> bool:
+        return console.measure(table, options=console.options.update_width(100_000)).maximum <= console.width
+
     table = metrics_table(rows, columns=columns, title=title, caption=caption, label=label)
     for name in _DROP_ORDER:  # fit the terminal by dropping the least telling columns
-        wide = console.options.update_width(100_000)
-        if console.measure(table, options=wide).maximum <= console.width:
+        if fits(table):
             break
         if name in columns:
             columns.remove(name)
             table = metrics_table(rows, columns=columns, title=title, caption=caption, label=label)
     console.print(table)
+    hidden = [HEADINGS.get(c, c) for c in shown if c not in columns]
+    notes = [f"{len(hidden)} columns did not fit in {console.width} characters"] if hidden else []
+    if not fits(table):
+        notes.append(f"cells cut to fit {console.width} characters")
+    if notes:  # one line, never wrapped: as many hidden names as the width holds
+        tail = f": {every_column} gives every column"
+        for k in range(len(hidden), 0, -1):
+            names = f" ({', '.join(hidden[:k])}{', ...' if k < len(hidden) else ''})"
+            if len("; ".join(notes) + names + tail) <= console.width:
+                notes[0] += names
+                break
+        console.print("; ".join(notes) + tail, soft_wrap=True, markup=False, highlight=False)
 
 
 def _check_options(objective: str, repeat: int, bound: float) -> Objective:
@@ -157,11 +182,22 @@ def _check_options(objective: str, repeat: int, bound: float) -> Objective:
     return Objective(objective)
 
 
+def trace_name(workload, trace: str) -> str:
+    """The trace's name in JSON output (simulate and compare alike): its name as the table title shows
+    it (the file name without the machine's folders), e.g. KTH-SP2-1996-2.1-cln for KTH-SP2."""
+    return workload.name or Path(str(trace)).name
+
+
+def _describe_setup(workload, opts: TraceOptions) -> str:
+    """The trace and its set-up for figure titles, e.g. 'KTH-SP2-1996-2.1-cln (first 1 months)'."""
+    from ..report.run_report import titled
+
+    return titled(workload.name or "trace", opts.to_dict())
+
+
 def _describe(workload, procs: int, kill: bool, opts: TraceOptions | None = None) -> str:
-    name = workload.name or "trace"
     killing = "jobs killed at their estimate" if kill else "jobs run to completion (no killing)"
-    setup = opts.describe() if opts is not None else ""
-    return f"{name}{f' ({setup})' if setup else ''}: {len(workload):,} jobs on {procs:,} processors, {killing}"
+    return f"{_describe_setup(workload, opts or TraceOptions())}: {len(workload):,} jobs on {procs:,} processors, {killing}"
 
 
 # ---------------------------------------------------------------------------- commands
@@ -201,8 +237,6 @@ def simulate_command(
         raise OptionError("missing TRACE: give an SWF file or a bundled name such as KTH-SP2")
     opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
     obj = _check_options(objective, repeat, bound)
-    if schedule_out is not None:
-        check_output(schedule_out, "schedule")
     extra: dict = {}
     from .scojo import ENGINES
 
@@ -219,12 +253,16 @@ def simulate_command(
             raise OptionError("--search, --budget, --group-sizes and --first-level-only need --policy scojo-opt "
                               "or scojo-bottomline")
         strategy = load_strategy_file(strategy_file) if strategy_file is not None else Strategy(policy, order)
+    for path, what, folder in ((schedule_out, "schedule", False), (plot, "plots", True), (gantt, "Gantt chart", False)):
+        if path is not None:  # every output checked before anything is read or simulated
+            check_output(path, what, folder=folder)
     workload = opts.load(trace)
     m = workload.machine_procs
     from .compiling import warm_simulation
 
     compile_seconds = warm_simulation(workload, m, [strategy], kill=not no_kill)
     schedule, seconds = run_strategy(workload, m, strategy, kill=not no_kill, repeat=repeat)
+    written: list[Path] = []
     if schedule.timeshare is not None:
         from .scojo import scojo_keys
 
@@ -233,19 +271,21 @@ def simulate_command(
             from ..report.gantt import gantt_figure
 
             t0, t1 = window or (float(workload.submit.min()), float(workload.submit.min()) + 6 * 3600.0)
-            gantt_figure(schedule, t0, t1, gantt)
+            written.append(gantt_figure(schedule, t0, t1, gantt, setup=_describe_setup(workload, opts)))
     row = score(schedule, obj, seconds, bound=bound)
-    row.update(trace=workload.name or str(trace), trace_options=opts.to_dict(), strategy=strategy.label,
+    row.update(trace=trace_name(workload, trace), trace_options=opts.to_dict(), strategy=strategy.label,
                objective_expression=str(obj), compile_seconds=compile_seconds)
     if schedule_out is not None:
-        write_schedule_csv(schedule, schedule_out, bound=bound)
+        written.append(write_schedule_csv(schedule, schedule_out, bound=bound))
     if plot is not None:
         from ..metrics.per_job import job_table
         from ..report.schedule_plots import write_schedule_plots
 
-        write_schedule_plots({strategy.label: job_table(schedule, bound=bound)}, m, plot, title=_describe(workload, m, not no_kill))
+        written += write_schedule_plots({strategy.label: job_table(schedule, bound=bound)}, m, plot,
+                                        title=_describe(workload, m, not no_kill, opts))
     if as_json:
         typer.echo(json.dumps({**{key: row[key] for key in JSON_KEYS}, **extra}, allow_nan=False))
+        echo_wrote(written, err=True)  # stdout stays one JSON document
         return
     _print_table(
         [(strategy.label, row)],
@@ -253,6 +293,7 @@ def simulate_command(
         caption=f"objective: {obj} (lower is better)",
         label="strategy",
     )
+    echo_wrote(written)
 
 
 @app.command("compare")
@@ -318,16 +359,18 @@ def compare_command(
     flagged = [spec for spec, r in rows if r["worse_than_easy"]]
     gated = fail_worse_than if fail_worse_than is not None else threshold
     worse = [spec for spec, r in rows if r["vs_easy_pct"] is not None and r["vs_easy_pct"] < -gated]
-    if as_json:
-        typer.echo(json.dumps({"trace": trace, "trace_options": opts.to_dict(), "objective_expression": str(obj),
-                               "threshold_pct": threshold, "worse_than_easy": flagged,
-                               "rows": [dict(r, strategy=spec) for spec, r in rows]}, allow_nan=False))
-        gate(worse, fail_worse_than)
-        return
+    written = []
     if csv_out is not None:
         from ..report.table import write_metrics_csv
 
-        write_metrics_csv(csv_out, rows, columns=CSV_KEYS)
+        written.append(write_metrics_csv(csv_out, rows, columns=CSV_KEYS))
+    if as_json:
+        typer.echo(json.dumps({"trace": trace_name(workload, trace), "trace_options": opts.to_dict(), "objective_expression": str(obj),
+                               "threshold_pct": threshold, "worse_than_easy": flagged,
+                               "rows": [dict(r, strategy=spec) for spec, r in rows]}, allow_nan=False))
+        echo_wrote(written, err=True)  # stdout stays one JSON document
+        gate(worse, fail_worse_than)
+        return
     compiled = f"; kernels compiled/loaded in {compile_seconds:.1f} s (not in sim s)" if compile_seconds >= 0.5 else ""
     shown = [(f"{spec} [bold red](WORSE)[/]" if r["worse_than_easy"] else spec, r) for spec, r in rows]
     flag = (f"; (WORSE) = objective worse than EASY's by more than {threshold:g} %: {', '.join(flagged)}" if flagged
@@ -337,7 +380,9 @@ def compare_command(
         title=_describe(workload, m, not no_kill, opts),
         caption=f"objective: {obj}; lower is better except UTIL; best of each column in green{flag}{compiled}",
         label="strategy",
+        every_column="--csv FILE or --json",
     )
+    echo_wrote(written)
     gate(worse, fail_worse_than)
 
 

@@ -674,7 +674,9 @@ def bound(trace: str, out, config: BoundConfig, *, procs=None, months=None, scal
     if result.history:  # also when stopped: the folder then shows the run so far
         from ..report.bound_plot import hypervolume_figure
 
-        hypervolume_figure(result.history, run.path / "hypervolume.png")
+        from ..report.run_report import titled
+
+        hypervolume_figure(result.history, run.path / "hypervolume.png", setup=titled(w.name or "trace", cfg))
     return result
 
 

@@ -349,22 +349,34 @@ def write_run_schedule_plots(run_dir: Path, best: Strategy, workload: Workload, 
     return [p.name for p in paths]
 
 
+#: the run kinds of ``rules iterative`` and ``rules evolve`` (their best.json is a rule base)
+RULES_KINDS = ("rules-iterative", "rules-symbiotic")
+
+
 def run_workload(run_dir: str | Path, trace: str | None = None) -> tuple[Workload, Machine, Strategy]:
-    """The first training workload of an evolve run folder (as the run prepared it) and its best
-    strategy; ``trace`` replaces the trace path stored in config.json (e.g. on another machine)."""
+    """The first training workload of an evolve or rules run folder (as the run prepared it) and its
+    best strategy (a rule base for ``rules`` runs); ``trace`` replaces the trace path stored in
+    config.json (e.g. on another machine)."""
+    from ..strategy import rules as R
+
     run_dir = Path(run_dir)
     try:
         cfg = json.loads((run_dir / "config.json").read_text())
-        best = Strategy.from_json((run_dir / "best.json").read_text())
+        kind = cfg.get("kind") if isinstance(cfg, dict) else None
+        if kind not in ("greedy", *RULES_KINDS):  # the kind decides how best.json reads: check it first
+            raise RunError(f"{run_dir}: a {kind!r} run; schedule plots of evolve (greedy) and rules runs only")
+        text = (run_dir / "best.json").read_text()
+        best = R.rulebase_from_dict(json.loads(text)) if kind in RULES_KINDS else Strategy.from_json(text)
     except FileNotFoundError as exc:
-        raise RunError(f"{run_dir}: not a finished evolve run ({Path(exc.filename).name} missing)") from None
+        raise RunError(f"{run_dir}: not a finished evolve or rules run ({Path(exc.filename).name} missing)") from None
     except (ValueError, OSError) as exc:
         raise RunError(f"{run_dir}: cannot read the run: {exc}") from None
-    if cfg.get("kind") != "greedy":
-        raise RunError(f"{run_dir}: a {cfg.get('kind')!r} run; schedule plots of evolve (greedy) runs only")
     names = {f.name for f in fields(EvolveConfig)}
+    if kind in RULES_KINDS:  # only the trace options: the rest are the rules run's own settings
+        names = {"objective", "procs", "scale_to", "months", "calibrate_load"}
     kwargs = {k: v for k, v in cfg.items() if k in names}
-    kwargs["lam"] = cfg["lambda"]
+    if "lambda" in cfg and kind == "greedy":
+        kwargs["lam"] = cfg["lambda"]
     kwargs["traces"] = (trace,) if trace else (cfg["traces"][0],)
     workloads, machines = load_training(EvolveConfig(**kwargs))
     return workloads[0], machines[0], best

@@ -335,12 +335,16 @@ def compare_federation(
                 rows.append({"workload": label, "offset": offset, **res.result})
     atomic_write_text(out / "results.json", json.dumps(rows, indent=2) + "\n")
     atomic_write_text(out / "table.md", comparison_table_md(rows))
+    from ..report.run_report import titled, trace_label
+
+    trace = titled(trace_label(base.trace), base.__dict__)  # the trace and its --months etc.
     for size in package_sizes:
         sub = [r for r in rows if r["package_size"] == size]
         if not sub:
             continue
         plot_makespan(out / f"makespan_p{size}.png", sub,
-                      f"makespan per workload, packages of {size} jobs ({platform.name})")
+                      f"{trace}: makespan per workload of {base.jobs:,} jobs, packages of {size} jobs, on {platform.name}")
     if len({r["package_size"] for r in rows if r["method"].startswith("ga")}) > 1:
-        plot_by_package_size(out / "ga_by_package_size.png", rows, "GA makespan (bars) and GA time (lines) by package size")
+        plot_by_package_size(out / "ga_by_package_size.png", rows,
+                             f"{trace}: GA makespan (bars) and GA time (lines) by package size")
     return rows

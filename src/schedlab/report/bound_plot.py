@@ -9,6 +9,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from .._atomic import save_figure_atomic
+from .run_report import integer_steps
 
 HOUR = 3600.0
 #: axis labels per objective (AWRT in hours in the figures)
@@ -63,8 +64,8 @@ def front_figure(front: np.ndarray, columns: Sequence[str], x: str, y: str, plac
     return path
 
 
-def hypervolume_figure(history: Sequence[Mapping[str, Any]], path: Path) -> Path:
-    """Hypervolume share of the archive per generation."""
+def hypervolume_figure(history: Sequence[Mapping[str, Any]], path: Path, *, setup: str = "") -> Path:
+    """Hypervolume share of the archive per generation; ``setup`` (the trace and its options) heads the title."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -73,8 +74,10 @@ def hypervolume_figure(history: Sequence[Mapping[str, Any]], path: Path) -> Path
     fig, ax = plt.subplots(figsize=(6, 3.5))
     ax.plot([r["gen"] for r in history], [r["hypervolume"] for r in history], marker=".")
     ax.set_xlabel("generation")
+    integer_steps(ax)
     ax.set_ylabel("hypervolume share of the box")
-    ax.set_title("Offline front: hypervolume (7 objectives, Monte-Carlo, fixed points)", fontsize="medium")
+    ax.set_title(f"{setup + ': ' if setup else ''}offline front, hypervolume\n(7 objectives, Monte-Carlo, fixed points)",
+                 fontsize="medium")
     ax.grid(alpha=0.3)
     save_figure_atomic(fig, path, dpi=110, bbox_inches="tight")
     plt.close(fig)

@@ -31,18 +31,21 @@ def _workloads(rows: Sequence[dict[str, Any]]) -> list[str]:
 
 
 def _save(fig, path: str | Path) -> None:
-    """Write a figure as PNG atomically and close it."""
-    import io
-
+    """Write a figure as PNG atomically and close it; the canvas grows to hold the title and legends."""
     import matplotlib.pyplot as plt
 
-    from .._atomic import atomic_write_bytes
+    from .._atomic import save_figure_atomic
 
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110)
+    save_figure_atomic(fig, path, dpi=110, bbox_inches="tight")
     plt.close(fig)
-    atomic_write_bytes(path, buf.getvalue())
+
+
+def _title(ax, title: str) -> None:
+    """The axes' title, wrapped to the figure's width (a long platform or trace name is never cut off)."""
+    import textwrap
+
+    ax.set_title(textwrap.fill(title, width=max(40, int(ax.figure.get_figwidth() * 9))))
 
 
 def comparison_table_md(rows: Sequence[dict[str, Any]]) -> str:
@@ -96,8 +99,8 @@ def plot_makespan(path: str | Path, rows: Sequence[dict[str, Any]], title: str) 
         ax.bar(x + (i - (len(methods) - 1) / 2) * width, vals, width, label=LABEL[m])
     ax.set_xticks(x, wks)
     ax.set_ylabel("makespan (hours, summed over packages)")
-    ax.set_title(title)
-    ax.legend(ncol=min(5, len(methods)), fontsize=8)
+    _title(ax, title)
+    ax.legend(ncol=min(5, len(methods)), fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.08))  # covers no bar
     ax.grid(axis="y", alpha=0.3)
     _save(fig, path)
 
@@ -125,7 +128,7 @@ def plot_by_package_size(path: str | Path, rows: Sequence[dict[str, Any]], title
     ax.set_xlabel("package size")
     ax.set_ylabel("makespan (hours, mean over workloads)")
     ax2.set_ylabel("GA time per workload (s; CPU where recorded)")
-    ax.set_title(title)
+    _title(ax, title)
     ax2.set_ylim(0, None)
     h1, l1 = ax.get_legend_handles_labels()
     h2, l2 = ax2.get_legend_handles_labels()

@@ -30,8 +30,9 @@ def _runs(nodes: np.ndarray):
     return [(int(part[0]), int(part.size)) for part in np.split(nodes, cut)]
 
 
-def gantt_figure(schedule, t0: float, t1: float, path: str | Path, *, title: str | None = None) -> Path:
-    """Draw nodes (y) over time (x, hours from ``t0``) in [t0, t1) and write a PNG to ``path``."""
+def gantt_figure(schedule, t0: float, t1: float, path: str | Path, *, title: str | None = None, setup: str = "") -> Path:
+    """Draw nodes (y) over time (x, hours from ``t0``) in [t0, t1) and write a PNG to ``path``; ``setup``
+    (e.g. 'KTH-SP2 (first 1 months)') heads the default title."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -67,7 +68,8 @@ def gantt_figure(schedule, t0: float, t1: float, path: str | Path, *, title: str
     ax.set_ylim(0, m)
     ax.set_xlabel(f"hours from t = {t0:,.0f} s")
     ax.set_ylabel("node")
-    ax.set_title(title or f"SCOJO-PECT: nodes over time ({len(np.unique(ts.iv_job[show]))} jobs in the window)")
+    ax.set_title(title or f"{setup + ': ' if setup else ''}SCOJO-PECT, nodes over time "
+                          f"({len(np.unique(ts.iv_job[show]))} jobs in the window)")
     handles = [Patch(facecolor=JOB_COLOURS[c], edgecolor="black", label=f"{CLASS_NAMES[c]} job") for c in range(3)]
     handles += [Patch(facecolor=SLICE_SHADES[c], label=f"{CLASS_NAMES[c]} slice") for c in range(3)]
     handles.append(Patch(facecolor="#999999", label="switch overhead"))

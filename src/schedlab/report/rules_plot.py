@@ -39,12 +39,16 @@ def strategy_timeline(plan, path: str | Path, *, title: str = "", unix_start: fl
     axes[0, 1].barh(range(R.N_STRATEGIES), 100 * share, color=[cmap(c % 20) for c in range(R.N_STRATEGIES)])
     axes[0, 1].set_yticks(range(R.N_STRATEGIES))
     axes[0, 1].set_yticklabels([])
+    axes[0, 1].xaxis.set_tick_params(labelbottom=True)  # sharex="col" would hide them above the empty cells
+    axes[0, 1].set_xlim(0, 100)
     axes[0, 1].set_xlabel("% of passes")
     if plan.features is not None:
         axes[1, 0].plot(t, plan.features[1], lw=0.4, color="tab:blue")
         axes[1, 0].set_ylabel("U_m (%)")
         axes[2, 0].plot(t, plan.features[0], lw=0.6, color="tab:red")
         axes[2, 0].set_ylabel("SD")
+        axes[1, 0].set_title("U_m: momentary utilisation, busy processors / m", fontsize="small")
+        axes[2, 0].set_title("SD: average weighted slowdown of the jobs finished so far, in [1, 100]", fontsize="small")
         axes[2, 0].set_xlabel("days since the first pass")
         for r in (1, 2):
             axes[r, 1].axis("off")

@@ -32,6 +32,30 @@ def trace_label(spec: Any) -> str:
     return Path(text).name if ("/" in text or "\\" in text) else text
 
 
+def _first_months(months: Any) -> str:
+    return f"first {int(months)} month{'' if int(months) == 1 else 's'}"
+
+
+def setup_words(config: Mapping[str, Any]) -> str:
+    """The trace options of a command or run config in words, e.g. 'first 2 months, scaled to 1,024
+    processors, load-calibrated' ('' when none was given): figure titles and table titles name them,
+    so that a plot of a cut trace says so."""
+    parts = []
+    if config.get("procs"):
+        parts.append(f"on {int(config['procs']):,} processors")
+    if config.get("months"):
+        parts.append(_first_months(config["months"]))
+    if config.get("scale_to"):
+        parts.append(f"scaled to {int(config['scale_to']):,} processors" + (", load-calibrated" if config.get("calibrate_load") else ""))
+    return ", ".join(parts)
+
+
+def titled(name: str, config: Mapping[str, Any]) -> str:
+    """``name (set-up words)``, or ``name`` alone when the trace was used as it is."""
+    words = setup_words(config)
+    return f"{name} ({words})" if words else name
+
+
 def training_setup(config: Mapping[str, Any], comparison: Sequence[Mapping[str, Any]] = ()) -> str:
     """The training set-up in words, e.g. 'CTC-SP2-1996-3.1-cln.swf.gz read on 430 processors, scaled to
     1,024 processors ... and load-calibrated ...; 136,528 jobs on 1,024 processors'."""
@@ -44,7 +68,7 @@ def training_setup(config: Mapping[str, Any], comparison: Sequence[Mapping[str, 
         if config.get("procs"):
             words.append(f"read on {int(config['procs']):,} processors")
         if config.get("months"):
-            words.append(f"first {int(config['months'])} months")
+            words.append(_first_months(config["months"]))
         if config.get("scale_to"):
             scaled = f"scaled to {int(config['scale_to']):,} processors (Ernemann et al. 2003, seed {config.get('scale_seed', 0)})"
             if config.get("calibrate_load"):
@@ -62,8 +86,17 @@ def _save_figure(fig: Any, path: Path) -> None:
     save_figure_atomic(fig, path, dpi=110, bbox_inches="tight")
 
 
-def convergence_figure(histories: Mapping[str, Sequence[Mapping[str, Any]]], path: Path) -> None:
-    """Best (solid) and generation median (dotted) objective per generation, one colour per run."""
+def integer_steps(ax: Any, axis: str = "x") -> None:
+    """Whole-number ticks only on ``axis`` (generations, classes: never 1.25 or 1.5)."""
+    from matplotlib.ticker import MaxNLocator
+
+    getattr(ax, f"{axis}axis").set_major_locator(MaxNLocator(integer=True))
+
+
+def convergence_figure(histories: Mapping[str, Sequence[Mapping[str, Any]]], path: Path, *,
+                       steps: str = "generation", title: str = "Convergence") -> None:
+    """Best (solid) and generation median (dotted) objective per step, one colour per run; ``steps``
+    names the x axis (a generation, or what a run counts instead, e.g. situation classes)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -81,9 +114,10 @@ def convergence_figure(histories: Mapping[str, Sequence[Mapping[str, Any]]], pat
         if any(v is not None for v in test):
             ax.plot(gen, [float("nan") if v is None else v for v in test], color=colour, linestyle="--",
                     label=f"{label} best on the held-out test set")
-    ax.set_xlabel("generation")
+    ax.set_xlabel(steps)
+    integer_steps(ax)
     ax.set_ylabel("objective (lower is better)")
-    ax.set_title("Convergence")
+    ax.set_title(title)
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
     _save_figure(fig, path)
@@ -164,7 +198,9 @@ def _fmt(v: Any) -> str:
     if v is None:
         return "–"
     if isinstance(v, float):
-        return f"{v:,.2f}"
+        from .table import fixed
+
+        return fixed(v)
     return html.escape(str(v))
 
 
@@ -179,15 +215,19 @@ def write_run_report(
     title: str = "Evolved greedy strategy",
     label: str = "evolved greedy",
     extra_html: str = "",
+    steps: str = "generation",
 ) -> Path:
     """Write report.html (+ convergence.png, awrt_groups.png) into ``run_dir``; return its path.
 
     ``schedule_plots`` are image files in ``run_dir`` (from
-    :func:`schedlab.report.schedule_plots.write_schedule_plots`) shown in their own section."""
+    :func:`schedlab.report.schedule_plots.write_schedule_plots`) shown in their own section;
+    ``steps`` what the history rows count (the convergence plot's x axis)."""
     from .schedule_plots import plots_section
 
     run_dir = Path(run_dir)
-    convergence_figure(histories, run_dir / "convergence.png")
+    words = setup_words(config)
+    convergence_figure(histories, run_dir / "convergence.png", steps=steps,
+                       title=f"Convergence ({words})" if words else "Convergence")
     awrt_groups_figure(comparison, run_dir / "awrt_groups.png")
     cols = ["objective", "AWRT", *GROUP_METRICS, "UTIL"]
     units = {"objective": "objective", "UTIL": "UTIL (%)", **{c: f"{c} (h)" for c in ("AWRT", *GROUP_METRICS)}}

@@ -223,8 +223,9 @@ def write_schedule_plots(
     Gantt chart's time window in seconds (default: :func:`default_window` of the first table);
     ``prefix`` is put before every file name (several sets in one folder).
     """
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    from .._atomic import make_folder
+
+    out = make_folder(out_dir, "plots")
     if not tables or any(len(t) == 0 for t in tables.values()):
         from ..errors import WorkloadError
 

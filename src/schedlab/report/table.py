@@ -53,6 +53,13 @@ HIGHER_IS_BETTER: frozenset[str] = frozenset({"UTIL", "vs_easy_pct"})
 NOT_RANKED: frozenset[str] = frozenset({"jobs", "procs", "makespan", "sim_seconds"})
 
 
+def fixed(value: float, digits: int = 2) -> str:
+    """``value`` with ``digits`` decimals and thousands separators, never a negative zero: a value that
+    rounds to zero (e.g. a UTIL difference of -1e-14 points) prints as 0.00, not -0.00."""
+    text = f"{value:,.{digits}f}"
+    return text[1:] if text.startswith("-") and not text.strip("-0.,") else text
+
+
 def format_value(name: str, value: float | None) -> str:
     """A metric value as a short human string: seconds to whole seconds, ratios to 2 decimals."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
@@ -60,12 +67,12 @@ def format_value(name: str, value: float | None) -> str:
     if name in ("jobs", "procs"):
         return f"{int(value):,}"
     if name == "sim_seconds":
-        return f"{value:.3f}" if value < 10 else f"{value:.1f}"
+        return fixed(value, 3) if value < 10 else fixed(value, 1)
     if name in ("UTIL", "mean_slowdown", "mean_bounded_slowdown"):
-        return f"{value:,.2f}"
+        return fixed(value)
     if abs(value) >= 100:
-        return f"{value:,.0f}"
-    return f"{value:,.2f}"
+        return fixed(value, 0)
+    return fixed(value)
 
 
 def _best(rows: Sequence[Row], name: str) -> float | None:

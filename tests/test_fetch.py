@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import threading
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -55,17 +56,26 @@ class Archive(BaseHTTPRequestHandler):
         pass
 
 
+@contextmanager
+def serving(handler):
+    """A ThreadingHTTPServer on 127.0.0.1 with ``handler``; yields its base URL."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
 @pytest.fixture
 def server():
     Archive.files = {}
     Archive.cut_first = 0
     Archive.ranges = []
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Archive)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    with serving(Archive) as url:
+        yield url
 
 
 def _url_path(trace) -> str:

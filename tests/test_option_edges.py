@@ -37,7 +37,7 @@ from schedlab.cli.main import main
 from schedlab.strategy import rules as R
 from schedlab.workload.load import bundled_path
 
-from test_fetch import GOOD, KTH as KTH_ARCHIVE, Archive, _url_path
+from test_fetch import GOOD, KTH as KTH_ARCHIVE, Archive, _url_path, serving
 from test_first_hour import _commands
 
 KTH = "KTH-SP2"
@@ -84,20 +84,15 @@ def inputs(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def archive():
-    """The fetch tests' local archive server (no network)."""
-    from http.server import ThreadingHTTPServer
+    """The fetch tests' local archive server (no network), with its own file table."""
 
-    class Served(Archive):  # its own file table: the fetch tests' fixture resets Archive's
+    class Served(Archive):  # the fetch tests' fixture resets Archive's table
         files = {_url_path(KTH_ARCHIVE): GOOD}
         cut_first = 0
         ranges: list = []
 
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Served)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    with serving(Served) as url:
+        yield url
 
 
 def _bases(inp: Path, archive: str) -> dict[tuple[str, ...], tuple[list[str], dict]]:

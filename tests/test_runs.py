@@ -168,3 +168,26 @@ def test_foreign_and_unwritable_folders_are_refused(tmp_path):
         locked.mkdir(mode=0o500)
         with pytest.raises(RunError, match="cannot write"):
             RunFolder(locked / "run", {"a": 1})
+
+
+def test_a_run_that_fails_before_any_result_leaves_no_folder_that_blocks_the_corrected_command(tmp_path, capsys):
+    from schedlab.cli.main import main
+    from schedlab.optimize.run import discard_unstarted_runs, forget_fresh_runs
+
+    forget_fresh_runs()
+    made = RunFolder(tmp_path / "made" / "deeper", {"pop": 10**9})  # the run creates its folder
+    (tmp_path / "given").mkdir()
+    given = RunFolder(tmp_path / "given", {"pop": 10**9})  # the user made the (empty) folder
+    got_far = RunFolder(tmp_path / "far", {"pop": 10**9})
+    got_far.write_text("history.csv", "generation\n1\n")  # a generation finished: its run is kept
+    assert sorted(discard_unstarted_runs()) == sorted([made.path, given.path])
+    assert not made.path.exists() and (tmp_path / "made").is_dir()  # only what the run made goes
+    assert given.path.is_dir() and not any(given.path.iterdir())
+    assert (got_far.path / "config.json").exists()
+    assert discard_unstarted_runs() == []  # once per command
+    # through the CLI: a population too large for memory fails in generation 0, the same folder then runs
+    site = ["--site", "KTH-SP2:100", "--site", "KTH-SP2:100", "--months", "1", "--generations", "1", "--workers", "1"]
+    out = tmp_path / "pareto"
+    assert main(["grid", "pareto", *site, "--pop", str(10**9), "--out", str(out)]) == 2
+    assert "not enough memory" in capsys.readouterr().err and not out.exists()
+    assert main(["grid", "pareto", *site, "--pop", "4", "--out", str(out)]) == 0

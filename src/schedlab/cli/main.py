@@ -74,15 +74,20 @@ def main(argv: list[str] | None = None) -> int:
     """
     from .._signals import EXIT_SIGINT, exit_code, stop_reason, stop_signals
 
+    from ..optimize.run import discard_unstarted_runs, forget_fresh_runs
+
     _register()
     _stop_reported.clear()
+    forget_fresh_runs()
     try:
         with stop_signals():
             rc = app(args=argv, standalone_mode=False)
     except SchedlabError as exc:
+        discard_unstarted_runs()
         typer.echo(f"error: {exc}", err=True)
         return 2
     except MemoryError as exc:  # a size or budget too large for this machine: say so, no traceback
+        discard_unstarted_runs()
         what = str(exc).strip() or "an allocation failed"
         typer.echo(f"error: not enough memory ({what}); smaller sizes or budgets fit (--pop, --jobs, --scale-to, ...)",
                    err=True)
@@ -102,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(exc, (click.ClickException, TyperClickException)):
             exc.show()
             return 2
+        discard_unstarted_runs()  # a defect: still, the corrected command must find no stale run folder
         raise
     rc = rc if isinstance(rc, int) else 0  # click returns typer.Exit's code in non-standalone mode
     if rc == EXIT_SIGINT and not _stop_reported:  # typer turns KeyboardInterrupt (and so SIGTERM) into exit 130

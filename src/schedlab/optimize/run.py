@@ -41,6 +41,45 @@ from .._signals import stop_signals  # noqa: E402
 
 RUN_FILES = ("config.json", "checkpoint", "history.csv", "best.json", "report.html")
 
+#: what a run writes before its first generation: a fresh folder holding only these got nowhere
+SETUP_FILES = frozenset({"config.json", "references.json"})
+
+#: run folders this process started afresh, oldest first (see :func:`discard_unstarted_runs`)
+_FRESH: list["RunFolder"] = []
+
+
+def forget_fresh_runs() -> None:
+    """Start a new command: runs started before it are not :func:`discard_unstarted_runs`' business."""
+    _FRESH.clear()
+
+
+def discard_unstarted_runs() -> list[Path]:
+    """Remove what runs started afresh in this process left behind when they failed before any result.
+
+    A fresh run folder holds its config.json from the start, so a run that failed in its first
+    generation (a setting the optimizer could not use, memory) would make the corrected command
+    meet "holds a run of a different config". The CLI calls this on every error: a fresh folder
+    that still holds nothing but :data:`SETUP_FILES` loses them (it held nothing when the run
+    opened it, so they are the run's own), and the folder goes too when the run made it (newest
+    first, so a sub-run's folder is gone before its parent is looked at). Folders with any other
+    file (a checkpoint, history, a figure, a sub-run) are kept: their run got somewhere.
+    """
+    removed = []
+    while _FRESH:
+        run = _FRESH.pop()
+        try:
+            names = {p.name for p in run.path.iterdir() if not p.name.startswith(".")}
+            if not names <= SETUP_FILES:
+                continue
+            for name in names:
+                (run.path / name).unlink()
+            if run.made_folder:
+                run.path.rmdir()
+            removed.append(run.path)
+        except OSError:  # gone already, or not ours to clean: leave it as it is
+            continue
+    return removed
+
 
 def library_versions() -> dict[str, str]:
     """Versions of the libraries that can change a run's numbers (recorded, not compared)."""
@@ -181,6 +220,7 @@ class RunFolder:
             return
         if path.is_dir() and any(p.name in RUN_FILES or not p.name.startswith(".") for p in path.iterdir()):
             raise RunError(f"{path}: folder is not empty and holds no schedlab run (no config.json); not touching it")
+        self.made_folder = not path.exists()
         try:
             path.mkdir(parents=True, exist_ok=True)
             if not os.access(path, os.W_OK):
@@ -189,6 +229,7 @@ class RunFolder:
         except OSError as exc:
             raise RunError(f"{path}: cannot write the run folder ({exc.strerror or exc})") from exc
         self.resumed = False
+        _FRESH.append(self)
 
     # ------------------------------------------------------------------ files
     def file(self, name: str) -> Path:

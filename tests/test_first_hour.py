@@ -117,6 +117,14 @@ MISTAKES = [
     (["workload", "group", "KTH-SP2", "--procs", "50", "-o", "g.swf"], "wider than the machine"),
     (["bound", "KTH-SP2", "--out", "r", "--moves", "0"], "--moves must be at least 1"),
     (["bound", "KTH-SP2", "--out", "r", "--head-start", "-1"], "--head-start must be >= 0"),
+    # usage mistakes the option parser finds: one line too, naming the option and where help is
+    (["simulate", "KTH-SP2", "--repeat", "abc"], "'--repeat'"),
+    (["simulate", "KTH-SP2", "--nope"], "No such option: --nope"),
+    (["federation", "run", "KTH-SP2", "--method", "jpr", "--package-size", "10", "--out", "r", "--checkpoint-every", "0"],
+     "'schedlab federation run --help'"),
+    (["simulate", "KTH-SP2", "--seed-strategy", "x"], "No such option"),
+    (["evolve", "greedy", "KTH-SP2", "--out", "r", "--seed", "-1"], "--seed must be 0 or a positive"),
+    (["evolve", "greedy", "KTH-SP2", "--out", "r", "--workers", str(10**9)], "at most"),
 ]
 
 

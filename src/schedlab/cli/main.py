@@ -105,7 +105,13 @@ def main(argv: list[str] | None = None) -> int:
         except ImportError:  # pragma: no cover - older typer uses click itself
             TyperClickException = click.ClickException
         if isinstance(exc, (click.ClickException, TyperClickException)):
-            exc.show()
+            # a usage mistake (unknown option, a value of the wrong type or range): one line, like every other
+            ctx, names = getattr(exc, "ctx", None), []
+            while ctx is not None and ctx.parent is not None:  # the verb's path below the program's name
+                names.insert(0, ctx.info_name)
+                ctx = ctx.parent
+            where = " ".join(["schedlab", *names])
+            typer.echo(f"error: {exc.format_message()} (see '{where} --help')", err=True)
             return 2
         discard_unstarted_runs()  # a defect: still, the corrected command must find no stale run folder
         raise

@@ -6,6 +6,7 @@ LANL-CM5 it likely ran. Three sections (docs/results/scojo-opt/definitions.md qu
     python benchmarks/scojo_definitions.py groups --no-smart
     python benchmarks/scojo_definitions.py cuts             # month windows of the two traces (~5 s)
     python benchmarks/scojo_definitions.py cutruns          # scojo-opt on the first 10,000 jobs of each
+    python benchmarks/scojo_definitions.py fig3grid         # Fig. 3 over a grid of slice lengths (~1 min)
 
 ``grouped``: our groups and grouped jobs (docs/results/scojo-opt/parts) as % of all jobs and of the
 medium + long jobs, beside Tables 7 and 9; and what the thesis' own group counts allow: with
@@ -166,6 +167,63 @@ def cutruns() -> None:
         print(f"(*) {note}")
 
 
+#: thesis Table 1 (jobs 3-10): submit, runtime, size; tests/test_scojo_thesis_figures.py works Fig. 3 by hand
+FIG3_TABLE1 = [(10, 65, 7), (35, 34, 3), (40, 9, 7), (41, 5, 2), (50, 5, 3), (75, 98, 4), (77, 80, 5), (90, 40, 6)]
+
+
+def fig3grid() -> None:
+    """Fig. 3 on 10 nodes for a grid of slice lengths (L, S, M) and of the jobs before Table 1 (J0
+    medium, J1 long, J2 short 4 x 1): how many runs show the text's statements in order (J3 starts
+    at 10 in an M slice; next L slice runs J1 and J3; next S slice starts J5, J6, J7 with J1 and J3
+    off; next M slice resumes J3 at its start and starts J4), and of those how many also show
+    "Job 8 starts immediately after job 4 is finished" (C5) and "Job 9 does not have to wait" (C6)."""
+    import itertools
+
+    from schedlab.sim.timeshare import ScojoConfig, simulate_scojo
+    from schedlab.workload import Workload
+
+    counts: dict = {}
+    for L, S, M in itertools.product([2, 4, 5, 6, 8, 10, 15, 20], [2, 4, 6, 8, 10, 12, 15],
+                                     [20, 25, 30, 31, 32, 34, 35, 40, 45]):
+        for (r1, w1), (r0, w0) in itertools.product([(75, 1), (80, 2), (100, 2), (120, 2), (150, 3), (90, 3)],
+                                                    [(10, 1), (12, 1), (20, 1)]):
+            rows = [(0, r0, w0), (0, r1, w1), (0, 4, 1)] + FIG3_TABLE1
+            sub, rt, wd = (list(c) for c in zip(*rows))
+            wl = Workload.from_columns({"submit": sub, "runtime": rt, "estimate": rt, "procs": wd}, machine_procs=10)
+            C = L + S + M
+            s = simulate_scojo(wl, 10, ScojoConfig(shares=(L / C, M / C, S / C), cycle=float(C), min_slice=0.1,
+                                                   overhead=0.0, short_bound=10.0, long_bound=70.0))
+            key = _fig3_claims(s)
+            counts[key] = counts.get(key, 0) + 1
+    print(f"{sum(counts.values())} runs; statements 1-4 shown in {sum(v for k, v in counts.items() if k)} of them")
+    for key, v in sorted(counts.items(), key=str):
+        if key:
+            print(f"  C5 (J8 at J4's end) {key[0]}, C6 (J9 does not wait) {key[1]}: {v} runs")
+
+
+def _fig3_claims(s):
+    """None unless the text's statements 1-4 hold; else (C5, C6) as booleans."""
+    ts = s.timeshare
+    sl = list(zip(ts.slice_class.tolist(), ts.slice_begin.tolist(), ts.slice_end.tolist()))
+    iv = {j: [(a, b) for jj, a, b in zip(ts.iv_job, ts.iv_start, ts.iv_end) if jj == j] for j in range(11)}
+    st = s.start
+    here = [x for x in sl if x[1] <= st[3] < x[2]]
+    if st[3] != 10 or not here or here[0][0] != 1 or sl.index(here[0]) + 3 >= len(sl):
+        return None
+    i = sl.index(here[0])
+    Ls, Ss, Ms = sl[i + 1], sl[i + 2], sl[i + 3]
+    if (Ls[0], Ss[0], Ms[0]) != (2, 0, 1):
+        return None
+    runs_in = lambda j, x: any(a < x[2] and b > x[1] for a, b in iv[j])
+    if not (runs_in(1, Ls) and runs_in(3, Ls)) or not all(Ss[1] <= st[j] < Ss[2] for j in (5, 6, 7)):
+        return None
+    if any(a <= Ss[1] < b for j in (1, 3) for a, b in iv[j]):
+        return None
+    if not any(a == Ms[1] for a, _ in iv[3]) or st[4] != Ms[1]:
+        return None
+    return bool(st[8] == s.finish[4]), bool(st[9] <= max(77.0, st[8]))
+
+
 def _mix(rt, size, m):
     cls = np.searchsorted([600.0, 10800.0], rt, side="right")
     work = rt * size
@@ -237,11 +295,11 @@ def cuts(top: int) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("section", choices=("grouped", "groups", "cuts", "cutruns"))
+    ap.add_argument("section", choices=("grouped", "groups", "cuts", "cutruns", "fig3grid"))
     ap.add_argument("--no-smart", action="store_true", help="groups: without smart backfilling (Table 9)")
     ap.add_argument("--top", type=int, default=8, help="cuts: windows listed per trace")
     a = ap.parse_args()
-    {"grouped": grouped, "groups": lambda: groups(not a.no_smart), "cuts": lambda: cuts(a.top), "cutruns": cutruns}[a.section]()
+    {"grouped": grouped, "groups": lambda: groups(not a.no_smart), "cuts": lambda: cuts(a.top), "cutruns": cutruns, "fig3grid": fig3grid}[a.section]()
 
 
 if __name__ == "__main__":

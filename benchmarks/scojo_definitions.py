@@ -152,7 +152,7 @@ def cutruns() -> None:
         try:
             validate_schedule(s)
             mark = ""
-        except ScheduleInvalid as e:  # reported, not hidden (definitions.md: a rule-6 false alarm)
+        except ScheduleInvalid as e:  # printed with the table, not hidden
             notes.append(f"{name}-head10000, {'exact' if exact else 'requested'} estimates, smart "
                          f"{'on' if smart else 'off'}: validator: {e}")
             mark = " (*)"

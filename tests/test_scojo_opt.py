@@ -187,6 +187,35 @@ def test_rule6_sees_an_unrecorded_plan_pass(synthetic, small_opt):
     validate_schedule(_drop_record(small_opt, k))
 
 
+def test_rule6_replay_takes_float_noise_for_one_instant():
+    """Found on LANL-CM5's first 10,000 jobs with exact estimates, no smart backfilling (issue 33,
+    docs/results/scojo-opt/definitions.md): a pass at 532122.0000000002 s left a running job's end at
+    2612.000000000058 s of virtual time beside a planned job ending at 2612 s, and the replay, cutting
+    its profile at both, saw a 6e-11 s sliver the engine does not and refused a correct plan.
+    By hand, m = 4: a running job holds 2 processors until 10 (+6e-11 of noise); the plan A (1 wide,
+    10), B (2, 5), C (1, 100): A at 0, B at 10 (A's end and the running job's end are one instant),
+    C at 0 beside A (one processor free before 10, two after B starts)."""
+    from schedlab.sim.groupsearch import earliest, occupy, profile_build
+    from schedlab.sim.validate_ts import _place
+
+    est = np.array([10.0, 5.0, 100.0])
+    width = np.array([1, 2, 1], np.int64)
+    rem = np.zeros(8)
+    rem[0] = 10.0 + 6e-11
+    wid = np.zeros(8, np.int64)
+    wid[0] = 2
+    jobs = np.arange(3, dtype=np.int64)
+    out = np.zeros(3)
+    _place(jobs, est, width, 4, rem, wid, 1, np.zeros(32), np.zeros(32, np.int64), out)
+    assert out[0] == 0 and out[1] == pytest.approx(10.0, abs=1e-9) and out[2] == 0
+    T, F = np.zeros(32), np.zeros(32, np.int64)  # the engine's kernels agree
+    P = profile_build(4, rem, wid, 1, T, F)
+    for j in range(3):
+        x = earliest(T, F, P, width[j], est[j])
+        assert x == pytest.approx(out[j], abs=1e-9)
+        P = occupy(T, F, P, x, x + est[j], width[j])
+
+
 def test_rule6_rejects_corrupted_records(small_opt):
     from schedlab.sim.validate import ScheduleInvalid
 

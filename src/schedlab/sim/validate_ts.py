@@ -205,6 +205,10 @@ def validate_timeshared(schedule) -> None:
 
 # ------------------------------------------------------------------------------------- rule 6
 _TOL = 1e-6  # seconds of virtual time
+#: two profile breakpoints closer than this are one instant: times are sums of whole seconds and
+#: slice arithmetic, whose float noise (6e-11 s after half a million seconds) must not open slivers
+#: that a plan cannot use (the first-fit test below already ignores steps shorter than it)
+_SAME = 1e-9
 
 
 @njit
@@ -218,7 +222,7 @@ def _profile(rem, wid, k, m, T, F):
     F[0] = m - busy
     P = 1
     for i in np.argsort(rem[:k]):
-        if rem[i] <= T[P - 1]:
+        if rem[i] <= T[P - 1] + _SAME:
             F[P - 1] += wid[i]
         else:
             T[P] = rem[i]
@@ -235,7 +239,7 @@ def _first_fit(T, F, P, w, d):
             continue
         ok = True
         for j in range(i + 1, P):
-            if T[j] >= T[i] + d - 1e-9:
+            if T[j] >= T[i] + d - _SAME:
                 break
             if F[j] < w:
                 ok = False
@@ -249,9 +253,9 @@ def _first_fit(T, F, P, w, d):
 def _cut(T, F, P, x):
     """Index of a step starting at x (inserted if needed) and the new number of steps."""
     i = P - 1
-    while T[i] > x:
+    while i > 0 and T[i] > x + _SAME:
         i -= 1
-    if T[i] == x:
+    if abs(T[i] - x) <= _SAME:
         return i, P
     T[i + 2:P + 1] = T[i + 1:P].copy()
     F[i + 2:P + 1] = F[i + 1:P].copy()

@@ -259,7 +259,7 @@ workload_app.add_typer(generate_app, name="generate")
 def generate_lublin_command(
     output: Path = OUTPUT,
     jobs: int = typer.Option(10_000, "--jobs", "-n", help="Number of jobs."),
-    procs: int = typer.Option(128, "--procs", "-m", help="Machine size (nodes); UHi = log2(procs)."),
+    procs: int = typer.Option(128, "--procs", "-m", help="Machine size (nodes, 1 or more); UHi = log2(procs), UMed = UHi - 2.5 clamped into [ULow, UHi] on small machines."),
     seed: int = typer.Option(DEFAULT_SEED, "--seed", help="Random seed (the workload is deterministic for it)."),
     params: str = typer.Option("typeless", "--params", help="Parameter set: typeless (thesis Table 5) | batch | interactive."),
 ) -> None:

@@ -21,7 +21,8 @@ from .trace_format import FORMAT  # noqa: F401  (re-exported: one of the trace o
 #: the one default seed of every verb (the committed runs of docs/results used it)
 DEFAULT_SEED = 1
 
-TRACE_HELP = "Trace: SWF (.swf, .swf.gz), Slurm sacct --parsable2 or PBS accounting file, or a bundled name such as KTH-SP2."
+TRACE_HELP = ("Trace: SWF (.swf, .swf.gz), Slurm sacct --parsable2 or PBS accounting file, or a name: bundled (KTH-SP2), "
+              "fetched by 'workload fetch', or a file of $SCHEDLAB_WORKLOADS (archive name or a unique prefix such as SDSC-SP2).")
 PROCS = typer.Option(None, "--procs", "-m", help="Machine size m (default: the trace header's); a job wider than the machine is an error.")
 MONTHS = typer.Option(None, "--months", help="Keep the first N calendar months of the trace only.")
 SCALE_TO = typer.Option(None, "--scale-to", help="Scale the trace to this many processors (Ernemann et al. 2003, seed 0).")

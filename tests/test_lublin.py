@@ -87,3 +87,33 @@ def test_cli_writes_swf_with_model_and_seed(tmp_path):
     assert any("model=lublin99" in h and "seed=71" in h for h in w.header)
     assert np.array_equal(w.runtime, lublin(500, 128, seed=71).runtime)
     assert main(["workload", "generate", "lublin", "--jobs", "10", "--params", "nope", "-o", str(out)]) == 2
+
+
+@pytest.mark.parametrize("procs", [1, 2, 9, 10])
+def test_cli_small_machines_generate_jobs_that_fit(tmp_path, capsys, procs):
+    # issue 32 severe 2: --procs below 10 ended in "ValueError: high - low < 0" (UMed = UHi - 2.5 < ULow)
+    from schedlab.cli.main import main
+
+    out = tmp_path / "small.swf"
+    for params in PARAMETER_SETS:
+        code = main(["workload", "generate", "lublin", "--jobs", "400", "--procs", str(procs), "--params", params,
+                     "--seed", "3", "-o", str(out)])
+        _, err = capsys.readouterr()
+        assert code == 0, err
+        w = read_swf(out)
+        assert len(w) == 400 and w.machine_procs == procs
+        assert w.procs.min() >= 1 and w.procs.max() <= procs
+        if procs == 1:
+            assert (w.procs == 1).all()
+        else:  # parallel jobs are still generated, and serial ones at about SerialProb
+            assert (w.procs > 1).any() and (w.procs == 1).mean() == pytest.approx(PARAMETER_SETS[params].serial_prob, abs=0.08)
+    if procs == 9:  # not all parallel jobs collapse to one width
+        assert len(np.unique(lublin(2000, 9, seed=1).procs)) >= 4
+
+
+def test_small_machine_parameters_stay_ordered():
+    for p in PARAMETER_SETS.values():
+        for procs in (1, 2, 3, 5, 9, 10, 128, 1000):
+            q = p.for_machine(procs)
+            assert q.ulow <= q.umed <= q.uhi
+    assert PARAMETER_SETS["typeless"].for_machine(10).umed == pytest.approx(np.log2(10) - 2.5)

@@ -82,3 +82,40 @@ def test_missing_procs_and_other_errors(capsys, tmp_path):
     assert code == 2 and "missing_estimate" in err
     code, _, err = run(capsys, "cut", "KTH-SP2", "-o", str(tmp_path / "c.swf"))  # usage error: no traceback
     assert code == 2 and "--months" in err and "Traceback" not in err
+
+
+def test_info_counts_users_as_the_groups_do(capsys, tmp_path):
+    # issue 32: a Lublin trace (no user ids) showed "users 0" next to "group 1: 1 users"
+    out_file = tmp_path / "l.swf"
+    assert main(["workload", "generate", "lublin", "--jobs", "200", "--procs", "32", "-o", str(out_file)]) == 0
+    capsys.readouterr()
+    code, out, _ = run(capsys, "info", str(out_file), "--json")
+    info = json.loads(out)
+    assert code == 0 and info["unknown_user_jobs"] == 200
+    assert info["users"] + 1 == sum(g["users"] for g in info["groups"].values()) == 1  # + the unknown user
+    code, out, _ = run(capsys, "info", str(out_file))
+    assert "0 + 1 unknown (200 jobs have no user id; the groups count them as one user)" in out
+
+
+def test_written_traces_have_headers_that_match_their_jobs(capsys, tmp_path):
+    # issue 32: cleaned/cut SWFs kept the archive's MaxJobs/MaxRecords/StartTime/EndTime
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    from schedlab.workload.swf import parse_header
+
+    def value(w, key):
+        return next(h.split(":", 1)[1].strip() for h in w.header if h.strip().startswith(key + ":"))
+
+    for verb in (["cut", "KTH-SP2", "--months", "1"], ["clean", "KTH-SP2", "--missing-estimate", "drop", "--months", "2"],
+                 ["group", "KTH-SP2", "--months", "1"]):
+        out_file = tmp_path / "o.swf"
+        code, _, err = run(capsys, *verb, "-o", str(out_file))
+        assert code == 0, err
+        w = read_swf(out_file)
+        assert int(value(w, "MaxRecords")) == len(w) == int(value(w, "MaxJobs")) < 28476
+        zone = ZoneInfo("Europe/Stockholm")
+        start = datetime.fromtimestamp(parse_header(w.header)["unix_start"], zone)
+        assert value(w, "StartTime") == start.strftime("%a %b %d %H:%M:%S %Z %Y")
+        end = datetime.fromtimestamp(w.unix_start + int((w.submit + w.wait + w.runtime).max()), zone)
+        assert value(w, "EndTime") == end.strftime("%a %b %d %H:%M:%S %Z %Y") and end.year == 1996

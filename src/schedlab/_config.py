@@ -5,8 +5,8 @@ about a second. Numba keys a cached kernel on its own source file only (the inde
 defining file's modification time and size), but our kernels read constants (state layouts,
 the registry's kernel table) and inline kernels from other modules: after an edit to one of
 those, a stale kernel would silently use the old layout. So the cache lives in a folder named
-after a hash of the compiled sources only (``$SCHEDLAB_CACHE_DIR``, default
-``~/.cache/schedlab``): every module that defines kernels (its text contains ``njit``; such
+after a hash of the compiled sources only, inside schedlab's one cache folder
+(``$SCHEDLAB_CACHE_DIR``, default ``~/.cache/schedlab``; :mod:`schedlab._cache`): every module that defines kernels (its text contains ``njit``; such
 modules hold kernels only, the Python drivers live elsewhere), :data:`KERNEL_INPUTS` (the
 plain modules kernels read at compile time), and the registry's rule table (each rule's name
 and kernel, each order's name: what the compiled rule table and order codes are made of; a
@@ -53,8 +53,9 @@ def _source_digest() -> str:
 
 
 def _cache_dir() -> str:
-    base = os.environ.get("SCHEDLAB_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "schedlab")
-    return os.path.join(base, f"numba-{_source_digest()}")
+    from ._cache import cache_root
+
+    return str(cache_root() / f"numba-{_source_digest()}")
 
 
 if not os.environ.get("NUMBA_CACHE_DIR"):  # a user's explicit numba setting wins

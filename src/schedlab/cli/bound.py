@@ -9,7 +9,7 @@ from typing import List, Optional
 import typer
 
 from .main import app, stopped
-from .options import CALIBRATE_LOAD, DASK, EXTEND, MONTHS, PROCS, SCALE_TO, SEED, TRACE_HELP, WORKERS, OptionError, TraceOptions, executor_spec
+from .options import CALIBRATE_LOAD, DASK, EXTEND, FORMAT, MONTHS, PROCS, SCALE_TO, SEED, TRACE_HELP, WORKERS, OptionError, TraceOptions, executor_spec
 
 
 @app.command("bound")
@@ -31,6 +31,7 @@ def bound_command(
     months: Optional[int] = MONTHS,
     scale_to: Optional[int] = SCALE_TO,
     calibrate_load: bool = CALIBRATE_LOAD,
+    fmt: Optional[str] = FORMAT,
     workers: Optional[int] = WORKERS,
     dask: Optional[str] = DASK,
     with_: List[str] = typer.Option([], "--with", help="With 'plot': strategies to place (easy, POLICY/ORDER, greedy, or FILE.json); repeat."),
@@ -51,7 +52,7 @@ def bound_command(
     from ..optimize.bound import BoundConfig, bound
     from ..workload.load import resolve_trace
 
-    TraceOptions(procs, months, scale_to, calibrate_load)
+    TraceOptions(procs, months, scale_to, calibrate_load, fmt)
     spec, workers = executor_spec(workers, dask)
     if moves < 1:
         raise OptionError(f"--moves must be at least 1, got {moves}")
@@ -79,7 +80,7 @@ def bound_command(
                         info=f"{row['evaluations']} evals  front {row['front']}  HV {row['hypervolume']:.4f}")
 
     try:
-        result = bound(target, out, config, procs=procs, months=months, scale_to=scale_to, calibrate_load=calibrate_load,
+        result = bound(target, out, config, procs=procs, months=months, scale_to=scale_to, calibrate_load=calibrate_load, format=fmt,
                        executor_spec=spec, workers=workers, on_generation=step, on_start=start, extend=extend)
     finally:
         if task:
@@ -113,7 +114,8 @@ def _plot(run_dir: Optional[Path], strategies: List[str], x: str, y: str, trace:
               for s in strategies]
     cfg, front = read_front(run_dir)
     w = workload_of(trace or cfg["trace"], procs=cfg.get("procs"), months=cfg.get("months"),
-                    scale_to=cfg.get("scale_to"), calibrate_load=bool(cfg.get("calibrate_load")))
+                    scale_to=cfg.get("scale_to"), calibrate_load=bool(cfg.get("calibrate_load")),
+                    format=cfg.get("format"))
     from ..optimize.evolve import workload_fingerprint
 
     if workload_fingerprint(w) != cfg.get("data_sha256"):

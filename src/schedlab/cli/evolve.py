@@ -12,7 +12,7 @@ from rich.table import Table
 from ..metrics import DEFAULT_OBJECTIVE
 from ..strategy.registry import OPTIMIZERS
 from .main import stopped, sub_app
-from .options import AS_JSON, CALIBRATE_LOAD, DASK, EXTEND, MONTHS, PROCS, SCALE_TO, SEED, WORKERS, TraceOptions, executor_spec
+from .options import AS_JSON, CALIBRATE_LOAD, DASK, EXTEND, FORMAT, MONTHS, PROCS, SCALE_TO, SEED, WORKERS, TraceOptions, executor_spec
 
 evolve_app = sub_app("evolve", "Evolve scheduling strategies for an owner's objective (greedy-es-sorting-criteria).")
 
@@ -126,6 +126,7 @@ def greedy(
     months: Optional[int] = MONTHS,
     scale_to: Optional[int] = SCALE_TO,
     calibrate_load: bool = CALIBRATE_LOAD,
+    fmt: Optional[str] = FORMAT,
     dispatch: str = typer.Option("fcfs", "--dispatch", help="dispatch under the greedy order: fcfs (paper), easy (EASY backfilling: no starvation), or search (the ES chooses)"),
     test: list[str] = typer.Option([], "--test", help="held-out trace (repeat the option): scored on the best each generation, never used for selection"),
     split_months: Optional[int] = typer.Option(None, "--split-months", metavar="K", help="train on the first K months of each trace, test on the months after"),
@@ -141,13 +142,13 @@ def greedy(
     from .compiling import warm_simulation
     from .simulate import DEFAULT_GREEDY
 
-    TraceOptions(procs, months, scale_to, calibrate_load)  # every option checked before anything is read or written
+    TraceOptions(procs, months, scale_to, calibrate_load, fmt)  # every option checked before anything is read or written
     spec, workers = executor_spec(workers, dask)
     config = EvolveConfig(
         traces=tuple(traces), objective=objective, generations=generations, mu=mu, lam=lam, optimizer=optimizer,
         seed=seed, procs=procs, scale_to=scale_to, months=months, procedure=procedure,
         gene_scale=gene_scale, calibrate_load=calibrate_load, dispatch=dispatch, test=tuple(test),
-        split_months=split_months,
+        split_months=split_months, format=fmt,
     )
     from ..metrics import Objective
     from ..workload.load import resolve_trace
@@ -178,6 +179,7 @@ def compare(
     months: Optional[int] = MONTHS,
     scale_to: Optional[int] = SCALE_TO,
     calibrate_load: bool = CALIBRATE_LOAD,
+    fmt: Optional[str] = FORMAT,
     threshold: float = THRESHOLD,
     fail_worse_than: Optional[float] = FAIL_WORSE_THAN,
     as_json: bool = AS_JSON,
@@ -191,14 +193,14 @@ def compare(
     from ..optimize.evolve import EvolveConfig, compare_with_easy, load_training
     from .simulate import load_strategy_file
 
-    opts = TraceOptions(procs, months, scale_to, calibrate_load)
+    opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
     check_threshold(threshold, fail_worse_than)
     chosen = load_strategy_file(strategy)
     from ..metrics import Objective
 
     obj = Objective(objective)
     config = EvolveConfig(traces=tuple(traces), objective=objective, procs=procs, scale_to=scale_to, months=months,
-                          calibrate_load=calibrate_load)
+                          calibrate_load=calibrate_load, format=fmt)
     workloads, machines = load_training(config)
     rows = compare_with_easy(chosen, workloads, machines, objective, threshold=threshold)
     gated = fail_worse_than if fail_worse_than is not None else threshold

@@ -14,7 +14,7 @@ import typer
 
 from ..errors import SchedlabError
 from .main import stopped, sub_app
-from .options import CALIBRATE_LOAD, DASK, MONTHS, PROCS, SCALE_TO, SEED, WORKERS, TraceOptions, executor_spec, non_negative_seed
+from .options import CALIBRATE_LOAD, DASK, FORMAT, MONTHS, PROCS, SCALE_TO, SEED, WORKERS, TraceOptions, executor_spec, non_negative_seed
 
 federation_app = sub_app("federation", "Heterogeneous federations: slowdown model, JPR / CBS / METL and the GA over job packages.")
 platform_app = typer.Typer(name="platform", help="Federated platforms (clusters, node powers, links).",
@@ -48,7 +48,7 @@ def _config(trace: str, method: str, package_size: int, jobs: Optional[int], o: 
     from ..optimize.federation_ga import FederationGAConfig
     from ..optimize.federation_run import FederationRunConfig
 
-    opts = TraceOptions(o["procs"], o["months"], o["scale_to"], o["calibrate_load"])
+    opts = TraceOptions(o["procs"], o["months"], o["scale_to"], o["calibrate_load"], o["fmt"])
     return FederationRunConfig(
         trace=trace, method=method, package_size=package_size, jobs=jobs,
         offset=o["offset"], procs=o["procs"], comm_seed=o["comm_seed"], sigma_range=_range(o["sigma"], "--sigma"),
@@ -57,7 +57,7 @@ def _config(trace: str, method: str, package_size: int, jobs: Optional[int], o: 
         ga=FederationGAConfig(generations=o["generations"], pop=o["pop"], p_mutation=o["p_mutation"],
                               p_crossover=o["p_crossover"], mutation_reading=o["mutation_reading"], seed=o["seed"]),
         comm_file=None if o["comm_file"] is None else str(Path(o["comm_file"]).resolve()),
-        months=opts.months, scale_to=opts.scale_to, calibrate_load=opts.calibrate_load,
+        months=opts.months, scale_to=opts.scale_to, calibrate_load=opts.calibrate_load, format=opts.fmt,
     )
 
 
@@ -105,6 +105,7 @@ _SHARED: dict[str, tuple[Any, Any]] = {
     "months": (Optional[int], MONTHS),
     "scale_to": (Optional[int], SCALE_TO),
     "calibrate_load": (bool, CALIBRATE_LOAD),
+    "fmt": (Optional[str], FORMAT),
     "comm_file": (Optional[str], typer.Option(None, "--comm", help="CSV id,sigma,ptbw giving each job's communication attributes (instead of drawing them).")),
     "comm_seed": (int, typer.Option(0, "--comm-seed", callback=non_negative_seed, help="Seed of the per-job communication draws (sigma_j, PTBW_j).")),
     "sigma": (str, typer.Option("0.1,0.5", "--sigma", help="sigma_j ~ U(LOW,HIGH): communication fraction (method-notes topic 6).")),

@@ -21,8 +21,9 @@ from .trace_format import FORMAT  # noqa: F401  (re-exported: one of the trace o
 #: the one default seed of every verb (the committed runs of docs/results used it)
 DEFAULT_SEED = 1
 
-TRACE_HELP = "Trace: SWF (.swf, .swf.gz), Slurm sacct --parsable2 or PBS accounting file, or a bundled name such as KTH-SP2."
-PROCS = typer.Option(None, "--procs", "-m", help="Machine size m (default: the trace header's); a job wider than m is an error.")
+TRACE_HELP = ("Trace: SWF (.swf, .swf.gz), Slurm sacct --parsable2 or PBS accounting file, or a name: bundled (KTH-SP2), "
+              "fetched by 'workload fetch', or a file of $SCHEDLAB_WORKLOADS (archive name or a unique prefix such as SDSC-SP2).")
+PROCS = typer.Option(None, "--procs", "-m", help="Machine size m (default: the trace header's); a job wider than the machine is an error.")
 MONTHS = typer.Option(None, "--months", help="Keep the first N calendar months of the trace only.")
 SCALE_TO = typer.Option(None, "--scale-to", help="Scale the trace to this many processors (Ernemann et al. 2003, seed 0).")
 CALIBRATE_LOAD = typer.Option(
@@ -85,6 +86,9 @@ class TraceOptions:
         positive("--scale-to", self.scale_to)
         if self.calibrate_load and self.scale_to is None:
             raise OptionError("--calibrate-load calibrates a scaled trace: give --scale-to too")
+        from ..workload.load import parse_format
+
+        parse_format(self.fmt)  # an unknown --format is refused before anything is read
 
     def to_dict(self) -> dict:
         out = asdict(self)
@@ -99,19 +103,11 @@ class TraceOptions:
         return setup_words(asdict(self))
 
     def load(self, trace: str):
-        """Read, clean (refusing jobs wider than an explicit ``--procs``), cut, group, scale: a Workload."""
+        """Read, clean (refusing jobs wider than the machine), cut, group, scale: a Workload."""
         from ..errors import WorkloadError
-        from ..workload import clean, job_width, load_trace, read_trace
+        from ..workload import load_trace
 
-        raw = read_trace(trace, format=self.fmt)
-        if self.procs is not None:
-            _, report = clean(raw, procs=self.procs)
-            if report.too_wide:  # cleaning drops jobs wider than the machine; with an explicit --procs that is a mistake
-                raise WorkloadError(
-                    f"{trace}: {report.too_wide} jobs are wider than the machine (--procs {self.procs}); "
-                    f"the widest needs {int(job_width(raw).max())} processors"
-                )
-        workload = load_trace(raw, procs=self.procs, months=self.months)
+        workload = load_trace(trace, procs=self.procs, months=self.months, format=self.fmt)
         if len(workload) == 0:
             raise WorkloadError(f"{trace}: trace has no jobs to schedule")
         return self.rescale(workload)

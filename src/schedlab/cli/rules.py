@@ -15,18 +15,18 @@ import typer
 
 from ..metrics import DEFAULT_OBJECTIVE
 from .main import stopped, sub_app
-from .options import CALIBRATE_LOAD, DASK, MONTHS, PROCS, SCALE_TO, SEED, WORKERS, TraceOptions, check_output, executor_spec
+from .options import CALIBRATE_LOAD, DASK, FORMAT, MONTHS, PROCS, SCALE_TO, SEED, WORKERS, TraceOptions, check_output, executor_spec
 
 rules_app = sub_app("rules", "Rule-based scheduling: 7 state features pick one of 13 strategies per event "
                              "(genetic-fuzzy-rule-based-scheduling).")
 
 
-def _checked(traces, objective, procs, months, scale_to, calibrate_load):
+def _checked(traces, objective, procs, months, scale_to, calibrate_load, fmt=None):
     """Every cheap check before anything is read, compiled or written."""
     from ..metrics import Objective
     from ..workload.load import resolve_trace
 
-    TraceOptions(procs, months, scale_to, calibrate_load)
+    TraceOptions(procs, months, scale_to, calibrate_load, fmt)
     Objective(objective)
     for trace in traces:
         resolve_trace(trace)
@@ -74,6 +74,7 @@ def iterative(
     months: Optional[int] = MONTHS,
     scale_to: Optional[int] = SCALE_TO,
     calibrate_load: bool = CALIBRATE_LOAD,
+    fmt: Optional[str] = FORMAT,
     greedy: Optional[Path] = typer.Option(None, "--greedy", help="strategy JSON with a greedy order: the 13th strategy "
                                           "(default: f2 with K = 5,4,3,2,1 and a = 1e-4 /s)"),
     workers: Optional[int] = WORKERS,
@@ -84,12 +85,12 @@ def iterative(
     from ..optimize.gfs import rules_iterative
     from ..strategy import rules as R
 
-    _checked(traces, objective, procs, months, scale_to, calibrate_load)
+    _checked(traces, objective, procs, months, scale_to, calibrate_load, fmt)
     parts = R.load_partitions(partitions) if partitions is not None else R.TABLE2_PARTITIONS
     greedy_order = _greedy(greedy)
     spec, workers = executor_spec(workers, dask)
     config = EvolveConfig(traces=tuple(traces), objective=objective, procs=procs, scale_to=scale_to, months=months,
-                          calibrate_load=calibrate_load)
+                          calibrate_load=calibrate_load, format=fmt)
     _warm()
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
@@ -131,6 +132,7 @@ def evolve(
     months: Optional[int] = MONTHS,
     scale_to: Optional[int] = SCALE_TO,
     calibrate_load: bool = CALIBRATE_LOAD,
+    fmt: Optional[str] = FORMAT,
     greedy: Optional[Path] = typer.Option(None, "--greedy", help="strategy JSON with a greedy order: the 13th strategy "
                                           "(default: f2 with K = 5,4,3,2,1 and a = 1e-4 /s)"),
     workers: Optional[int] = WORKERS,
@@ -141,7 +143,7 @@ def evolve(
     from ..optimize.gfs import GFSSettings, rules_evolve
     from .evolve import _Progress
 
-    _checked(traces, objective, procs, months, scale_to, calibrate_load)
+    _checked(traces, objective, procs, months, scale_to, calibrate_load, fmt)
     if generations < 1:
         from .options import OptionError
 
@@ -150,7 +152,7 @@ def evolve(
     greedy_order = _greedy(greedy)
     spec, workers = executor_spec(workers, dask)
     config = EvolveConfig(traces=tuple(traces), objective=objective, generations=generations, seed=seed, procs=procs,
-                          scale_to=scale_to, months=months, calibrate_load=calibrate_load)
+                          scale_to=scale_to, months=months, calibrate_load=calibrate_load, format=fmt)
     from ..strategy import rules as R
     from .compiling import warm_simulation
     from ..strategy import Strategy
@@ -179,12 +181,13 @@ def show(
     months: Optional[int] = MONTHS,
     scale_to: Optional[int] = SCALE_TO,
     calibrate_load: bool = CALIBRATE_LOAD,
+    fmt: Optional[str] = FORMAT,
 ) -> None:
     """Print a rule base readably; with TRACE and --plot, draw which strategy was in force over time."""
     from ..errors import SchedlabError
     from ..strategy import rules as R
 
-    opts = TraceOptions(procs, months, scale_to, calibrate_load)
+    opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
     rb = R.load_rulebase(rulebase)
     if plot is not None and trace is None:
         raise SchedlabError("--plot needs a TRACE to simulate the rule base on")

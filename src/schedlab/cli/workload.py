@@ -28,7 +28,9 @@ def _console():
 def _write(workload, output: Path) -> None:
     """Write the trace atomically, the output path checked first; then one line saying what was written."""
     from ..workload import write_swf
+    from ..workload.swf import current_header
 
+    workload = workload.replace(header=current_header(workload))  # no stale MaxRecords/StartTime/EndTime
     write_swf(workload, output)
     typer.echo(f"wrote {output} ({len(workload):,} jobs, {workload.machine_procs} processors)")
 
@@ -163,6 +165,7 @@ def scale_command(
 ) -> None:
     """Clean the trace and scale it to --scale-to processors (Ernemann et al. 2003); --procs is the input's size."""
     from ..workload import assign_groups, clean, cut_months, read_trace, scale
+    from ..workload.load import refuse_too_wide
 
     if scale_to is None:
         raise OptionError("scale needs --scale-to M (the target machine size)")
@@ -173,7 +176,9 @@ def scale_command(
     if calibrate_load:
         scaled = opts.load(trace)
     else:
-        cleaned, _ = clean(read_trace(trace, format=fmt), procs=procs)
+        raw = read_trace(trace, format=fmt)
+        refuse_too_wide(raw, procs, trace, fmt)  # as every verb that loads a trace: never dropped silently
+        cleaned, _ = clean(raw, procs=procs)
         if months is not None:
             cleaned = assign_groups(cut_months(cleaned, months))
         scaled = scale(cleaned, scale_to, f_adj=f_adj, q=q, seed=scale_seed)
@@ -222,7 +227,7 @@ def convert_command(
 @workload_app.command("fetch")
 def fetch_command(
     name: str = typer.Argument(..., help="Archive name, e.g. CTC-SP2-1996-3.1-cln (a unique prefix such as CTC-SP2 is enough)."),
-    folder: Optional[Path] = typer.Option(None, "--dir", help="Where to put it (default $SCHEDLAB_CACHE/workloads or ~/.cache/schedlab/workloads)."),
+    folder: Optional[Path] = typer.Option(None, "--dir", help="Where to put it (default $SCHEDLAB_CACHE_DIR/workloads or ~/.cache/schedlab/workloads, where every verb finds it by name)."),
     base_url: Optional[str] = typer.Option(None, "--base-url", help="Archive base URL (default $SCHEDLAB_ARCHIVE_URL, else the Parallel Workloads Archive)."),
     retries: int = typer.Option(3, "--retries", help="Retries of a broken download (each resumes it)."),
     unverified: bool = typer.Option(False, "--unverified", help="Allow a trace whose checksum schedlab does not know (prints its sha256)."),
@@ -230,11 +235,15 @@ def fetch_command(
     """Download a Parallel Workloads Archive trace into a local cache, verified by checksum; resumable."""
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn
 
-    from ..workload.fetch import find_trace, fetch, swf_sha256
+    from ..workload.fetch import bundled_file, find_trace, fetch, swf_sha256
 
     if retries < 0:
         raise WorkloadError(f"--retries must be >= 0, got {retries}")
     trace = find_trace(name)
+    if bundled_file(trace) is not None:  # shipped with schedlab: no network
+        path = fetch(trace.name, folder)
+        typer.echo(f"{trace.name} is bundled with schedlab and needs no fetch (every verb takes its name); copied to {path}")
+        return
     columns = (TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn())
     with Progress(*columns, transient=True) as bar:
         task = bar.add_task(trace.file, total=None)
@@ -259,7 +268,7 @@ workload_app.add_typer(generate_app, name="generate")
 def generate_lublin_command(
     output: Path = OUTPUT,
     jobs: int = typer.Option(10_000, "--jobs", "-n", help="Number of jobs."),
-    procs: int = typer.Option(128, "--procs", "-m", help="Machine size (nodes); UHi = log2(procs)."),
+    procs: int = typer.Option(128, "--procs", "-m", help="Machine size (nodes, 1 or more); UHi = log2(procs), UMed = UHi - 2.5 clamped into [ULow, UHi] on small machines."),
     seed: int = typer.Option(DEFAULT_SEED, "--seed", callback=non_negative_seed, help="Random seed (the workload is deterministic for it)."),
     params: str = typer.Option("typeless", "--params", help="Parameter set: typeless (thesis Table 5) | batch | interactive."),
 ) -> None:

@@ -3,17 +3,18 @@
 nsga2-grid-performance-bounds, Section 5.1-5.2 and Table 1: every site's trace is the first
 11 calendar months of its recording (``cut_months(w, 11)``, submit rebased to 0), cleaned as by
 :func:`schedlab.workload.load.load_trace`, simulated on the machine size of the table.
-Trace names resolve to a path, a bundled name, or a file in the shared workload folder whose
-name starts with the given prefix (``KTH-SP2`` -> ``KTH-SP2-1996-2.1-cln.swf.gz``).
+Trace names resolve as in every verb (:func:`schedlab.workload.load.resolve_trace`): a path, a
+bundled name, a fetched trace, or a file in the workloads folder whose name starts with the given
+prefix (``SDSC-SP2`` -> ``SDSC-SP2-1998-4.2-cln.swf.gz``).
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Sequence
 
 from ..errors import WorkloadError
+from ..workload.load import resolve_trace, workloads_dir  # noqa: F401  (workloads_dir: re-exported)
 from .sim import GridTrace, Site
 
 #: months of every trace in the paper's setups (Section 5.1)
@@ -33,31 +34,9 @@ SETUPS: dict[str, tuple[tuple[str, int], ...]] = {
 }
 
 
-def workloads_dir() -> Path:
-    """The shared trace folder: $SCHEDLAB_WORKLOADS, $SCHEDLAB_SHARED/workloads, or ../shared/workloads."""
-    if os.environ.get("SCHEDLAB_WORKLOADS"):
-        return Path(os.environ["SCHEDLAB_WORKLOADS"])
-    if os.environ.get("SCHEDLAB_SHARED"):
-        return Path(os.environ["SCHEDLAB_SHARED"]) / "workloads"
-    for base in (Path.cwd(), Path(__file__).resolve().parents[3]):
-        cand = base.parent / "shared" / "workloads"
-        if cand.is_dir():
-            return cand
-    return Path.cwd().parent / "shared" / "workloads"
-
-
-def resolve_site_trace(name: str) -> str | Path:
-    """A path for ``name``: an existing file, a unique prefix match in the shared folder, or the name itself."""
-    if Path(name).exists():
-        return Path(name)
-    folder = workloads_dir()
-    if folder.is_dir():
-        hits = sorted(p for p in folder.iterdir() if p.name.lower().startswith(name.lower()) and ".swf" in p.name)
-        if len(hits) == 1:
-            return hits[0]
-        if len(hits) > 1:
-            raise WorkloadError(f"trace name {name!r} is ambiguous in {folder}: {', '.join(p.name for p in hits)}")
-    return name  # a bundled name, or load_trace's one-line error
+def resolve_site_trace(name: str) -> Path:
+    """The file of a site's trace: as every verb resolves a trace (:func:`schedlab.workload.load.resolve_trace`)."""
+    return resolve_trace(name)
 
 
 def parse_site(spec: str) -> tuple[str, int]:

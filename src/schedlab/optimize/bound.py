@@ -643,15 +643,15 @@ def run_bound(run, problem: BoundProblem, config: BoundConfig, seeds: Sequence[t
 
 
 # ---------------------------------------------------------------------------- driver
-def workload_of(trace: str, *, procs=None, months=None, scale_to=None, calibrate_load=False) -> Workload:
+def workload_of(trace: str, *, procs=None, months=None, scale_to=None, calibrate_load=False, format=None) -> Workload:
     from ..workload import load_trace
     from .heldout import prepare_workload
 
-    return prepare_workload(load_trace(trace, procs=procs, months=months), scale_to=scale_to,
+    return prepare_workload(load_trace(trace, procs=procs, months=months, format=format), scale_to=scale_to,
                             calibrate_load=calibrate_load, spec=trace)
 
 
-def bound(trace: str, out, config: BoundConfig, *, procs=None, months=None, scale_to=None, calibrate_load=False,
+def bound(trace: str, out, config: BoundConfig, *, procs=None, months=None, scale_to=None, calibrate_load=False, format=None,
           executor_spec=None, workers=None, on_generation=None, on_start=None, extend=False) -> BoundResult:
     """Load the trace, build the seeds, open the run folder (all checks first), run or resume, plot.
     ``extend``: continue a stored run to a larger ``config.generations`` (equal to one run of it)."""
@@ -660,7 +660,7 @@ def bound(trace: str, out, config: BoundConfig, *, procs=None, months=None, scal
     from .run import RunFolder
 
     strategies = [(f"strategy:{i + 1}", _load_strategy(p)) for i, p in enumerate(config.seed_strategies)]
-    w = workload_of(trace, procs=procs, months=months, scale_to=scale_to, calibrate_load=calibrate_load)
+    w = workload_of(trace, procs=procs, months=months, scale_to=scale_to, calibrate_load=calibrate_load, format=format)
     machine = Machine(w.machine_procs)
     problem = BoundProblem.of(w, machine)
     seeds = heuristic_orders(w, machine, problem, strategies)
@@ -668,6 +668,8 @@ def bound(trace: str, out, config: BoundConfig, *, procs=None, months=None, scal
     cfg.update(trace=str(trace), procs=procs, months=months, scale_to=scale_to, calibrate_load=calibrate_load,
                jobs=len(w), machine_procs=machine.procs, data_sha256=workload_fingerprint(w),
                seed_strategies=[_strategy_label(p) for p in config.seed_strategies])
+    if format is not None:  # only when given, so older run folders keep resuming
+        cfg["format"] = format
     run = RunFolder(out, cfg, budget=("generations",), extend=extend)
     with make_executor(executor_spec, workers=workers, payload=problem) as executor:
         result = run_bound(run, problem, config, seeds, executor, on_generation=on_generation, on_start=on_start)

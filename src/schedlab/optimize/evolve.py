@@ -65,6 +65,8 @@ class EvolveConfig:
     test: tuple[str, ...] = ()
     #: train on the first K months of each trace, test on the rest
     split_months: int | None = None
+    #: ``--format`` of the traces (None: sniffed), as :func:`schedlab.workload.load.read_trace`
+    format: str | None = None
 
     def __post_init__(self) -> None:
         if self.procedure not in PROCEDURES:
@@ -105,6 +107,8 @@ class EvolveConfig:
             d["test"] = list(self.test)
         if d["split_months"] is None:
             del d["split_months"]
+        if d["format"] is None:
+            del d["format"]  # sniffed; run folders made before the option keep resuming
         d["scale_seed"] = 0
         d["optimizer_settings"] = OPTIMIZER_SETTINGS[self.optimizer]
         return d
@@ -140,14 +144,14 @@ def load_sets(config: EvolveConfig) -> tuple[tuple[list[Workload], list[Machine]
     workloads, machines, tests = [], [], []
     opts = {"scale_to": config.scale_to, "calibrate_load": config.calibrate_load}
     for spec in config.traces:
-        w = load_trace(spec, procs=config.procs, months=config.months)
+        w = load_trace(spec, procs=config.procs, months=config.months, format=config.format)
         if config.split_months is not None:
             w, rest = split_training(w, config.split_months, spec)
             tests.append(prepare_workload(rest, spec=spec, **opts))
         w = prepare_workload(w, spec=spec, **opts)
         workloads.append(w)
         machines.append(Machine(w.machine_procs))
-    tests += load_test_traces(config.test, months=config.months, **opts)
+    tests += load_test_traces(config.test, months=config.months, format=config.format, **opts)
     return (workloads, machines), tests
 
 

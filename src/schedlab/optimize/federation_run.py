@@ -53,6 +53,8 @@ class FederationRunConfig:
     months: int | None = None
     scale_to: int | None = None
     calibrate_load: bool = False
+    #: ``--format`` of the trace (None: sniffed)
+    format: str | None = None
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -76,6 +78,8 @@ class FederationRunConfig:
         for key in ("months", "scale_to", "calibrate_load"):  # only when given, so older run folders keep resuming
             if getattr(self, key):
                 d[key] = getattr(self, key)
+        if self.format is not None:  # only when given, so older run folders keep resuming
+            d["format"] = self.format
         if self.comm_file is not None:  # only when given, so that run folders without it keep resuming
             d["comm_file"] = self.comm_file
             d["comm_file_sha256"] = hashlib.sha256(Path(self.comm_file).read_bytes()).hexdigest()
@@ -86,7 +90,7 @@ def load_jobs(config: FederationRunConfig) -> FederatedJobs:
     """The cleaned trace's jobs [offset, offset + jobs) in submit order, with their communication draws."""
     from ..workload import load_trace
 
-    w = load_trace(config.trace, procs=config.procs, months=config.months)
+    w = load_trace(config.trace, procs=config.procs, months=config.months, format=config.format)
     if config.scale_to is not None:
         from .calibrate import rescale_workload
 

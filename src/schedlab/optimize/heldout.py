@@ -63,11 +63,11 @@ def split_training(workload: Workload, months: int, spec: str) -> tuple[Workload
 
 
 def load_test_traces(specs: Sequence[str], *, months: int | None, scale_to: int | None,
-                     calibrate_load: bool) -> list[Workload]:
+                     calibrate_load: bool, format: str | None = None) -> list[Workload]:
     """Load every ``--test`` trace at its own machine size (then scaled like the training traces)."""
     from ..workload import load_trace
 
-    return [prepare_workload(load_trace(s, months=months), scale_to=scale_to, calibrate_load=calibrate_load, spec=s)
+    return [prepare_workload(load_trace(s, months=months, format=format), scale_to=scale_to, calibrate_load=calibrate_load, spec=s)
             for s in specs]
 
 

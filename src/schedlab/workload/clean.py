@@ -34,7 +34,7 @@ from ..errors import WorkloadError
 from .model import Workload
 from .swf import set_header_value
 
-__all__ = ["CleanReport", "clean", "job_width", "require_machine"]
+__all__ = ["CleanReport", "clean", "job_width", "require_machine", "too_wide_jobs"]
 
 MISSING_ESTIMATE_POLICIES = ("runtime", "drop")
 
@@ -114,6 +114,12 @@ def job_width(workload: Workload) -> np.ndarray:
     return np.where(workload.procs > 0, workload.procs, workload.req_procs)
 
 
+def too_wide_jobs(workload: Workload, m: int) -> np.ndarray:
+    """Indices (file order) of the jobs :func:`clean` removes as ``too_wide`` on ``m`` processors:
+    width > m among the jobs no earlier rule removes (runtime > 0; width > 0 follows from width > m)."""
+    return np.flatnonzero((workload.runtime > 0) & (job_width(workload) > m))
+
+
 def clean(workload: Workload, *, procs: int | None = None, missing_estimate: str = "runtime") -> tuple[Workload, CleanReport]:
     """Remove jobs that cannot be simulated, fill missing estimates, sort by submit; count why.
 
@@ -139,7 +145,7 @@ def clean(workload: Workload, *, procs: int | None = None, missing_estimate: str
     rule("cancelled", (w.status == 5) & ~runtime_ok)
     rule("runtime", ~runtime_ok)
     rule("procs", width <= 0)
-    rule("too_wide", width > m)
+    rule("too_wide", width > m)  # = too_wide_jobs(w, m) after the rules above
     no_estimate = w.estimate <= 0
     rule("missing_estimate", no_estimate if missing_estimate == "drop" else np.zeros(len(w), dtype=bool))
     keep = ~removed

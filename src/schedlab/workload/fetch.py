@@ -17,8 +17,9 @@ can be added to the table.
 
 The base URL is ``https://www.cs.huji.ac.il/labs/parallel/workload`` unless the environment variable
 ``SCHEDLAB_ARCHIVE_URL`` or the ``base_url`` argument (``--base-url``) says otherwise (a mirror, or
-a local server in tests). The cache folder is ``$SCHEDLAB_CACHE/workloads``, else
-``~/.cache/schedlab/workloads``, unless ``dest`` (``--dir``) is given.
+a local server in tests). The cache folder is ``$SCHEDLAB_CACHE_DIR/workloads``, else
+``~/.cache/schedlab/workloads`` (:mod:`schedlab._cache`), unless ``dest`` (``--dir``) is given. A
+fetched trace is then usable by its name in every verb (:func:`schedlab.workload.load.resolve_trace`).
 """
 
 from __future__ import annotations
@@ -104,9 +105,18 @@ def find_trace(name: str) -> ArchiveTrace:
     raise FetchError(f"unknown archive trace {name!r}; known: {known}")
 
 
+def bundled_file(trace: ArchiveTrace) -> Path | None:
+    """The packaged copy of ``trace`` when schedlab ships it (KTH-SP2), else None."""
+    from .load import bundled_path
+
+    return bundled_path(trace.name)
+
+
 def default_cache() -> Path:
-    root = os.environ.get("SCHEDLAB_CACHE")
-    return Path(root) / "workloads" if root else Path.home() / ".cache" / "schedlab" / "workloads"
+    """``workloads/`` of schedlab's cache folder (:func:`schedlab._cache.cache_root`)."""
+    from .._cache import cache_root
+
+    return cache_root() / "workloads"
 
 
 def swf_sha256(data: bytes) -> str:
@@ -165,6 +175,7 @@ def fetch(
     unverified: bool = False,
     progress: Callable[[int, int | None], None] | None = None,
     on_retry: Callable[[int, str], None] | None = None,
+    bundled: bool = True,
 ) -> Path:
     """Download archive trace ``name`` into ``dest`` (default :func:`default_cache`); return its path.
 
@@ -172,6 +183,8 @@ def fetch(
     times (``backoff`` seconds times the attempt number between tries), each resuming the
     ``.part`` file; if all fail, the ``.part`` stays so that the next call resumes it. A checksum
     mismatch removes the ``.part`` and raises :class:`FetchError` naming both checksums.
+    A trace shipped with schedlab (:func:`bundled_file`) needs no download: with ``bundled`` (the
+    default) its packaged copy is copied into ``dest`` instead.
     """
     trace = find_trace(name)
     if trace.sha256 is None and not unverified:
@@ -184,6 +197,12 @@ def fetch(
         raise FetchError(f"{folder}: cannot create cache folder: {exc.strerror or exc}") from None
     final = folder / trace.file
     if final.exists() and (trace.sha256 is None or swf_sha256(final.read_bytes()) == trace.sha256):
+        return final
+    packaged = bundled_file(trace) if bundled else None
+    if packaged is not None:
+        from .._atomic import atomic_write_bytes
+
+        atomic_write_bytes(final, packaged.read_bytes(), fsync=False)
         return final
     base = (base_url or os.environ.get("SCHEDLAB_ARCHIVE_URL") or DEFAULT_BASE_URL).rstrip("/")
     url = f"{base}/{trace.folder}/{trace.file}"
@@ -200,6 +219,10 @@ def fetch(
             reason = getattr(exc, "reason", None) or exc
             if attempt > retries:
                 have = part.stat().st_size if part.exists() else 0
+                if have == 0:  # nothing to resume: no empty .part left behind, and none named
+                    part.unlink(missing_ok=True)
+                    raise FetchError(f"{url}: download failed after {attempt} tries ({reason}); nothing was "
+                                     "downloaded, run the same command again when the archive is reachable") from None
                 raise FetchError(f"{url}: download failed after {attempt} tries ({reason}); {have:,} bytes kept in "
                                  f"{part}, run the same command again to resume") from None
             if on_retry:

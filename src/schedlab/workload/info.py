@@ -19,7 +19,8 @@ def workload_info(workload: Workload, *, thresholds: tuple[float, ...] = DEFAULT
     width = field 5, else field 8). Offered load = sum p_j m_j / (m * span), span = last - first
     submit (None without a machine size). Estimate availability = share of jobs with field 9 > 0;
     accuracy = median of runtime / estimate over valid jobs that have one. Users = distinct user
-    ids >= 0. Groups (greedy-es-sorting-criteria Table II) come from the ``group`` column when it
+    ids >= 0 (the archive's count); ``unknown_user_jobs`` = jobs without a user id (< 0), which
+    the groups count as one more, unknown user (a Lublin model trace: 0 users + the unknown one). Groups (greedy-es-sorting-criteria Table II) come from the ``group`` column when it
     is filled, else are computed on the valid jobs.
     """
     w = workload
@@ -43,6 +44,7 @@ def workload_info(workload: Workload, *, thresholds: tuple[float, ...] = DEFAULT
         "median_runtime_over_estimate": float(np.median(ratio)) if len(ratio) else None,
         "runtime_above_estimate_share": float((ratio > 1).mean()) if len(ratio) else None,
         "users": int(len(np.unique(w.user[w.user >= 0]))),
+        "unknown_user_jobs": int((w.user < 0).sum()),
         "unsorted": int(np.count_nonzero(w.submit[1:] < w.submit[:-1])),
         "unix_start": w.unix_start,
         "timezone": w.timezone,
@@ -96,7 +98,8 @@ def info_rows(info: dict) -> list[tuple[str, str]]:
         ("estimates present", f"{100 * info['estimate_share']:.1f} % of jobs"),
         ("median runtime/estimate", _fmt(info["median_runtime_over_estimate"], ".3f")),
         ("runtime > estimate", _fmt(None if info["runtime_above_estimate_share"] is None else 100 * info["runtime_above_estimate_share"], ".1f") + " % of estimated jobs"),
-        ("users", f"{info['users']:,}"),
+        ("users", f"{info['users']:,}" + (f" + 1 unknown ({info['unknown_user_jobs']:,} jobs have no user id; "
+                                           "the groups count them as one user)" if info["unknown_user_jobs"] else "")),
         ("time zone", f"{info['timezone'] or 'unknown (UTC)'}"),
         ("start", _start(info["unix_start"], info["timezone"])),
     ]

@@ -7,13 +7,14 @@ from importlib import resources
 from pathlib import Path
 
 from ..errors import SWFError, WorkloadError
-from .clean import clean
+from .clean import clean, job_width, require_machine, too_wide_jobs
 from .cut import cut_months
 from .groups import assign_groups
 from .model import Workload
 from .swf import read_swf, swf_name
 
-__all__ = ["BUNDLED", "FORMATS", "bundled_path", "resolve_trace", "read_trace", "load_trace", "sniff_format", "parse_format"]
+__all__ = ["BUNDLED", "FORMATS", "bundled_path", "resolve_trace", "trace_folders", "workloads_dir", "read_trace", "load_trace", "refuse_too_wide",
+           "sniff_format", "parse_format"]
 
 #: trace formats ``read_trace`` reads; ``auto`` sniffs the file's first line
 FORMATS: tuple[str, ...] = ("auto", "swf", "sacct", "pbs")
@@ -31,16 +32,68 @@ def bundled_path(name: str) -> Path | None:
     return None
 
 
+def workloads_dir() -> Path:
+    """The shared trace folder: $SCHEDLAB_WORKLOADS, $SCHEDLAB_SHARED/workloads, or ../shared/workloads."""
+    if os.environ.get("SCHEDLAB_WORKLOADS"):
+        return Path(os.environ["SCHEDLAB_WORKLOADS"]).expanduser()
+    if os.environ.get("SCHEDLAB_SHARED"):
+        return Path(os.environ["SCHEDLAB_SHARED"]).expanduser() / "workloads"
+    for base in (Path.cwd(), Path(__file__).resolve().parents[3]):
+        cand = base.parent / "shared" / "workloads"
+        if cand.is_dir():
+            return cand
+    return Path.cwd().parent / "shared" / "workloads"
+
+
+def _in_folder(name: str, folder: Path) -> Path | None:
+    """The trace file in ``folder`` named ``name``: its archive name exactly, else a unique prefix
+    (``SDSC-SP2`` -> ``SDSC-SP2-1998-4.2-cln.swf.gz``); an ambiguous prefix is an error naming the files."""
+    if not folder.is_dir():
+        return None
+    low = name.strip().lower()
+    files = sorted(p for p in folder.iterdir() if p.is_file() and p.name.lower().endswith((".swf", ".swf.gz")))
+    exact = [p for p in files if low in (p.name.lower(), swf_name(p).lower())]
+    if exact:
+        return exact[0]
+    hits = [p for p in files if p.name.lower().startswith(low)]
+    if len(hits) > 1:
+        raise WorkloadError(f"trace name {name!r} is ambiguous in {folder}: {', '.join(p.name for p in hits)}")
+    return hits[0] if hits else None
+
+
+def trace_folders() -> list[tuple[str, Path]]:
+    """Where a trace name is looked up after the bundled traces, in order: the fetch cache, the workloads folder."""
+    from .fetch import default_cache
+
+    return [("fetched traces", default_cache()), ("workloads folder", workloads_dir())]
+
+
 def resolve_trace(spec: str | os.PathLike) -> Path:
-    """A trace file from a path or a bundled name; an existing path wins over a bundled name."""
+    """A trace file from a path or a name, the one place every verb and the grid setups resolve names.
+
+    In order: an existing path; a bundled trace (``KTH-SP2``); a trace fetched into the cache
+    (``schedlab workload fetch``, :func:`schedlab.workload.fetch.default_cache`); a file of the
+    workloads folder (:func:`workloads_dir`). In a folder, the archive name matches exactly
+    (``CTC-SP2-1996-3.1-cln``) or as a unique prefix (``SDSC-SP2``). An unknown name is one error
+    line saying where it was looked for.
+    """
     path = Path(spec)
     if path.exists():
         return path
-    found = bundled_path(str(spec)) if isinstance(spec, str) else None
+    if not isinstance(spec, str):
+        raise SWFError(spec, None, "no such file")
+    found = bundled_path(spec)
     if found is not None:
         return found
-    names = ", ".join(BUNDLED)
-    raise SWFError(spec, None, f"no such file (and not a bundled trace: {names})")
+    if not spec.strip() or any(sep in spec for sep in ("/", os.sep)):  # a path, not a name
+        raise SWFError(spec, None, f"no such file (and not a bundled trace: {', '.join(BUNDLED)})")
+    looked = [f"bundled traces ({', '.join(BUNDLED)})"]
+    for label, folder in trace_folders():
+        found = _in_folder(spec, folder)
+        if found is not None:
+            return found
+        looked.append(f"{label} {folder}" + ("" if folder.is_dir() else " (missing)"))
+    raise SWFError(spec, None, f"no such file or trace name; looked in: {'; '.join(looked)}")
 
 
 def parse_format(fmt: str | None) -> tuple[str, str | None]:
@@ -98,6 +151,36 @@ def read_trace(spec: str | os.PathLike, *, procs: int | None = None, format: str
     return read_swf(path, procs=procs)
 
 
+def refuse_too_wide(raw: Workload, procs: int | None = None, source: str | os.PathLike | None = None,
+                    format: str | None = None) -> None:
+    """Refuse a trace with a job wider than the machine, whether its size is ``procs`` (``--procs``)
+    or the header's MaxProcs: one line naming the file, the line (SWF) or job, and the sizes.
+
+    The cleaning step would drop such jobs (its ``too_wide`` reason); every simulating verb refuses
+    them instead, so a machine too small for the trace is never simulated on a silently thinned trace.
+    """
+    m = require_machine(raw, procs)
+    wide = too_wide_jobs(raw, m)
+    if wide.size == 0:
+        return
+    first = int(wide[0])
+    width = job_width(raw)
+    where = str(source) if source is not None else (raw.name or "the trace")
+    if source is not None and parse_format(format)[0] in ("auto", "swf"):
+        from .swf import job_line
+
+        try:
+            path = resolve_trace(source)
+            line = job_line(path, first) if sniff_format(path) == "swf" else None
+        except (OSError, SWFError):
+            line = None
+        where += f":{line}" if line is not None else ""
+    origin = f"--procs {m}" if procs is not None else f"MaxProcs {m} of the header"
+    more = f"; {wide.size:,} jobs are wider" if wide.size > 1 else ""
+    raise WorkloadError(f"{where}: job {int(raw.id[first])} needs {int(width[first]):,} processors, wider than "
+                        f"the machine ({origin}){more}; give --procs at least {int(width[wide].max()):,}")
+
+
 def load_trace(
     spec: str | os.PathLike | Workload,
     *,
@@ -112,8 +195,10 @@ def load_trace(
     machine size (required when the trace has no MaxProcs/MaxNodes header). Cleaning happens
     before the cut, so the window starts at the first valid job; groups are computed on the
     jobs that remain (greedy-es-sorting-criteria Table II). ``format`` as :func:`read_trace`.
+    A job wider than the machine is an error (:func:`refuse_too_wide`), never silently dropped.
     """
     w = spec if isinstance(spec, Workload) else read_trace(spec, format=format)
+    refuse_too_wide(w, procs, None if isinstance(spec, Workload) else spec, format)
     w, _ = clean(w, procs=procs, missing_estimate=missing_estimate)
     if months is not None:
         w = cut_months(w, months)

@@ -62,13 +62,21 @@ class LublinParams:
 
         "UHi = log2(P); keep UMed ~ UHi - 2.5": on 128 nodes the typeless set is unchanged
         (UHi 7, UMed 4.5).
+
+        [DEF] Machines below 10 nodes: there UHi - 2.5 falls below ULow and the two-stage uniform
+        U(ULow, UMed) would have its bounds reversed. The C comments leave this case open; here
+        ULow is capped at UHi and UMed is clamped into [ULow, UHi], so that
+        ULow <= UMed <= UHi always holds. On 10 nodes and more nothing changes; on 1 node every
+        job is serial (2^0), on 2 nodes jobs are serial or 2-wide.
         """
         uhi = math.log2(procs)
         if uhi == self.uhi:
             return self
         from dataclasses import replace
 
-        return replace(self, uhi=uhi, umed=uhi - 2.5)
+        ulow = min(self.ulow, uhi)
+        umed = min(max(uhi - 2.5, ulow), uhi)
+        return replace(self, ulow=ulow, uhi=uhi, umed=umed)
 
 
 #: the three sets of m_lublin99.c; "typeless" is the default (thesis Table 5)

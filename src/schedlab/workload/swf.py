@@ -25,7 +25,7 @@ from .._atomic import atomic_write_bytes
 from ..errors import SWFError
 from .model import FLOAT_FIELDS, SWF_FIELDS, Workload
 
-__all__ = ["read_swf", "write_swf", "parse_header", "set_header_value", "swf_name"]
+__all__ = ["read_swf", "write_swf", "parse_header", "set_header_value", "swf_name", "job_line", "current_header"]
 
 _N = len(SWF_FIELDS)
 _HEADER_KEY = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_]*)\s*:\s*(.*?)\s*$")
@@ -139,6 +139,20 @@ def _split_header(data: bytes) -> tuple[list[str], int, int]:
 
 def _decode(line: bytes) -> str:
     return line.rstrip(b"\r").decode("utf-8", errors="replace")
+
+
+def job_line(path: str | os.PathLike, index: int) -> int | None:
+    """The 1-based line number of the ``index``-th job record (file order) of SWF file ``path``."""
+    data = _read_bytes(Path(path))
+    _, body_start, first = _split_header(data)
+    seen = -1
+    for offset, raw in enumerate(data[body_start:].split(b"\n")):
+        line = raw.strip()
+        if line and not line.startswith(b";"):
+            seen += 1
+            if seen == index:
+                return first + 1 + offset
+    return None
 
 
 #: pandas < 3 needs Python's strtod to be round-trip exact; pandas 3 is exact by default
@@ -317,6 +331,38 @@ def _groups_from_header(header: list[str], user: np.ndarray) -> np.ndarray | Non
             lookup = dict(zip(pairs[:, 0].tolist(), pairs[:, 1].tolist()))
             return np.array([lookup.get(u, 0) for u in users.tolist()], dtype=np.int64)[inverse]
     return None
+
+
+def _has_key(header: tuple[str, ...], key: str) -> bool:
+    return any(m.group(1) == key for m in map(_HEADER_KEY.match, header) if m)
+
+
+def current_header(workload: Workload) -> tuple[str, ...]:
+    """The header with the lines that describe the jobs made true for ``workload``'s jobs.
+
+    A cleaned, cut or scaled trace keeps the archive's header, whose ``MaxJobs`` (distinct job
+    numbers), ``MaxRecords`` (lines), ``StartTime`` and ``EndTime`` (the log's first second,
+    UnixStartTime, and the last recorded job end, submit + wait + runtime, as local time in the
+    trace's zone) would describe the original log. Only lines already present are rewritten;
+    times are left as they are when the trace has no UnixStartTime.
+    """
+    header = tuple(workload.header)
+    if _has_key(header, "MaxRecords"):
+        header = set_header_value(header, "MaxRecords", len(workload))
+    if _has_key(header, "MaxJobs"):
+        header = set_header_value(header, "MaxJobs", len(np.unique(workload.id)))
+    if workload.unix_start is not None and len(workload):
+        from datetime import datetime
+
+        from .timezone import trace_zone
+
+        zone = trace_zone(workload)
+        end = float(np.max(workload.submit + np.maximum(workload.wait, 0) + np.maximum(workload.runtime, 0)))
+        for key, t in (("StartTime", 0.0), ("EndTime", end)):
+            if _has_key(header, key):
+                when = datetime.fromtimestamp(int(workload.unix_start) + math.floor(t), zone)
+                header = set_header_value(header, key, when.strftime("%a %b %d %H:%M:%S %Z %Y"))
+    return header
 
 
 def write_swf(workload: Workload, path: str | os.PathLike) -> Path:

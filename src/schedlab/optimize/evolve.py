@@ -73,9 +73,13 @@ class EvolveConfig:
             raise RunError(f"unknown gene scale {self.gene_scale!r}; choose {' or '.join(GENE_SCALES)}")
         if self.optimizer not in optimizer_names():
             raise RunError(f"unknown optimizer {self.optimizer!r}; choose {' or '.join(optimizer_names())}")
+        from .settings import check_seed, check_whole
+
         for name in ("generations", "mu", "lam"):
-            if int(getattr(self, name)) != getattr(self, name) or getattr(self, name) < 1:
-                raise RunError(f"--{'lambda' if name == 'lam' else name} must be a positive whole number")
+            check_whole(f"--{'lambda' if name == 'lam' else name}", getattr(self, name))
+        check_seed(self.seed)
+        if self.optimizer == "cmaes" and self.lam < 2:  # the cma package refuses a population of one
+            raise RunError(f"--lambda must be at least 2 with --optimizer cmaes, got {self.lam}")
         if self.optimizer == "cmaes" and self.mu > self.lam:
             raise RunError(f"--mu {self.mu} exceeds --lambda {self.lam}: CMA-ES selects mu of its lambda candidates")
         if not self.traces:

@@ -1,7 +1,8 @@
 """Optimizer settings are checked before anything is written (issue 32): for every optimizer verb
 (evolve greedy with the ES and CMA-ES, rules iterative and evolve, bound, grid pareto, federation
 run and compare), a setting the optimizer cannot run with exits 2 with one ``error:`` line naming
-its flag, and leaves no run folder behind (the corrected command then starts afresh)."""
+its flag, and leaves no run folder behind (the corrected command then starts afresh); so does a
+population too large for this machine's memory."""
 
 from __future__ import annotations
 
@@ -57,6 +58,13 @@ IMPOSSIBLE = [
     (FEDERATION, ["--ptbw", "1,inf"], "--ptbw '1,inf'"),
     (FEDERATION, ["--sigma", "0.5,0.1"], "--sigma '0.5,0.1'"),
     (FED_COMPARE, ["--seed", "-1"], "--seed must be"),
+    # populations beyond any machine's memory (a MemoryError traceback after config.json was written)
+    (EVOLVE, ["--lambda", "1000000000000"], "--lambda 1000000000000: the offspring of a generation would need"),
+    (RULES, ["--rules", "1", "--mu", "2", "--lambda", "1000000000000", "--rho", "2"],
+     "--lambda 1000000000000 with --participations 10: the rules and bases"),
+    (BOUND, ["--pop", "1000000000000"], "--pop 1000000000000: a population of orders"),
+    (GRID, ["--pop", "1000000000000"], "--pop 1000000000000: a population of partitions"),
+    (FEDERATION, ["--pop", "1000000000000"], "--pop 1000000000000 with packages of 20 jobs"),
 ]
 
 

@@ -682,6 +682,11 @@ def bound(trace: str, out, config: BoundConfig, *, procs=None, months=None, scal
     w = workload_of(trace, procs=procs, months=months, scale_to=scale_to, calibrate_load=calibrate_load)
     machine = Machine(w.machine_procs)
     problem = BoundProblem.of(w, machine)
+    from .settings import check_memory
+
+    # the orders of parents, offspring and their merge (int64), and the energy descent's pairwise terms
+    check_memory(f"--pop {config.pop}", 40.0 * config.pop * problem.n + 224.0 * config.pop ** 2,
+                 f"a population of orders of {problem.n:,} jobs")
     seeds = heuristic_orders(w, machine, problem, strategies)
     cfg = config.to_dict()
     cfg.update(trace=str(trace), procs=procs, months=months, scale_to=scale_to, calibrate_load=calibrate_load,

@@ -82,6 +82,11 @@ class EvolveConfig:
             raise RunError(f"--lambda must be at least 2 with --optimizer cmaes, got {self.lam}")
         if self.optimizer == "cmaes" and self.mu > self.lam:
             raise RunError(f"--mu {self.mu} exceeds --lambda {self.lam}: CMA-ES selects mu of its lambda candidates")
+        if self.dispatch in DISPATCH_CHOICES and self.gene_scale in GENE_SCALES:  # else refused below / above
+            from .settings import check_memory
+
+            genes = len(GreedyEncoding(gene_scale=self.gene_scale, dispatch=self.dispatch).names)  # free: the most
+            check_memory(f"--lambda {self.lam}", 64.0 * self.lam * genes, "the offspring of a generation")
         if not self.traces:
             raise RunError("give at least one training trace")
         if self.calibrate_load and self.scale_to is None:

@@ -27,7 +27,7 @@ import numpy as np
 from ..errors import RunError
 from ..strategy import rules as R
 from .greedy import TrainingSet, _objective
-from .settings import check_whole
+from .settings import check_memory, check_whole
 
 NF, NS = R.N_FEATURES, R.N_STRATEGIES
 GENES = 2 * NF + NS  # centre and width per feature, then one output per strategy (Fig. 2)
@@ -154,6 +154,9 @@ class GFSSettings:
                            f"recombines {f['rho']} different parents, and after the first generation only its "
                            f"{f['lam']} offspring rules are there to choose them from; lower {f['rho']} or raise "
                            f"{f['lam']}")
+        # a generation holds its offspring, parents and N_f bases of N_r rules (lam * N_s rules) as float64 genes
+        check_memory(f"{f['lam']} {self.lam} with {f['participations']} {self.participations}",
+                     8.0 * GENES * (self.lam * (self.participations + 3) + self.mu), "the rules and bases of a generation")
 
     @property
     def bases(self) -> int:  # N_f

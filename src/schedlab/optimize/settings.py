@@ -17,3 +17,23 @@ def check_whole(flag: str, value, minimum: int = 1) -> None:
 def check_seed(value, flag: str = "--seed") -> None:
     """A seed numpy's generators take: a whole number >= 0."""
     check_whole(flag, value, 0)
+
+
+def physical_memory() -> int | None:
+    """This machine's memory in bytes (None where the system does not tell)."""
+    import os
+
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def check_memory(setting: str, nbytes: float, what: str) -> None:
+    """Refuse a population whose arrays (about ``nbytes``) exceed this machine's memory: numpy would
+    otherwise stop the run with a MemoryError after the run folder was made. ``setting`` names the
+    flags and values, e.g. ``"--pop 1000000000"``."""
+    total = physical_memory()
+    if total is not None and nbytes > total:
+        raise RunError(f"{setting}: {what} would need about {nbytes / 2**30:,.0f} GiB, more than this machine's "
+                       f"{total / 2**30:,.0f} GiB; give a smaller value")

@@ -398,3 +398,42 @@ def test_mutation_kinds_are_chosen_by_their_probabilities(monkeypatch):
     calls.clear()
     mutate_k(x, group, np.random.default_rng(2), _cfg(p_insert=0.5, p_swap=0.2, p_shift=0, moves=6))
     assert calls == []
+
+
+def test_pop_below_the_number_of_objectives_runs_and_history_keeps_the_best_util(tmp_path):
+    """Issue 32, severes 3 and 6: --pop 4 to 6 (fewer reference directions than the seven
+    objectives) ended in "AttributeError: 'NoneType' object has no attribute 'integers'" although
+    4 is the documented minimum; history.csv's best_UTIL held the front's lowest UTIL."""
+    out = tmp_path / "B"
+    assert main(["bound", "KTH-SP2", "--months", "1", "--generations", "1", "--pop", "4", "--workers", "1",
+                 "--out", str(out)]) == 0
+    front = [float(r["UTIL"]) for r in csv.DictReader((out / "front.csv").open())]
+    hist = list(csv.DictReader((out / "history.csv").open()))
+    assert len(hist) == 1 and int(hist[0]["evaluations"]) == 4
+    assert min(front) < max(front) and float(hist[0]["best_UTIL"]) == max(front)
+    from schedlab.optimize.bound import reference_directions
+
+    for n in (4, 5, 6, 7, 9):
+        dirs = reference_directions(len(OBJECTIVES), n, 1)
+        assert dirs.shape == (n, len(OBJECTIVES)) and np.all(dirs >= 0) and np.allclose(dirs.sum(axis=1), 1.0)
+        assert len(np.unique(dirs.round(9), axis=0)) == n  # spread, no direction twice
+        assert np.array_equal(dirs, reference_directions(len(OBJECTIVES), n, 1))  # seeded
+
+
+def test_history_best_values_of_a_hand_made_front():
+    """best_UTIL is the highest UTIL of the front (UTIL is negated inside the search), the other
+    best_ columns the lowest value: two schedules, one with the higher UTIL, one with the lower AWRTs."""
+    from schedlab.optimize.bound import Archive, BoundAskTell, history_csv, hv_box, hv_samples
+
+    F = np.array([[-80.0, 5000.0, 100.0, 200.0, 300.0, 400.0, 500.0],
+                  [-60.0, 3000.0, 90.0, 210.0, 280.0, 390.0, 550.0]])
+    archive = Archive.empty(len(OBJECTIVES), 0, keep_orders=False)
+    archive.add(F, None, 1, ["high UTIL", "low AWRT"])
+    assert len(archive.F) == 2  # neither dominates the other
+    adapter = BoundAskTell(None, ["high UTIL", "low AWRT"], archive, [], hv_box(F), hv_samples(1, len(OBJECTIVES)))
+    adapter._n = 2
+    row = adapter.row(0.0)
+    assert row["best_UTIL"] == 80.0
+    assert [row[f"best_{k}"] for k in OBJECTIVES[1:]] == [3000.0, 90.0, 200.0, 280.0, 390.0, 500.0]
+    written = next(csv.DictReader(history_csv([row]).splitlines()))
+    assert float(written["best_UTIL"]) == 80.0

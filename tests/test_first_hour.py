@@ -123,7 +123,7 @@ MISTAKES = [
     (["federation", "run", "KTH-SP2", "--method", "jpr", "--package-size", "10", "--out", "r", "--checkpoint-every", "0"],
      "'schedlab federation run --help'"),
     (["simulate", "KTH-SP2", "--seed-strategy", "x"], "No such option"),
-    (["evolve", "greedy", "KTH-SP2", "--out", "r", "--seed", "-1"], "--seed must be 0 or a positive"),
+    (["evolve", "greedy", "KTH-SP2", "--out", "r", "--seed", "-1"], "--seed must be a whole number >= 0"),
     (["evolve", "greedy", "KTH-SP2", "--out", "r", "--workers", str(10**9)], "at most"),
 ]
 

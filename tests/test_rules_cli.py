@@ -10,6 +10,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from conftest import one_line_error, run
 from schedlab.errors import RunError, StrategyError
@@ -73,11 +75,91 @@ def test_bad_partitions_and_settings_touch_no_run_folder(capsys, tmp_path):
     code, _o, err = run(capsys, "rules", "iterative", "KTH-SP2", "--out", out, "--partitions", tmp_path / "parts.json")
     one_line_error(code, err, "parts.json", "Um", "increasing")
     code, _o, err = run(capsys, "rules", "evolve", "KTH-SP2", "--out", out, "--lambda", "70", "--rules", "50")
-    one_line_error(code, err, "multiple of the rules")
+    one_line_error(code, err, "--lambda (70) must be a multiple of --rules (50)")
     (tmp_path / "easy.json").write_text('{"dispatch": "easy"}')
     code, _o, err = run(capsys, "rules", "evolve", "KTH-SP2", "--out", out, "--greedy", tmp_path / "easy.json")
     one_line_error(code, err, "easy.json", "greedy order")
     assert not out.exists()
+
+
+# ---------------------------------------------------------------------------- symbiotic settings (issue 32)
+SYMBIOTIC = ["rules", "evolve", "KTH-SP2", "--months", "1", "--generations", "2", "--workers", "1"]
+SETTINGS_REFUSED = [
+    ("rho above lambda", ["--rules", "4", "--mu", "12", "--lambda", "8", "--participations", "2"],
+     ["--rho (12) must be at most --lambda (8)"]),
+    ("rho above lambda 2", ["--rules", "5", "--mu", "20", "--lambda", "10", "--participations", "2"],
+     ["--rho (12) must be at most --lambda (10)"]),
+    ("rho above mu", ["--rules", "5", "--mu", "5", "--lambda", "10", "--participations", "2"],
+     ["--rho (12) must be at most --mu (5)"]),
+    ("lambda 0", ["--lambda", "0"], ["--lambda must be a positive whole number"]),
+    ("rho 1", ["--rho", "1"], ["--rho must be at least 2"]),
+    ("clusters 0", ["--clusters", "0"], ["--clusters must be"]),
+    ("cluster-best 0", ["--cluster-best", "0"], ["--cluster-best must be"]),
+    ("mu below rules", ["--rules", "4", "--mu", "3", "--lambda", "8", "--rho", "2"], ["--mu (3) must be at least --rules (4)"]),
+    ("seed -1", ["--seed", "-1"], ["--seed must be"]),
+]
+
+
+@pytest.mark.parametrize("what,settings,words", SETTINGS_REFUSED, ids=[c[0] for c in SETTINGS_REFUSED])
+def test_symbiotic_settings_breeding_cannot_use_are_one_line_naming_the_flag_before_any_write(capsys, tmp_path, what,
+                                                                                            settings, words):
+    out = tmp_path / "R"
+    code, _o, err = run(capsys, *SYMBIOTIC, "--out", out, *settings)
+    one_line_error(code, err, *words)
+    assert not out.exists()
+
+
+def test_the_corrected_symbiotic_command_runs_where_the_refused_one_was_given(capsys, tmp_path):
+    """Issue 32, severe 1: these settings ran generation 1, then broke in breeding and left a
+    config.json that refused the corrected command."""
+    out = tmp_path / "R"
+    small = ["--rules", "4", "--mu", "12", "--lambda", "8", "--participations", "2"]
+    code, _o, err = run(capsys, *SYMBIOTIC, "--out", out, *small)
+    one_line_error(code, err, "--rho", "--lambda")
+    code, _o, err = run(capsys, *SYMBIOTIC, "--out", out, *small, "--rho", "8")
+    assert code == 0, err
+    symbiotic = json.loads((out / "config.json").read_text())["symbiotic"]
+    assert symbiotic["rho"] == 8 and symbiotic["readings"]["recombination"].startswith(
+        "rho = 8: the first parent random, the 3 most similar to it (Eq. 11), 4 random others")
+    # the paper's settings record the readings as before, so their run folders keep resuming
+    assert gfs.gfs_settings_dict(gfs.GFSSettings())["readings"] == gfs.READINGS
+    assert [line.split(",")[0] for line in (out / "history.csv").read_text().splitlines()[1:]] == ["1", "2"]
+
+
+def test_the_exposed_symbiotic_options_default_to_the_paper_s_values():
+    import typer
+
+    from schedlab.cli.main import _register, app
+
+    _register()
+    cmd = typer.main.get_command(app).commands["rules"].commands["evolve"]
+    defaults = {p.opts[0]: p.default for p in cmd.params if p.opts and p.opts[0].startswith("--")}
+    paper = gfs.GFSSettings()
+    for name, flag in gfs.GFS_FLAGS.items():
+        assert defaults[flag] == getattr(paper, name), flag
+    assert (paper.rho, paper.k, paper.n_best) == (12, 10, 5)  # Sections 4.3.2 and 4.2.5
+
+
+@given(rules=st.integers(1, 4), mu=st.integers(1, 12), lam=st.integers(1, 16), participations=st.integers(1, 2),
+       rho=st.integers(1, 12), k=st.integers(1, 4), n_best=st.integers(1, 3))
+@example(rules=4, mu=12, lam=8, participations=2, rho=12, k=10, n_best=5)
+@example(rules=4, mu=12, lam=8, participations=2, rho=8, k=3, n_best=2)
+def test_symbiotic_settings_the_check_accepts_compose_select_and_breed(rules, mu, lam, participations, rho, k, n_best):
+    """Whatever passes GFSSettings' check runs three generations of ask/tell (composition,
+    selection, breeding); whatever it refuses is refused naming the flags involved."""
+    try:
+        s = gfs.GFSSettings(rules=rules, mu=mu, lam=lam, participations=participations, rho=rho, k=k, n_best=n_best)
+    except RunError as exc:
+        assert str(exc).startswith(tuple(gfs.GFS_FLAGS.values())), exc
+        return
+    opt = gfs.SymbioticGFS(s, seed=rules + mu + lam)
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        xs = opt.ask()
+        assert len(xs) == s.bases and all(x.size == rules * gfs.GENES for x in xs)
+        opt.tell(xs, rng.uniform(1.0, 2.0, len(xs)))
+        assert len(opt.parents) == min(mu, lam * opt.generation) and opt.off_parents.shape == (lam, rho)
+        assert all(len(set(p)) == rho for p in opt.off_parents)  # rho different parents each
 
 
 def test_a_rule_base_file_replays_with_simulate_compare_and_evolve_compare(capsys, tmp_path):

@@ -58,11 +58,9 @@ def bound_command(
         raise OptionError(f"--moves must be at least 1, got {moves}")
     if head_start < 0:
         raise OptionError(f"--head-start must be >= 0 steps, got {head_start}")
-    if sigma <= 0:
-        raise OptionError(f"--sigma must be > 0, got {sigma}")
     config = BoundConfig(pop=pop, generations=generations, seed=seed, moves=moves, head_start=head_start,
                          sigma=sigma, block=block, window=window,
-                         seed_strategies=tuple(str(p) for p in seed_strategy))
+                         seed_strategies=tuple(str(p) for p in seed_strategy))  # checks the other settings
     resolve_trace(target)
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn

@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any, List, Optional
@@ -34,11 +35,15 @@ def _platform(spec: str):
     return default_platform() if spec == "default" else load_platform(spec)
 
 
-def _range(text: str, name: str) -> tuple[float, float]:
+def _range(text: str, name: str, high: float = math.inf) -> tuple[float, float]:
+    """LOW,HIGH of a uniform draw: finite, 0 <= LOW <= HIGH (<= ``high``)."""
     try:
         lo, hi = (float(v) for v in text.split(","))
     except ValueError:
         raise FederationCliError(f"{name} {text!r}: give LOW,HIGH (two numbers)") from None
+    if not (0 <= lo <= hi <= high and math.isfinite(hi)):
+        raise FederationCliError(f"{name} {text!r}: give finite LOW,HIGH with 0 <= LOW <= HIGH"
+                                 + (f" <= {high:g}" if math.isfinite(high) else ""))
     return lo, hi
 
 
@@ -47,11 +52,15 @@ def _config(trace: str, method: str, package_size: int, jobs: Optional[int], o: 
     from ..federation.model import FederationOptions
     from ..optimize.federation_ga import FederationGAConfig
     from ..optimize.federation_run import FederationRunConfig
+    from ..optimize.settings import check_seed, check_whole
 
     opts = TraceOptions(o["procs"], o["months"], o["scale_to"], o["calibrate_load"], o["fmt"])
+    check_seed(o["comm_seed"], "--comm-seed")
+    if o["checkpoint_every"] is not None:
+        check_whole("--checkpoint-every", o["checkpoint_every"])
     return FederationRunConfig(
         trace=trace, method=method, package_size=package_size, jobs=jobs,
-        offset=o["offset"], procs=o["procs"], comm_seed=o["comm_seed"], sigma_range=_range(o["sigma"], "--sigma"),
+        offset=o["offset"], procs=o["procs"], comm_seed=o["comm_seed"], sigma_range=_range(o["sigma"], "--sigma", 1.0),
         ptbw_range=_range(o["ptbw"], "--ptbw"),
         options=FederationOptions(dynamic=o["dynamic"], metl_loss=o["metl_loss"], cbs_cap_chunk=o["cbs_cap"]),
         ga=FederationGAConfig(generations=o["generations"], pop=o["pop"], p_mutation=o["p_mutation"],
@@ -118,7 +127,7 @@ _SHARED: dict[str, tuple[Any, Any]] = {
     "p_mutation": (float, typer.Option(0.01, "--p-mutation", help="Mutation probability (paper: 1 %).")),
     "p_crossover": (float, typer.Option(0.8, "--p-crossover", help="Crossover probability (paper: 80 %).")),
     "mutation_reading": (str, typer.Option("individual", "--mutation-reading", help="individual (one swap per mutated offspring) or gene.")),
-    "checkpoint_every": (Optional[int], typer.Option(None, "--checkpoint-every", min=1, help="GA checkpoint every N generations (default: every 5 s of work; the result does not depend on it).")),
+    "checkpoint_every": (Optional[int], typer.Option(None, "--checkpoint-every", help="GA checkpoint every N generations (default: every 5 s of work; the result does not depend on it).")),
     "seed": (int, SEED),
     "workers": (Optional[int], WORKERS),
     "dask": (Optional[str], DASK),

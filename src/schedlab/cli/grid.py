@@ -95,14 +95,10 @@ def pareto_command(
     from ..optimize.grid_pareto import pareto
     from ..optimize.nsga2_grid import GridNSGA2Config
 
-    if generations < 1 or pop < 2:
-        raise GridOptionError("--generations must be >= 1 and --pop >= 2")
-    if not 0.0 <= p_rand <= 1.0:
-        raise GridOptionError(f"--p-rand must lie in [0, 1], got {p_rand}")
+    config = GridNSGA2Config(pop=pop, generations=generations, seed=seed, p_rand=p_rand, seed_with=seed_with,
+                             variation=variation)  # every setting checked before anything is read or written
     executor, workers = executor_spec(workers, dask)
     label = setup.upper() if setup else " ".join(site or ())
-    config = GridNSGA2Config(pop=pop, generations=generations, seed=seed, p_rand=p_rand, seed_with=seed_with,
-                             variation=variation)
     trace = _trace(setup, site, months)
     from .compiling import warm_grid
 

@@ -31,9 +31,12 @@ CALIBRATE_LOAD = typer.Option(
     help="With --scale-to: raise the scaling factor until EASY's UTIL hits the published / original one.",
 )
 def non_negative_seed(param: typer.CallbackParam, value: Optional[int]) -> Optional[int]:
-    """Option callback: a random seed is a whole number >= 0 (numpy's generators take no other)."""
-    if value is not None and value < 0:
-        raise OptionError(f"{param.opts[0]} must be 0 or a positive whole number, got {value}")
+    """Option callback: a random seed is a whole number >= 0 (numpy's generators take no other),
+    refused while the options are read (the same check the optimizers' settings make)."""
+    from ..optimize.settings import check_seed
+
+    if value is not None:
+        check_seed(value, param.opts[0])
     return value
 
 

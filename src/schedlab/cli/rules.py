@@ -127,6 +127,15 @@ def evolve(
     mu: int = typer.Option(50, "--mu", help="parent rules"),
     lam: int = typer.Option(350, "--lambda", help="offspring rules per generation"),
     participations: int = typer.Option(10, "--participations", help="bases each rule takes part in, N_s"),
+    rho: int = typer.Option(12, "--rho", help="parents of each offspring rule: \"a single new offspring is recombined "
+                            "from rho = 12 parents\"; \"We select rho/2 = 6 parents with a very high degree of "
+                            "similarity and the remaining rho/2 = 6 parents randomly\" (Section 4.3.2); "
+                            "2 <= rho <= --mu and --lambda"),
+    clusters: int = typer.Option(10, "--clusters", help="k of the selection by clusters: \"Determine k clusters ... "
+                                 "based on their GMF-mu-values\" (Algorithm 4); \"we have chosen k = 10\" (Section 4.2.5)"),
+    cluster_best: int = typer.Option(5, "--cluster-best", help="n of the selection by clusters: \"n represents the "
+                                     "number of individuals that are used to determine the mean of the fitness of "
+                                     "individuals in all clusters\" (Algorithm 4); \"and n = 5\" (Section 4.2.5)"),
     seed: int = SEED,
     procs: Optional[int] = PROCS,
     months: Optional[int] = MONTHS,
@@ -148,7 +157,8 @@ def evolve(
         from .options import OptionError
 
         raise OptionError("--generations must be a positive whole number")
-    settings = GFSSettings(rules=rules, mu=mu, lam=lam, participations=participations)
+    settings = GFSSettings(rules=rules, mu=mu, lam=lam, participations=participations, rho=rho, k=clusters,
+                           n_best=cluster_best)
     greedy_order = _greedy(greedy)
     spec, workers = executor_spec(workers, dask)
     config = EvolveConfig(traces=tuple(traces), objective=objective, generations=generations, seed=seed, procs=procs,

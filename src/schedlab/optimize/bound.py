@@ -72,6 +72,7 @@ Executor (payload = the problem), so results do not depend on the number of work
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Sequence
 
@@ -118,12 +119,14 @@ class BoundConfig:
     seed_strategies: tuple[str, ...] = field(default=())
 
     def __post_init__(self) -> None:
-        for name in ("pop", "generations", "window", "moves", "block"):
-            v = getattr(self, name)
-            if int(v) != v or v < 1:
-                raise RunError(f"--{name} must be a positive whole number, got {v}")
-        if self.pop < 4:
-            raise RunError(f"--pop must be at least 4, got {self.pop}")
+        from .settings import check_seed, check_whole
+
+        for name in ("generations", "window", "moves", "block"):
+            check_whole(f"--{name}", getattr(self, name))
+        check_whole("--pop", self.pop, 4)
+        check_seed(self.seed)
+        if not 0 < self.sigma < math.inf:  # mutate: |N(0, sigma)| positions, rounded to whole ones
+            raise RunError(f"--sigma must be a finite number of positions > 0, got {self.sigma}")
         if not (0 <= self.p_insert and 0 <= self.p_swap and 0 <= self.p_shift
                 and self.p_insert + self.p_swap + self.p_shift <= 1):
             raise RunError("mutation probabilities must be >= 0 and sum to at most 1")
@@ -407,6 +410,23 @@ def random_tournament(pop, P, random_state=None, **kwargs) -> np.ndarray:
     return P[np.arange(len(P)), (random_state.random(len(P)) < 0.5).astype(int)]
 
 
+def reference_directions(n_obj: int, n: int, seed: int) -> np.ndarray:
+    """``n`` Riesz s-energy reference directions in ``n_obj`` objectives (pymoo's "energy").
+
+    pymoo starts the energy descent from a reduction of a simplex sample that always keeps the
+    ``n_obj`` corners; with fewer directions than objectives it has no corner to start from and
+    draws the first point from a random generator it never receives (pymoo 0.6.2:
+    ``AttributeError: 'NoneType' object has no attribute 'integers'``). There the descent starts
+    from ``n`` points drawn from a flat Dirichlet distribution with a generator seeded by ``seed``
+    instead (from ``n_obj`` directions on, pymoo's own start, as before)."""
+    from pymoo.util.ref_dirs import get_reference_directions
+
+    if n >= n_obj:
+        return get_reference_directions("energy", n_obj, n, seed=seed)
+    start = np.random.default_rng([seed, 0x72656664]).dirichlet(np.ones(n_obj), n)
+    return get_reference_directions("energy", n_obj, n, seed=seed, X=start)
+
+
 def make_algorithm(problem: BoundProblem, config: BoundConfig, seeds: Sequence[tuple[str, np.ndarray]],
                    improved: Sequence[tuple[str, np.ndarray]] = ()):
     """NSGA-III with the order operators; its first population = the seeds (the first
@@ -415,7 +435,6 @@ def make_algorithm(problem: BoundProblem, config: BoundConfig, seeds: Sequence[t
 
     from pymoo.algorithms.moo.nsga3 import NSGA3
     from pymoo.operators.selection.tournament import TournamentSelection
-    from pymoo.util.ref_dirs import get_reference_directions
 
     rng = np.random.default_rng([config.seed, 0x626F756E64])
     plain = list(seeds)[: max(0, config.pop - len(improved))]
@@ -429,7 +448,7 @@ def make_algorithm(problem: BoundProblem, config: BoundConfig, seeds: Sequence[t
             x = mutate_k(x, problem.group, rng, config)
         X0.append(x)
         names.append(f"{seeds[k][0]}+mutation")
-    ref_dirs = get_reference_directions("energy", len(OBJECTIVES), config.pop, seed=config.seed)
+    ref_dirs = reference_directions(len(OBJECTIVES), config.pop, config.seed)
     algorithm = NSGA3(ref_dirs=ref_dirs, pop_size=config.pop, sampling=np.array(X0, dtype=np.int64),
                       selection=TournamentSelection(func_comp=random_tournament),
                       crossover=OrderCrossover(config.p_crossover),
@@ -587,7 +606,7 @@ class BoundAskTell:
         F = self.archive.F
         return {"gen": len(self.rows) + 1, "evaluations": self.evaluations + self._n,
                 "hypervolume": hypervolume_share(F, self.box, self.samples), "front": int(len(F)),
-                **{f"best_{k}": float(-F[:, 0].max() if k == "UTIL" else F[:, i].min())
+                **{f"best_{k}": float(-F[:, 0].min() if k == "UTIL" else F[:, i].min())
                    for i, k in enumerate(OBJECTIVES)},
                 "elapsed": elapsed}
 
@@ -663,6 +682,11 @@ def bound(trace: str, out, config: BoundConfig, *, procs=None, months=None, scal
     w = workload_of(trace, procs=procs, months=months, scale_to=scale_to, calibrate_load=calibrate_load, format=format)
     machine = Machine(w.machine_procs)
     problem = BoundProblem.of(w, machine)
+    from .settings import check_memory
+
+    # the orders of parents, offspring and their merge (int64), and the energy descent's pairwise terms
+    check_memory(f"--pop {config.pop}", 40.0 * config.pop * problem.n + 224.0 * config.pop ** 2,
+                 f"a population of orders of {problem.n:,} jobs")
     seeds = heuristic_orders(w, machine, problem, strategies)
     cfg = config.to_dict()
     cfg.update(trace=str(trace), procs=procs, months=months, scale_to=scale_to, calibrate_load=calibrate_load,

@@ -75,11 +75,20 @@ class EvolveConfig:
             raise RunError(f"unknown gene scale {self.gene_scale!r}; choose {' or '.join(GENE_SCALES)}")
         if self.optimizer not in optimizer_names():
             raise RunError(f"unknown optimizer {self.optimizer!r}; choose {' or '.join(optimizer_names())}")
+        from .settings import check_seed, check_whole
+
         for name in ("generations", "mu", "lam"):
-            if int(getattr(self, name)) != getattr(self, name) or getattr(self, name) < 1:
-                raise RunError(f"--{'lambda' if name == 'lam' else name} must be a positive whole number")
+            check_whole(f"--{'lambda' if name == 'lam' else name}", getattr(self, name))
+        check_seed(self.seed)
+        if self.optimizer == "cmaes" and self.lam < 2:  # the cma package refuses a population of one
+            raise RunError(f"--lambda must be at least 2 with --optimizer cmaes, got {self.lam}")
         if self.optimizer == "cmaes" and self.mu > self.lam:
             raise RunError(f"--mu {self.mu} exceeds --lambda {self.lam}: CMA-ES selects mu of its lambda candidates")
+        if self.dispatch in DISPATCH_CHOICES and self.gene_scale in GENE_SCALES:  # else refused below / above
+            from .settings import check_memory
+
+            genes = len(GreedyEncoding(gene_scale=self.gene_scale, dispatch=self.dispatch).names)  # free: the most
+            check_memory(f"--lambda {self.lam}", 64.0 * self.lam * genes, "the offspring of a generation")
         if not self.traces:
             raise RunError("give at least one training trace")
         if self.calibrate_load and self.scale_to is None:

@@ -74,17 +74,19 @@ class FederationGAConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        for name in ("generations", "pop", "tournament"):
-            v = getattr(self, name)
-            if int(v) != v or v < (2 if name != "generations" else 1):
-                raise RunError(f"GA {name} must be a whole number >= {2 if name != 'generations' else 1}, got {v}")
+        from .settings import check_seed, check_whole
+
+        check_whole("--generations", self.generations)
+        check_whole("--pop", self.pop, 2)
+        check_whole("the GA's tournament size", self.tournament, 2)
+        check_seed(self.seed)
         if self.pop % 2:
-            raise RunError(f"GA population must be even (two offspring per mating), got {self.pop}")
+            raise RunError(f"--pop must be even (two offspring per mating), got {self.pop}")
         for name in ("p_mutation", "p_crossover"):
             if not 0.0 <= getattr(self, name) <= 1.0:
-                raise RunError(f"GA {name} must lie in [0, 1], got {getattr(self, name)}")
+                raise RunError(f"--{name.replace('_', '-')} must lie in [0, 1], got {getattr(self, name)}")
         if self.mutation_reading not in MUTATION_READINGS:
-            raise RunError(f"mutation reading {self.mutation_reading!r}: choose {' or '.join(MUTATION_READINGS)}")
+            raise RunError(f"--mutation-reading {self.mutation_reading!r}: choose {' or '.join(MUTATION_READINGS)}")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

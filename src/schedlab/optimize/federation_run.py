@@ -198,6 +198,12 @@ def run_federation(
     jobs = jobs if jobs is not None else load_jobs(config)
     jobs.check_fits(platform)
     slices = packages(len(jobs), config.package_size)
+    if config.method in GA_METHODS:  # a package's GA holds parents, offspring and their merge (int64 orders)
+        from .settings import check_memory
+
+        longest = max(sl.stop - sl.start for sl in slices)
+        check_memory(f"--pop {config.ga.pop} with packages of {longest:,} jobs", 40.0 * config.ga.pop * longest,
+                     "the GA's population of job orders")
     cfg = config.to_dict()
     cfg["platform"] = platform.to_dict()
     cfg["n_jobs"] = len(jobs)

@@ -27,6 +27,7 @@ import numpy as np
 from ..errors import RunError
 from ..strategy import rules as R
 from .greedy import TrainingSet, _objective
+from .settings import check_memory, check_whole
 
 NF, NS = R.N_FEATURES, R.N_STRATEGIES
 GENES = 2 * NF + NS  # centre and width per feature, then one output per strategy (Fig. 2)
@@ -105,9 +106,18 @@ class TableEvaluator:
 
 
 # ---------------------------------------------------------------------------- symbiotic evolution
+#: the command-line flag of each setting (``schedlab rules evolve``): errors name the flag a person typed
+GFS_FLAGS = {"rules": "--rules", "mu": "--mu", "lam": "--lambda", "participations": "--participations",
+             "rho": "--rho", "k": "--clusters", "n_best": "--cluster-best"}
+
+
 @dataclass(frozen=True)
 class GFSSettings:
-    """The parameters of Sections 4.2-4.3 (defaults: the paper's values)."""
+    """The parameters of Sections 4.2-4.3 (defaults: the paper's values).
+
+    Checked on construction, before anything runs or is written: every constraint that
+    composition (:meth:`SymbioticGFS.ask`), selection and breeding rely on, each message naming
+    the command-line flags (:data:`GFS_FLAGS`) involved."""
 
     rules: int = 50  # N_r
     mu: int = 50
@@ -121,13 +131,32 @@ class GFSSettings:
     sigma0: float = 5.0
 
     def __post_init__(self) -> None:
+        f = GFS_FLAGS
         for name in ("rules", "mu", "lam", "participations", "rho", "k", "n_best"):
-            v = getattr(self, name)
-            if int(v) != v or v < 1:
-                raise RunError(f"--{name} must be a positive whole number, got {v}")
-        if self.lam % self.rules or self.mu < self.rules or self.rho > self.mu or self.rho < 2:
-            raise RunError(f"symbiotic settings: lambda ({self.lam}) must be a multiple of the rules per base "
-                           f"({self.rules}), mu >= rules, 2 <= rho <= mu")
+            check_whole(f[name], getattr(self, name))
+        if self.lam % self.rules:  # ask: every round splits the lambda offspring into bases of N_r rules
+            raise RunError(f"{f['lam']} ({self.lam}) must be a multiple of {f['rules']} ({self.rules}): every rule "
+                           f"takes part in exactly {f['participations']} bases of {f['rules']} different rules")
+        if self.mu < self.rules:
+            raise RunError(f"{f['mu']} ({self.mu}) must be at least {f['rules']} ({self.rules}): \"as no rule exists "
+                           f"twice in a Fuzzy system, each population must consist of at least mu = 50 potential "
+                           f"rules\" (Section 4.3.1)")
+        if self.rho < 2:  # _breed: the first parent, rho // 2 - 1 similar ones, rho - rho // 2 random ones
+            raise RunError(f"{f['rho']} must be at least 2, got {self.rho}: an offspring recombines {f['rho']} "
+                           f"parents (Eq. 13)")
+        # _breed draws rho different parents from those kept: mu, but only lambda after the first generation
+        if self.rho > self.mu:
+            raise RunError(f"{f['rho']} ({self.rho}) must be at most {f['mu']} ({self.mu}): each offspring rule "
+                           f"recombines {f['rho']} different parents out of the {f['mu']} kept; lower {f['rho']} "
+                           f"or raise {f['mu']}")
+        if self.rho > self.lam:
+            raise RunError(f"{f['rho']} ({self.rho}) must be at most {f['lam']} ({self.lam}): each offspring rule "
+                           f"recombines {f['rho']} different parents, and after the first generation only its "
+                           f"{f['lam']} offspring rules are there to choose them from; lower {f['rho']} or raise "
+                           f"{f['lam']}")
+        # a generation holds its offspring, parents and N_f bases of N_r rules (lam * N_s rules) as float64 genes
+        check_memory(f"{f['lam']} {self.lam} with {f['participations']} {self.participations}",
+                     8.0 * GENES * (self.lam * (self.participations + 3) + self.mu), "the rules and bases of a generation")
 
     @property
     def bases(self) -> int:  # N_f
@@ -236,7 +265,7 @@ class SymbioticGFS:
     def _breed(self) -> tuple[np.ndarray, np.ndarray]:
         """lambda offspring: discrete multirecombination of rho parents (Eq. 13), Gaussian mutation (Eq. 16)."""
         s, P, r = self.s, self.parents, self.rng
-        half = s.rho // 2
+        half = s.rho // 2  # GFSSettings checks 2 <= rho <= min(mu, lambda) <= len(P)
         out = np.empty((s.lam, GENES))
         parents = np.empty((s.lam, s.rho), dtype=np.int64)
         for c in range(s.lam):
@@ -270,10 +299,20 @@ def gene_names(rules: int) -> list[str]:
     return names
 
 
+def settings_readings(settings: GFSSettings) -> dict[str, str]:
+    """:data:`READINGS` with the numbers of ``settings`` (--rho, --clusters, --cluster-best) where
+    they name one; the paper's settings give READINGS itself (so their run folders keep resuming)."""
+    r, out = settings.rho, dict(READINGS)
+    out["selection"] = out["selection"].replace("k = 10", f"k = {settings.k}").replace("n = 5", f"n = {settings.n_best}")
+    out["recombination"] = (f"rho = {r}: the first parent random, the {r // 2 - 1} most similar to it (Eq. 11), "
+                            f"{r - r // 2} random others; each gene from one of the {r} (Eq. 13)")
+    return out
+
+
 def gfs_settings_dict(settings: GFSSettings) -> dict[str, Any]:
     d = asdict(settings)
     d["bases_per_generation"] = settings.bases
-    d["readings"] = READINGS
+    d["readings"] = settings_readings(settings)
     return d
 
 

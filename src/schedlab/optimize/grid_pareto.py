@@ -58,6 +58,10 @@ def pareto(
     from ..execute.executors import make_executor
 
     payload = PartitionProblem.from_trace(trace, limit=config.limit)
+    from .settings import check_memory
+
+    check_memory(f"--pop {config.pop}", 40.0 * config.pop * payload.n_jobs,
+                 f"a population of partitions of {payload.n_jobs:,} jobs")  # parents, offspring, their merge
     run_config = {
         "kind": "grid-pareto",
         "grid": label,

@@ -66,6 +66,13 @@ class GridNSGA2Config:
     variation: str = "paper"
 
     def __post_init__(self) -> None:
+        from .settings import check_seed, check_whole
+
+        check_whole("--generations", self.generations)
+        check_whole("--pop", self.pop, 2)
+        check_seed(self.seed)
+        if not 0.0 <= self.p_rand <= 1.0:
+            raise RunError(f"--p-rand must lie in [0, 1], got {self.p_rand}")
         try:
             seed_policies(self.seed_with)
         except ValueError as exc:

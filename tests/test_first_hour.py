@@ -120,7 +120,7 @@ MISTAKES = [
     # usage mistakes the option parser finds: one line too, naming the option and where help is
     (["simulate", "KTH-SP2", "--repeat", "abc"], "'--repeat'"),
     (["simulate", "KTH-SP2", "--nope"], "No such option: --nope"),
-    (["federation", "run", "KTH-SP2", "--method", "jpr", "--package-size", "10", "--out", "r", "--checkpoint-every", "0"],
+    (["federation", "run", "KTH-SP2", "--method", "jpr", "--package-size", "10", "--out", "r", "--workers", "x"],
      "'schedlab federation run --help'"),
     (["simulate", "KTH-SP2", "--seed-strategy", "x"], "No such option"),
     (["evolve", "greedy", "KTH-SP2", "--out", "r", "--seed", "-1"], "--seed must be a whole number >= 0"),

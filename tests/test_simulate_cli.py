@@ -217,3 +217,36 @@ def test_compare_rejects_a_bad_policy_before_simulating(capsys):
     one_line_error(*run(capsys, "compare", KTH, "--policies", "easy,fastest")[::2], "fastest")
     one_line_error(*run(capsys, "compare", KTH, "--policies", "easy/biggest")[::2], "biggest")
     one_line_error(*run(capsys, "compare", KTH, "--policies", ",")[::2], "--policies")
+
+
+# ---------------------------------------------------------------------------- the compare gate (issue 32)
+def _one_group(tmp_path):
+    """Six jobs of one user on 4 processors: user group 1 only (AWRT2 .. AWRT5 undefined); FCFS makes
+    the small jobs wait behind a wide one that EASY backfills around."""
+    rows = [(0, 100, 3, 100, 1), (1, 100, 4, 100, 1), (2, 10, 1, 10, 1), (3, 10, 1, 10, 1), (4, 10, 1, 10, 1),
+            (5, 10, 1, 10, 1)]
+    return write_swf(tmp_path / "one-group.swf", rows)
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_compare_gate_fails_when_the_objective_is_undefined(capsys, tmp_path, as_json):
+    swf = _one_group(tmp_path)
+    code, out, err = run(capsys, "compare", swf, "--policies", "fcfs,easy", "--fail-worse-than", "5",
+                         *(["--json"] if as_json else []))
+    one_line_error(code, err, "--fail-worse-than 5", "AWRT2", "undefined", "fcfs")
+    assert out == ""  # no table, no JSON that could be read as a pass
+    # the same trace with a defined objective: the gate evaluates (FCFS is worse than EASY here)
+    code, out, err = run(capsys, "compare", swf, "--policies", "fcfs,easy", "--fail-worse-than", "5",
+                         "--objective", "AWRT1", "--json")
+    doc = json.loads(out)
+    assert code == 1 and doc["worse_than_easy"] == ["fcfs"], err
+    # without a gate an undefined objective stays a warning and a null
+    code, out, err = run(capsys, "compare", swf, "--policies", "fcfs,easy", "--json")
+    assert code == 0 and all(r["objective"] is None for r in json.loads(out)["rows"])
+    assert "warning" in err and "undefined for fcfs" in err
+
+
+def test_compare_gate_fails_when_easys_objective_is_zero(capsys, tmp_path):
+    swf = write_swf(tmp_path / "idle.swf", [(0, 10, 1, 10, 1), (100, 10, 1, 10, 1)])  # nobody waits
+    code, _, err = run(capsys, "compare", swf, "--policies", "fcfs", "--objective", "AWWT", "--fail-worse-than", "5")
+    one_line_error(code, err, "--fail-worse-than", "is 0")

@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from ..errors import SchedlabError
 from ..metrics import DEFAULT_OBJECTIVE
 from ..strategy.registry import OPTIMIZERS
 from .main import stopped, sub_app
@@ -92,6 +93,10 @@ FAIL_WORSE_THAN = typer.Option(None, "--fail-worse-than", metavar="PCT",
                                help="exit with code 1 when on any workload the objective is worse than EASY's by more than PCT % (a deployment gate)")
 
 
+class GateError(SchedlabError, ValueError):
+    """A ``--fail-worse-than`` gate that cannot be evaluated (an undefined objective): exit 2, never a pass."""
+
+
 def check_threshold(threshold: float, fail_worse_than: float | None) -> None:
     """Both thresholds are finite percentages >= 0 (checked before anything runs)."""
     import math
@@ -101,6 +106,22 @@ def check_threshold(threshold: float, fail_worse_than: float | None) -> None:
     for name, v in (("--threshold", threshold), ("--fail-worse-than", fail_worse_than)):
         if v is not None and not (math.isfinite(v) and v >= 0):
             raise OptionError(f"{name} must be a percentage >= 0, got {v:g}")
+
+
+def gate_objective(objective, metrics, easy, who: str, fail_worse_than: float | None) -> float | None:
+    """``objective`` of ``who``'s ``metrics`` (``easy``: EASY's metrics, for ``EASY_*`` names and as the
+    baseline). A term can be undefined (AWRT3 when user group 3 has no jobs): without a gate the value
+    is None and a warning line says why; a gate (``--fail-worse-than``) that cannot evaluate fails, with
+    one line naming the undefined term and ``who`` (exit 2), as ``evolve compare`` does."""
+    from ..errors import SchedlabError
+
+    try:
+        return objective(metrics, easy, who=who)
+    except SchedlabError as exc:
+        if fail_worse_than is not None:
+            raise GateError(f"--fail-worse-than {fail_worse_than:g} cannot be evaluated: {exc}") from None
+        typer.echo(f"warning: {exc}", err=True)
+        return None
 
 
 def gate(worse: list[str], fail_worse_than: float | None) -> None:

@@ -106,16 +106,16 @@ def run_strategy(workload, procs: int, strategy: Strategy, *, kill: bool = True,
     return schedule, statistics.median(times)
 
 
-def score(schedule, objective: Objective, sim_seconds: float, *, bound: float = 10.0, easy=None) -> dict:
-    """The metrics of ``schedule`` plus ``objective`` (None when it uses an undefined metric) and ``sim_seconds``;
-    ``easy``: EASY's metrics on the same trace (for ``EASY_*`` names)."""
+def score(schedule, objective: Objective, sim_seconds: float, *, bound: float = 10.0, easy=None,
+          who: str = "this schedule", fail_worse_than: float | None = None) -> dict:
+    """The metrics of ``schedule`` (``who``'s) plus ``objective`` and ``sim_seconds``; ``easy``: EASY's
+    metrics on the same trace (for ``EASY_*`` names). An objective using an undefined metric is None
+    with a warning, or under a gate ``fail_worse_than`` an error (:func:`.evolve.gate_objective`)."""
+    from .evolve import gate_objective
+
     metrics = compute_metrics(schedule, bound=bound)
     row = metrics.to_dict()
-    try:
-        row["objective"] = objective(metrics, easy)
-    except SchedlabError as exc:
-        typer.echo(f"warning: {exc}", err=True)
-        row["objective"] = None
+    row["objective"] = gate_objective(objective, metrics, easy, who, fail_worse_than)
     row["sim_seconds"] = sim_seconds
     return row
 
@@ -234,7 +234,7 @@ def simulate_command(
 
             t0, t1 = window or (float(workload.submit.min()), float(workload.submit.min()) + 6 * 3600.0)
             gantt_figure(schedule, t0, t1, gantt)
-    row = score(schedule, obj, seconds, bound=bound)
+    row = score(schedule, obj, seconds, bound=bound, who=strategy.label)
     row.update(trace=workload.name or str(trace), trace_options=opts.to_dict(), strategy=strategy.label,
                objective_expression=str(obj), compile_seconds=compile_seconds)
     if schedule_out is not None:
@@ -310,11 +310,17 @@ def compare_command(
     for spec, strategy in zip(specs, strategies):
         with status.status(f"simulating {spec} ..."):
             schedule, seconds = run_strategy(workload, m, strategy, kill=not no_kill)
-        row = score(schedule, obj, seconds, bound=bound, easy=easy_metrics)
+        row = score(schedule, obj, seconds, bound=bound, easy=easy_metrics, who=spec, fail_worse_than=fail_worse_than)
         row["vs_easy_pct"] = (None if easy_value in (None, 0) or row["objective"] is None
                               else 100.0 * (easy_value - row["objective"]) / easy_value)
         row["worse_than_easy"] = row["vs_easy_pct"] is not None and row["vs_easy_pct"] < -threshold
         rows.append((spec, row))
+    if fail_worse_than is not None and easy_value in (None, 0):  # a gate that cannot evaluate fails
+        from .evolve import GateError, gate_objective
+
+        gate_objective(obj, easy_metrics, easy_metrics, "easy (the baseline)", fail_worse_than)
+        raise GateError(f"--fail-worse-than {fail_worse_than:g} cannot be evaluated: EASY's objective {obj} is 0, "
+                        "so no strategy can be worse than it by a percentage")
     flagged = [spec for spec, r in rows if r["worse_than_easy"]]
     gated = fail_worse_than if fail_worse_than is not None else threshold
     worse = [spec for spec, r in rows if r["vs_easy_pct"] is not None and r["vs_easy_pct"] < -gated]

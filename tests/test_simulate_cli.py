@@ -250,3 +250,31 @@ def test_compare_gate_fails_when_easys_objective_is_zero(capsys, tmp_path):
     swf = write_swf(tmp_path / "idle.swf", [(0, 10, 1, 10, 1), (100, 10, 1, 10, 1)])  # nobody waits
     code, _, err = run(capsys, "compare", swf, "--policies", "fcfs", "--objective", "AWWT", "--fail-worse-than", "5")
     one_line_error(code, err, "--fail-worse-than", "is 0")
+
+
+# ---------------------------------------------------------------------------- one policy list (issue 32)
+def test_every_policy_is_listed_in_help_and_errors_and_greedy_simulates(capsys, tmp_path):
+    from schedlab.cli.simulate import DEFAULT_GREEDY, POLICIES
+
+    assert {"fcfs", "list", "easy", "conservative", "greedy", "scojo", "scojo-opt", "scojo-bottomline"} <= set(POLICIES)
+    code, out, _ = run(capsys, "simulate", "--help")
+    flat = " ".join(out.split())
+    for verb in ("simulate", "compare"):
+        code, listing, _ = run(capsys, verb, "--policy" if verb == "simulate" else "--policies", "help")
+        assert code == 0
+        code, _, err = run(capsys, verb, "KTH-SP2", "--months", "1", "--policy" if verb == "simulate" else "--policies",
+                           "fifo")
+        one_line_error(code, err, "unknown policy 'fifo'")
+        for name in POLICIES:
+            assert f"  {name} " in listing and name in err, (verb, name)
+    for name in POLICIES:
+        assert name in flat, name  # the --policy help names them all
+    swf = write_swf(tmp_path / "t.swf", [(0, 10, 2, 10, 1), (1, 10, 4, 10, 2), (2, 5, 1, 5, 3), (3, 5, 3, 9, 4)])
+    code, out, err = run(capsys, "simulate", swf, "--policy", "greedy", "--json")
+    assert code == 0, err
+    row = json.loads(out)
+    assert row["strategy"] == Strategy.greedy(DEFAULT_GREEDY).label
+    assert_same_metrics(row, compute_metrics(simulate_in_test(swf, Strategy.greedy(DEFAULT_GREEDY))))
+    code, out, err = run(capsys, "simulate", swf, "--policy", "easy", "--order", "greedy", "--json")
+    assert code == 0 and json.loads(out)["strategy"] == Strategy.greedy(DEFAULT_GREEDY, dispatch="easy").label, err
+    one_line_error(*run(capsys, "simulate", swf, "--policy", "greedy", "--order", "procs")[::2], "greedy", "own queue order")

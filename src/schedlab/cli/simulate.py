@@ -16,6 +16,7 @@ from ..metrics import DEFAULT_OBJECTIVE, METRIC_NAMES, Objective, compute_metric
 from ..metrics.per_job import JOB_COLUMNS as SCHEDULE_COLUMNS
 from ..strategy import DISPATCH_RULES, STATIC_ORDERS, Criterion, Strategy, registry
 from .main import app
+from .scojo import ENGINES
 from .options import AS_JSON, CALIBRATE_LOAD, MONTHS, PROCS, SCALE_TO, TRACE_HELP, FORMAT, OptionError, TraceOptions, check_output
 
 #: the columns of ``schedlab compare --csv``, in order
@@ -32,26 +33,33 @@ DEFAULT_POLICIES = "fcfs,list,easy,conservative"
 _DROP_ORDER = (*(f"BSLD{i}" for i in (5, 4, 3, 2, 1)), "mean_user_AWRT", "max_user_AWRT", "p95_wait", "max_wait", "mean_response", "mean_slowdown", "makespan", "AWWT", "AWRT5", "AWRT4", "AWRT3", "sim_seconds",
                "mean_bounded_slowdown", "mean_wait")
 
-#: the rigid engine's rules from the registry, plus the time-sharing engine (its own loop, sim/timeshare.py)
-POLICY_HELP = {r.name: r.help for r in registry.DISPATCH}
-ENGINE_HELP = {"scojo": "SCOJO-PECT time sharing (--shares, --cycle, --no-smart-backfill; own engine)",
-               "scojo-opt": "SCOJO-PECT with the thesis' group optimiser (--search, --budget, --group-sizes, "
-                            "--first-level-only; compare: scojo-opt[/no-smart-backfill|/first-level|/lds])",
-               "scojo-bottomline": "SCOJO-PECT with the search-based bottom line, DDS/LXF/dynB (--search, --budget; "
-                                   "compare: scojo-bottomline[/no-smart-backfill])"}
+#: every policy ``simulate --policy`` and ``compare --policies`` take, with its help, in one place:
+#: the rigid engine's dispatch rules (from the registry), the Greedy scheduler, and the
+#: time-sharing engine (its own loop, sim/timeshare.py; cli/scojo.py)
+POLICY_HELP = {
+    **{r.name: r.help for r in registry.DISPATCH},
+    "greedy": "Greedy scheduler of greedy-es-sorting-criteria (criterion f2, user group 1 first, then 2, ...; "
+              "FCFS dispatch); POLICY/greedy puts another dispatch rule under its order",
+    **ENGINES,
+}
+POLICIES: tuple[str, ...] = tuple(POLICY_HELP)
 ORDER_HELP = {o.name: o.help for o in registry.static_orders()}
 
 
 # ---------------------------------------------------------------------------- helpers
 def _policy_listing() -> str:
     lines = ["policies (--policy):"]
-    lines += [f"  {name:<13} {POLICY_HELP.get(name, '')}" for name in DISPATCH_RULES]
-    lines += [f"  {name:<13} {text}" for name, text in ENGINE_HELP.items()]
+    lines += [f"  {name:<17} {text}" for name, text in POLICY_HELP.items()]
     lines.append("orders (--order):")
-    lines += [f"  {name:<13} {ORDER_HELP.get(name, '')}" for name in STATIC_ORDERS]
-    lines.append("compare also takes POLICY/ORDER (e.g. easy/estimate), 'greedy' (Greedy f2 scheduler of")
-    lines.append("  greedy-es-sorting-criteria: user group 1 first, then 2, ...), POLICY/greedy, or a strategy .json file")
+    lines += [f"  {name:<17} {ORDER_HELP.get(name, '')}" for name in STATIC_ORDERS]
+    lines.append("POLICY/ORDER (e.g. easy/estimate) is the policy with that queue order; compare --policies also")
+    lines.append("  takes a strategy .json file")
     return "\n".join(lines)
+
+
+def unknown_policy(spec: str) -> StrategyError:
+    """The one error for a policy name not in :data:`POLICIES` (every verb that takes policies)."""
+    return StrategyError(f"unknown policy {spec!r}; choose one of {', '.join(POLICIES)} (or a strategy .json file)")
 
 
 def load_strategy_file(path: Path) -> Strategy:
@@ -78,13 +86,26 @@ def load_strategy_file(path: Path) -> Strategy:
         raise StrategyError(f"{path}: not a strategy: {exc}") from None
 
 
-def parse_policy(spec: str) -> Strategy:
-    """``easy``, ``easy/estimate``, ``greedy``, ``conservative/greedy`` or ``FILE.json`` -> a Strategy."""
+def parse_policy(spec: str, *, engines: bool = False):
+    """``easy``, ``easy/estimate``, ``greedy``, ``conservative/greedy`` or ``FILE.json`` -> a Strategy;
+    with ``engines`` also the time-sharing policies of ``compare`` (``scojo-opt/lds``, ...) -> a ScojoConfig."""
+    from .scojo import SCOJO_POLICIES, policy_config
+
     spec = spec.strip()
     if spec.endswith(".json"):
         return load_strategy_file(Path(spec))
     dispatch, _, order = spec.partition("/")
-    if dispatch == "greedy" and not order:
+    if dispatch not in POLICIES:
+        raise unknown_policy(dispatch)
+    if dispatch in ENGINES:
+        if not engines:
+            raise StrategyError(f"policy {spec!r} runs on the time-sharing engine: only simulate and compare take it")
+        if spec not in SCOJO_POLICIES:
+            raise StrategyError(f"unknown time-sharing policy {spec!r}; choose one of {', '.join(SCOJO_POLICIES)}")
+        return policy_config(spec)
+    if dispatch == "greedy":
+        if order:
+            raise StrategyError(f"policy {spec!r}: greedy has its own queue order; give greedy or POLICY/greedy")
         return Strategy.greedy(DEFAULT_GREEDY)
     if order == "greedy":
         return Strategy.greedy(DEFAULT_GREEDY, dispatch=dispatch)
@@ -168,8 +189,8 @@ def _describe(workload, procs: int, kill: bool, opts: TraceOptions | None = None
 @app.command("simulate")
 def simulate_command(
     trace: Optional[str] = typer.Argument(None, help=TRACE_HELP),
-    policy: str = typer.Option("easy", "--policy", "-p", help="fcfs | list | easy | conservative ('help' lists them)."),
-    order: str = typer.Option("submit", "--order", help="Queue order: submit | procs | estimate | group."),
+    policy: str = typer.Option("easy", "--policy", "-p", help=f"Policy: {' | '.join(POLICIES)} ('help' describes them)."),
+    order: str = typer.Option("submit", "--order", help=f"Queue order: {' | '.join(STATIC_ORDERS)}, or greedy (the Greedy scheduler's order)."),
     strategy_file: Optional[Path] = typer.Option(None, "--strategy", help="Strategy JSON file (overrides --policy/--order)."),
     procs: Optional[int] = PROCS,
     months: Optional[int] = MONTHS,
@@ -204,8 +225,6 @@ def simulate_command(
     if schedule_out is not None:
         check_output(schedule_out, "schedule")
     extra: dict = {}
-    from .scojo import ENGINES
-
     if policy.strip().lower() in ENGINES and strategy_file is None:  # the time-sharing engine (cli/scojo.py)
         from .scojo import gantt_window_option, optimizer_config, scojo_config
 
@@ -218,7 +237,8 @@ def simulate_command(
         if search is not None or budget is not None or group_sizes is not None or first_level_only:
             raise OptionError("--search, --budget, --group-sizes and --first-level-only need --policy scojo-opt "
                               "or scojo-bottomline")
-        strategy = load_strategy_file(strategy_file) if strategy_file is not None else Strategy(policy, order)
+        strategy = (load_strategy_file(strategy_file) if strategy_file is not None
+                    else parse_policy(policy if order == "submit" else f"{policy}/{order}"))
     workload = opts.load(trace)
     m = workload.machine_procs
     from .compiling import warm_simulation
@@ -258,7 +278,7 @@ def simulate_command(
 @app.command("compare")
 def compare_command(
     trace: Optional[str] = typer.Argument(None, help=TRACE_HELP),
-    policies: str = typer.Option(DEFAULT_POLICIES, "--policies", help="Comma-separated: POLICY or POLICY/ORDER, greedy, or FILE.json ('help' lists them)."),
+    policies: str = typer.Option(DEFAULT_POLICIES, "--policies", help=f"Comma-separated: POLICY or POLICY/ORDER, or a strategy FILE.json; POLICY is one of {', '.join(POLICIES)} ('help' describes them)."),
     procs: Optional[int] = PROCS,
     months: Optional[int] = MONTHS,
     scale_to: Optional[int] = SCALE_TO,
@@ -291,10 +311,7 @@ def compare_command(
     specs = [s for s in (p.strip() for p in policies.split(",")) if s]
     if not specs:
         raise OptionError("--policies is empty; e.g. --policies fcfs,list,easy,conservative")
-    from .scojo import SCOJO_POLICIES, policy_config
-
-    strategies = [policy_config(s) if s in SCOJO_POLICIES else parse_policy(s)
-                  for s in specs]  # all errors before the first simulation
+    strategies = [parse_policy(s, engines=True) for s in specs]  # all errors before the first simulation
     workload = opts.load(trace)
     m = workload.machine_procs
     from .compiling import warm_simulation

@@ -63,27 +63,20 @@ def bound_command(
                          sigma=sigma, block=block, window=window,
                          seed_strategies=tuple(str(p) for p in seed_strategy))
     resolve_trace(target)
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+    from .progress import RunProgress
 
-    progress = Progress(TextColumn("[bold]front"), BarColumn(), TextColumn("gen {task.completed}/{task.total}"),
-                        TextColumn("{task.fields[info]}"), TimeRemainingColumn(), console=Console(stderr=True))
-    task: list = []
-
-    def start(total: int, done: int) -> None:
-        progress.start()
-        task.append(progress.add_task("front", total=total, completed=done, info=""))
+    progress = RunProgress()
 
     def step(row: dict) -> None:
-        progress.update(task[0], completed=row["gen"],
-                        info=f"{row['evaluations']} evals  front {row['front']}  HV {row['hypervolume']:.4f}")
+        progress.step("front", f"evals {row['evaluations']}  front {row['front']}  HV {row['hypervolume']:.4f}",
+                      done=row["gen"], elapsed=row.get("elapsed"))
 
     try:
         result = bound(target, out, config, procs=procs, months=months, scale_to=scale_to, calibrate_load=calibrate_load,
-                       executor_spec=spec, workers=workers, on_generation=step, on_start=start, extend=extend)
+                       executor_spec=spec, workers=workers, on_generation=step,
+                       on_start=lambda total, done: progress.start("front", total, done), extend=extend)
     finally:
-        if task:
-            progress.stop()
+        progress.stop()
     if result.interrupted:
         raise stopped(f"checkpoint saved in {out}; re-run the same command to resume")
     last = result.history[-1] if result.history else {}

@@ -27,40 +27,29 @@ def _out() -> Console:
 
 
 class _Progress:
-    """A Rich progress bar per (sub-)run: generation, evaluations, best objective, ETA."""
+    """evolve's and ``rules evolve``'s callbacks on the shared renderer (:class:`.progress.RunProgress`):
+    generation, evaluations, best objective, ETA per (sub-)run."""
 
     def __init__(self, lam: int) -> None:
-        self.lam = lam
-        from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+        from .progress import RunProgress
 
-        self.progress = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            TextColumn("gen {task.completed:.1f}/{task.total}"),
-            TextColumn("{task.fields[evals]} evals  best {task.fields[best]}"),
-            TimeRemainingColumn(),
-            console=_err,
-        )
-        self.tasks: dict[str, Any] = {}
+        self.lam = lam
+        self.view = RunProgress()
 
     def stop(self) -> None:
-        if self.tasks:
-            self.progress.stop()
+        self.view.stop()
 
     def start(self, label: str, total: int, done: int) -> None:
-        if not self.tasks:  # shown only once the run folder is accepted and evaluation begins
-            self.progress.start()
-        self.tasks[label] = self.progress.add_task(label, total=total, completed=done, evals="-", best="-")
+        self.view.start(label, total, done)
 
     def tick(self, label: str, generations: int, evaluations: int) -> None:
         """One more evaluation finished: advance by a fraction of a generation (smooth ETA)."""
         in_flight = evaluations - generations * self.lam
-        self.progress.update(self.tasks[label], completed=generations + in_flight / self.lam, evals=evaluations)
+        self.view.advance(label, generations + in_flight / self.lam)
 
     def step(self, label: str, row: dict[str, Any]) -> None:
-        self.progress.update(
-            self.tasks[label], completed=row["gen"], evals=row["evaluations"], best=f"{row['best']:.6g}"
-        )
+        self.view.step(label, f"evals {row['evaluations']}  best {row['best']:.6g}", done=row["gen"],
+                       elapsed=row.get("elapsed"))
 
 
 def _comparison_table(rows: list[dict[str, Any]], title: str, label: str = "strategy",

@@ -71,31 +71,25 @@ def _executor(workers: Optional[int], dask: Optional[str]) -> str:
 
 
 class _Bar:
-    """Rich progress bar over GA generations (all packages), with ETA; silent for heuristics."""
+    """Progress of the GA over all packages (:class:`.progress.RunProgress`), and the kernels' warm-up
+    line (:func:`.compiling.warm_up`); heuristics have no generations, only the warm-up."""
 
     def __init__(self) -> None:
-        from rich.console import Console
-        from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+        from .progress import PLAIN_EVERY, RunProgress
 
-        self.progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
-                                 TextColumn("gen {task.completed:.0f}/{task.total}  best {task.fields[best]}"),
-                                 TimeRemainingColumn(), console=Console(stderr=True))
-        self.task = None
+        self.view = RunProgress(every=PLAIN_EVERY)  # GA generations take milliseconds: no line for each
 
     def callbacks(self, label: str) -> dict[str, Any]:
-        def on_start(total: int, done: int) -> None:
-            if self.task is None:
-                self.progress.start()
-            self.task = self.progress.add_task(label, total=total, completed=done, best="-")
+        from .compiling import warm_up
 
         def on_generation(package: int, row: dict) -> None:
-            self.progress.update(self.task, advance=1, best=f"p{package} {row['best']:,.0f}")
+            self.view.step(label, f"best p{package} {row['best']:,.0f}")
 
-        return {"on_start": on_start, "on_generation": on_generation}
+        return {"on_start": lambda total, done: self.view.start(label, total, done), "on_generation": on_generation,
+                "warm": functools.partial(warm_up, "federation")}
 
     def stop(self) -> None:
-        if self.task is not None:
-            self.progress.stop()
+        self.view.stop()
 
 
 # options shared by run and compare: name -> (type, option); see _shared

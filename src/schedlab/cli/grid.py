@@ -108,16 +108,22 @@ def pareto_command(
 
     warm_grid(trace, ["none", "pool", "rq"])
 
-    def show(row: dict) -> None:
-        best = ", ".join(f"{row[k]:,.0f}" for k in row if k.startswith("best_AWRT"))
-        typer.echo(
-            f"gen {row['gen']}/{generations}  evals {row['evaluations']}  front {row['front']}  "
-            f"HV {row['hypervolume']:.4g}  best AWRT ({best})  {row['elapsed']:.0f}s",
-            err=True,
-        )
+    from .progress import RunProgress
 
-    result = pareto(trace, out, config, executor=executor, workers=workers, label=label, on_generation=show,
-                    extend=extend)
+    progress = RunProgress()
+
+    def show(row: dict) -> None:
+        if "front" not in progress.runs:  # pareto() has no start callback: the first generation starts it
+            progress.start("front", generations, row["gen"] - 1)
+        minima = ", ".join(f"{row[k]:,.0f}" for k in row if k.startswith("best_AWRT"))
+        progress.step("front", f"evals {row['evaluations']}  front {row['front']}  HV {row['hypervolume']:.4g}  "
+                      f"lowest AWRT per site over the front ({minima})", done=row["gen"], elapsed=row.get("elapsed"))
+
+    try:
+        result = pareto(trace, out, config, executor=executor, workers=workers, label=label, on_generation=show,
+                        extend=extend)
+    finally:
+        progress.stop()
     if result.interrupted:
         raise stopped(f"checkpoint of generation {result.generations} saved in {out}; re-run the same command to resume")
     _grid_report(out, trace)

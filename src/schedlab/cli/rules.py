@@ -91,26 +91,17 @@ def iterative(
     config = EvolveConfig(traces=tuple(traces), objective=objective, procs=procs, scale_to=scale_to, months=months,
                           calibrate_load=calibrate_load)
     _warm()
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+    from .progress import RunProgress
 
-    bar = Progress(TextColumn("[bold]iterative"), BarColumn(), TextColumn("class {task.completed}/{task.total}"),
-                   TextColumn("best {task.fields[best]}"), TimeRemainingColumn(), console=Console(stderr=True))
-    task = {}
-
-    def start(total, done):
-        bar.start()
-        task["id"] = bar.add_task("iterative", total=total, completed=done, best="-")
-
-    def step(row):
-        bar.update(task["id"], completed=row["class"] + 1, best=f"{row['objective']:.6g}")
-
+    bar = RunProgress("class")
     try:
-        result = rules_iterative(config, out, parts, executor_spec=spec, workers=workers, on_start=start, on_class=step,
+        result = rules_iterative(config, out, parts, executor_spec=spec, workers=workers,
+                                 on_start=lambda total, done: bar.start("iterative", total, done),
+                                 on_class=lambda row: bar.step("iterative", f"best {row['objective']:.6g}",
+                                                               done=row["class"] + 1, elapsed=row.get("elapsed")),
                                  greedy=greedy_order)
     finally:
-        if task:
-            bar.stop()
+        bar.stop()
     if result.interrupted:
         raise stopped(f"checkpoint saved in {out}; re-run the same command to resume")
     _print_result(result, objective, out)

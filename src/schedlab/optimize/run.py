@@ -272,14 +272,17 @@ def run_generations(
     ``adapter.ask()`` -> ``evaluate(payload, x)`` mapped over the candidates by ``executor`` ->
     ``adapter.tell(x, results)`` -> append ``adapter.row(elapsed)`` to ``rows`` ->
     ``write_files(rows)`` -> checkpoint ``adapter.checkpoint(rows)`` (the commit point) ->
-    ``on_generation(row)``. ``on_evaluation(generation, evaluations)`` reports every finished
-    evaluation. Ctrl-C or SIGTERM stops after the last complete generation, whose checkpoint is
+    ``on_generation(row)``; a resumed (or finished) run first reports its last stored row there,
+    so a progress display shows the run's figures, not blanks. ``on_evaluation(generation,
+    evaluations)`` reports every finished evaluation. Ctrl-C or SIGTERM stops after the last complete generation, whose checkpoint is
     on disk; returns True when stopped so.
 
     An adapter holds an ask/tell optimizer and its randomness: :class:`ESAskTell` (ES, CMA-ES),
     :class:`schedlab.optimize.nsga2_grid.NSGA2AskTell` (pymoo's NSGA-II)."""
     t0 = time.perf_counter()
     try:
+        if rows and on_generation is not None:
+            on_generation(rows[-1])
         while adapter.generation < generations:
             x = adapter.ask()
             if on_evaluation is not None:

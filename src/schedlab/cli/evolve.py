@@ -15,7 +15,8 @@ from ..strategy.registry import OPTIMIZERS
 from .main import stopped, sub_app
 from .options import AS_JSON, CALIBRATE_LOAD, DASK, EXTEND, MONTHS, PROCS, SCALE_TO, SEED, WORKERS, TraceOptions, executor_spec
 
-evolve_app = sub_app("evolve", "Evolve scheduling strategies for an owner's objective (greedy-es-sorting-criteria).")
+evolve_app = sub_app("evolve", "Evolve scheduling strategies for an owner's objective (the paper: Franke, Lepping, "
+                               "Schwiegelshohn, 'Greedy Scheduling with Complex Objectives').")
 
 _err = Console(stderr=True)
 
@@ -190,7 +191,7 @@ def compare(
     fail_worse_than: Optional[float] = FAIL_WORSE_THAN,
     as_json: bool = AS_JSON,
 ) -> None:
-    """Apply a trained strategy to other workloads: % improvement over EASY per workload and metric (Figs. 2-3).
+    """Apply a trained strategy to other workloads: % improvement over EASY per workload and metric (as the paper's Figs. 2-3).
 
     Workloads where the strategy's objective is worse than EASY's by more than --threshold % are
     flagged; with --fail-worse-than PCT the command exits 1 when any workload is worse by more than PCT %."""

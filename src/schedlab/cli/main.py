@@ -8,7 +8,9 @@ import typer
 
 from ..errors import SchedlabError
 
-_FLAGS = {"no_args_is_help": True, "add_completion": False, "pretty_exceptions_enable": False}
+#: every group and command: no arguments shows the help, -h is --help, plain tracebacks off
+_FLAGS = {"no_args_is_help": True, "add_completion": False, "pretty_exceptions_enable": False,
+          "context_settings": {"help_option_names": ["-h", "--help"]}}
 
 app = typer.Typer(
     name="schedlab",
@@ -66,6 +68,17 @@ def stopped(what: str) -> typer.Exit:
     return typer.Exit(exit_code())
 
 
+def _usage_message(exc) -> str:
+    """A command-line usage error (unknown option, missing argument, bad value) as one line, with
+    where to read the command's help."""
+    param, ctx = getattr(exc, "param", None), getattr(exc, "ctx", None)
+    if type(exc).__name__ == "MissingParameter" and param is not None and param.param_type_name == "argument":
+        text = f"missing {(param.name or 'argument').upper()}"
+    else:
+        text = " ".join(exc.format_message().split()).rstrip(".")
+    return f"{text} (see '{ctx.command_path} --help')" if ctx is not None else text
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the CLI, turning every SchedlabError into one clear line and exit code 2.
 
@@ -78,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     _stop_reported.clear()
     try:
         with stop_signals():
-            rc = app(args=argv, standalone_mode=False)
+            rc = app(args=argv, prog_name="schedlab", standalone_mode=False)
     except SchedlabError as exc:
         typer.echo(f"error: {exc}", err=True)
         return 2
@@ -95,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
         except ImportError:  # pragma: no cover - older typer uses click itself
             TyperClickException = click.ClickException
         if isinstance(exc, (click.ClickException, TyperClickException)):
-            exc.show()
+            typer.echo(f"error: {_usage_message(exc)}", err=True)
             return 2
         raise
     rc = rc if isinstance(rc, int) else 0  # click returns typer.Exit's code in non-standalone mode

@@ -17,8 +17,8 @@ from ..metrics import DEFAULT_OBJECTIVE
 from .main import stopped, sub_app
 from .options import CALIBRATE_LOAD, DASK, MONTHS, PROCS, SCALE_TO, SEED, WORKERS, TraceOptions, check_output, executor_spec
 
-rules_app = sub_app("rules", "Rule-based scheduling: 7 state features pick one of 13 strategies per event "
-                             "(genetic-fuzzy-rule-based-scheduling).")
+rules_app = sub_app("rules", "Rule-based scheduling: 7 state features pick one of 13 strategies per event (the paper: "
+                             "Franke et al., 'Development of Scheduling Strategies with Genetic Fuzzy Systems').")
 
 
 def _checked(traces, objective, procs, months, scale_to, calibrate_load):
@@ -69,7 +69,7 @@ def iterative(
     objective: str = typer.Option(DEFAULT_OBJECTIVE, "--objective", help="objective over the metrics, minimised"),
     out: Path = typer.Option(..., "--out", help="run folder (re-running the same command resumes it)"),
     partitions: Optional[Path] = typer.Option(None, "--partitions", help="JSON bounds per feature, e.g. "
-                                              "{\"SD\": [2], \"Um\": [75, 85], \"PRCWQ1\": [20], ...} (default: Table 2, 192 classes)"),
+                                              "{\"SD\": [2], \"Um\": [75, 85], \"PRCWQ1\": [20], ...} (default: the paper's Table 2, 192 classes)"),
     procs: Optional[int] = PROCS,
     months: Optional[int] = MONTHS,
     scale_to: Optional[int] = SCALE_TO,
@@ -79,7 +79,7 @@ def iterative(
     workers: Optional[int] = WORKERS,
     dask: Optional[str] = DASK,
 ) -> None:
-    """Iterative rule base (Algorithm 2): every situation class tries all 13 strategies in turn, keeping the best."""
+    """Iterative rule base (the paper's Algorithm 2): every situation class tries all 13 strategies in turn, keeping the best."""
     from ..optimize.evolve import EvolveConfig
     from ..optimize.gfs import rules_iterative
     from ..strategy import rules as R
@@ -127,7 +127,7 @@ def evolve(
     workers: Optional[int] = WORKERS,
     dask: Optional[str] = DASK,
 ) -> None:
-    """Symbiotic evolution of Gaussian fuzzy rules (Sections 4.2-4.3) for OBJECTIVE on the training TRACES."""
+    """Symbiotic evolution of Gaussian fuzzy rules (the paper's Sections 4.2-4.3) for OBJECTIVE on the training TRACES."""
     from ..optimize.evolve import EvolveConfig
     from ..optimize.gfs import GFSSettings, rules_evolve
     from .evolve import _Progress

@@ -13,7 +13,7 @@ OPT_JSON_KEYS: tuple[str, ...] = ("groups", "pruned_share")
 #: engine policies of ``simulate --policy`` (and ``compare --policies``), with their help
 ENGINES = {
     "scojo": "SCOJO-PECT time sharing (--shares, --cycle, --no-smart-backfill; own engine)",
-    "scojo-opt": "SCOJO-PECT with the thesis' group optimiser (--search, --budget, --group-sizes, "
+    "scojo-opt": "SCOJO-PECT with the group optimiser of Kanavallil's thesis (Windsor 2008) (--search, --budget, --group-sizes, "
                  "--first-level-only; compare: scojo-opt[/no-smart-backfill|/first-level|/lds])",
     "scojo-bottomline": "SCOJO-PECT with the search-based bottom line, DDS/LXF/dynB (--search, --budget; "
                         "compare: scojo-bottomline[/no-smart-backfill])",

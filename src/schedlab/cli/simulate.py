@@ -38,8 +38,8 @@ _DROP_ORDER = (*(f"BSLD{i}" for i in (5, 4, 3, 2, 1)), "mean_user_AWRT", "max_us
 #: time-sharing engine (its own loop, sim/timeshare.py; cli/scojo.py)
 POLICY_HELP = {
     **{r.name: r.help for r in registry.DISPATCH},
-    "greedy": "Greedy scheduler of greedy-es-sorting-criteria (criterion f2, user group 1 first, then 2, ...; "
-              "FCFS dispatch); POLICY/greedy puts another dispatch rule under its order",
+    "greedy": "the Greedy scheduler of Franke et al., 'Greedy Scheduling with Complex Objectives' (criterion f2: "
+              "user group 1 first, then 2, ...; FCFS dispatch); POLICY/greedy puts another dispatch rule under its order",
     **ENGINES,
 }
 POLICIES: tuple[str, ...] = tuple(POLICY_HELP)
@@ -55,6 +55,14 @@ def _policy_listing() -> str:
     lines.append("POLICY/ORDER (e.g. easy/estimate) is the policy with that queue order; compare --policies also")
     lines.append("  takes a strategy .json file")
     return "\n".join(lines)
+
+
+def _policy_help(value: Optional[str]) -> Optional[str]:
+    """``--policy help`` / ``--policies help``: print the listing and exit (eager: before TRACE is required)."""
+    if value is not None and value.strip().lower() == "help":
+        typer.echo(_policy_listing())
+        raise typer.Exit(0)
+    return value
 
 
 def unknown_policy(spec: str) -> StrategyError:
@@ -188,8 +196,8 @@ def _describe(workload, procs: int, kill: bool, opts: TraceOptions | None = None
 # ---------------------------------------------------------------------------- commands
 @app.command("simulate")
 def simulate_command(
-    trace: Optional[str] = typer.Argument(None, help=TRACE_HELP),
-    policy: str = typer.Option("easy", "--policy", "-p", help=f"Policy: {' | '.join(POLICIES)} ('help' describes them)."),
+    trace: str = typer.Argument(..., help=TRACE_HELP, show_default=False),
+    policy: str = typer.Option("easy", "--policy", "-p", is_eager=True, callback=_policy_help, help=f"Policy: {' | '.join(POLICIES)} ('help' describes them)."),
     order: str = typer.Option("submit", "--order", help=f"Queue order: {' | '.join(STATIC_ORDERS)}, or greedy (the Greedy scheduler's order)."),
     strategy_file: Optional[Path] = typer.Option(None, "--strategy", help="Strategy JSON file (overrides --policy/--order)."),
     procs: Optional[int] = PROCS,
@@ -208,18 +216,13 @@ def simulate_command(
     cycle: Optional[float] = typer.Option(None, "--cycle", help="scojo: cycle length in seconds (default 3600)."),
     no_smart_backfill: bool = typer.Option(False, "--no-smart-backfill", help="scojo: no smart backfilling of other classes."),
     gantt: Optional[Path] = typer.Option(None, "--gantt", help="scojo: write a PNG of nodes over time (slices shaded)."),
-    gantt_window: Optional[str] = typer.Option(None, "--gantt-window", help="scojo: START,END of the --gantt window in s (default: 6 h from the first submit)."),
+    gantt_window: Optional[str] = typer.Option(None, "--gantt-window", metavar="START,END", help="scojo: time window of the --gantt chart, in SECONDS on the trace's clock (default: 6 hours from the first submit; 'plot --window-start' takes days)."),
     search: Optional[str] = typer.Option(None, "--search", help="scojo-opt/scojo-bottomline: tree search lds or dds (default dds)."),
     budget: Optional[int] = typer.Option(None, "--budget", help="scojo-opt/scojo-bottomline: schedules per search decision (default 10000)."),
     group_sizes: Optional[str] = typer.Option(None, "--group-sizes", help="scojo-opt: largest long,medium group (default 30,20)."),
     first_level_only: bool = typer.Option(False, "--first-level-only", help="scojo-opt: no second search level."),
 ) -> None:
     """Simulate one strategy on a trace and print its metrics (UTIL in percent, times in seconds)."""
-    if policy.strip().lower() == "help":
-        typer.echo(_policy_listing())
-        return
-    if trace is None:
-        raise OptionError("missing TRACE: give an SWF file or a bundled name such as KTH-SP2")
     opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
     obj = _check_options(objective, repeat, bound)
     if schedule_out is not None:
@@ -277,8 +280,8 @@ def simulate_command(
 
 @app.command("compare")
 def compare_command(
-    trace: Optional[str] = typer.Argument(None, help=TRACE_HELP),
-    policies: str = typer.Option(DEFAULT_POLICIES, "--policies", help=f"Comma-separated: POLICY or POLICY/ORDER, or a strategy FILE.json; POLICY is one of {', '.join(POLICIES)} ('help' describes them)."),
+    trace: str = typer.Argument(..., help=TRACE_HELP, show_default=False),
+    policies: str = typer.Option(DEFAULT_POLICIES, "--policies", is_eager=True, callback=_policy_help, help=f"Comma-separated: POLICY or POLICY/ORDER, or a strategy FILE.json; POLICY is one of {', '.join(POLICIES)} ('help' describes them)."),
     procs: Optional[int] = PROCS,
     months: Optional[int] = MONTHS,
     scale_to: Optional[int] = SCALE_TO,
@@ -296,11 +299,6 @@ def compare_command(
 
     Column 'vs EASY %' is the objective's improvement over EASY on the same trace (positive =
     better); strategies worse than EASY by more than --threshold % are flagged."""
-    if policies.strip().lower() == "help":
-        typer.echo(_policy_listing())
-        return
-    if trace is None:
-        raise OptionError("missing TRACE: give an SWF file or a bundled name such as KTH-SP2")
     opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
     obj = _check_options(objective, 1, bound)
     from .evolve import check_threshold, gate

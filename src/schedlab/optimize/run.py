@@ -128,6 +128,18 @@ def _with_budget(config: dict[str, Any], budget: tuple[str, ...], value: Any) ->
     return out
 
 
+#: a refused folder's message names at most this many differing config keys
+SHOW_DIFFERENCES = 3
+
+
+def _kind(config: dict[str, Any]) -> str:
+    """The verb that makes a run of a config's ``kind`` (``greedy`` -> ``'evolve greedy'``)."""
+    kind = config.get("kind")
+    verbs = {"greedy": "evolve greedy", "bound": "bound", "grid-pareto": "grid pareto", "federation": "federation run",
+             "rules-iterative": "rules iterative", "rules-symbiotic": "rules evolve"}
+    return repr(verbs.get(kind, kind)) if kind is not None else "different kind of"
+
+
 class RunFolder:
     """A run folder bound to one config: created if new, checked if existing (different config -> RunError).
 
@@ -157,12 +169,16 @@ class RunFolder:
                 old = json.loads(cfg_path.read_text())
             except (OSError, json.JSONDecodeError) as exc:
                 raise RunError(f"{cfg_path}: cannot read the run config ({exc}); not touching this folder") from exc
+            if old.get("kind") != self.config.get("kind"):  # another verb's run: that alone decides
+                raise RunError(f"{path}: holds a run of {_kind(old)}, not of {_kind(self.config)}; "
+                               "use another --out folder or delete this one")
             stored_budget, old_rest = _split_budget(old, self.budget)
             given_budget, given_rest = _split_budget(self.config, self.budget)
             differences = config_differences(old_rest, given_rest)
             if differences:
+                more = f"; and {len(differences) - SHOW_DIFFERENCES} more" if len(differences) > SHOW_DIFFERENCES else ""
                 raise RunError(
-                    f"{path}: holds a run of a different config ({'; '.join(differences)}); "
+                    f"{path}: holds a run of a different config ({'; '.join(differences[:SHOW_DIFFERENCES])}{more}); "
                     "use another --out folder or delete this one"
                 )
             if not os.access(path, os.W_OK):

@@ -278,3 +278,12 @@ def test_every_policy_is_listed_in_help_and_errors_and_greedy_simulates(capsys, 
     code, out, err = run(capsys, "simulate", swf, "--policy", "easy", "--order", "greedy", "--json")
     assert code == 0 and json.loads(out)["strategy"] == Strategy.greedy(DEFAULT_GREEDY, dispatch="easy").label, err
     one_line_error(*run(capsys, "simulate", swf, "--policy", "greedy", "--order", "procs")[::2], "greedy", "own queue order")
+
+
+def test_evolve_compare_names_the_strategy_and_workload_of_an_undefined_objective(capsys, tmp_path):
+    swf = _one_group(tmp_path)
+    strategy = tmp_path / "fcfs.json"
+    strategy.write_text(Strategy("fcfs").to_json())
+    code, out, err = run(capsys, "evolve", "compare", strategy, swf, "--fail-worse-than", "5")
+    one_line_error(code, err, "AWRT2", "undefined for fcfs on one-group", "user group 2 has no jobs")
+    assert out == ""

@@ -125,3 +125,19 @@ def test_federation_run_says_while_its_kernels_compile(tmp_path, monkeypatch, ca
     err = capsys.readouterr().err
     assert code == 0, err
     assert "compiling the federation kernels" in err and " done in " in err
+
+
+def test_a_long_generation_gets_heartbeat_lines_without_a_terminal(capsys):
+    from schedlab.cli.progress import RunProgress
+
+    view = RunProgress(terminal=False, heartbeat=0.0)
+    view.start("symbiotic", 10, 3)
+    view.advance("symbiotic", 3.25)
+    view.step("symbiotic", "evals 40  best 7", done=4, elapsed=12.0)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith("symbiotic  gen 4/10 running: 25 % of its evaluations done")
+    assert lines[1] == "symbiotic  gen 4/10  evals 40  best 7  elapsed 12 s"
+    quiet = RunProgress(terminal=False)  # the default heartbeat: no line for a quick generation
+    quiet.start("free", 2)
+    quiet.advance("free", 0.5)
+    assert capsys.readouterr().err == ""

@@ -92,7 +92,7 @@ TOY_CHECK = textwrap.dedent('''
 
 def test_every_consumer_reads_the_registry():
     rules = tuple(r.name for r in registry.DISPATCH)
-    assert DISPATCH_RULES == rules == tuple(POLICY_HELP)
+    assert DISPATCH_RULES == rules == tuple(POLICY_HELP)[: len(rules)]  # then greedy and the scojo engines
     assert tuple(DISPATCH_CODES) == rules and list(DISPATCH_CODES.values()) == list(range(len(rules)))
     assert len(dispatch.RULE_KERNELS) == len(rules)
     assert all(dispatch.RULE_KERNELS[c] is registry.resolve(r.kernel) for c, r in enumerate(registry.DISPATCH))

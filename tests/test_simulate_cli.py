@@ -217,3 +217,73 @@ def test_compare_rejects_a_bad_policy_before_simulating(capsys):
     one_line_error(*run(capsys, "compare", KTH, "--policies", "easy,fastest")[::2], "fastest")
     one_line_error(*run(capsys, "compare", KTH, "--policies", "easy/biggest")[::2], "biggest")
     one_line_error(*run(capsys, "compare", KTH, "--policies", ",")[::2], "--policies")
+
+
+# ---------------------------------------------------------------------------- the compare gate (issue 32)
+def _one_group(tmp_path):
+    """Six jobs of one user on 4 processors: user group 1 only (AWRT2 .. AWRT5 undefined); FCFS makes
+    the small jobs wait behind a wide one that EASY backfills around."""
+    rows = [(0, 100, 3, 100, 1), (1, 100, 4, 100, 1), (2, 10, 1, 10, 1), (3, 10, 1, 10, 1), (4, 10, 1, 10, 1),
+            (5, 10, 1, 10, 1)]
+    return write_swf(tmp_path / "one-group.swf", rows)
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_compare_gate_fails_when_the_objective_is_undefined(capsys, tmp_path, as_json):
+    swf = _one_group(tmp_path)
+    code, out, err = run(capsys, "compare", swf, "--policies", "fcfs,easy", "--fail-worse-than", "5",
+                         *(["--json"] if as_json else []))
+    one_line_error(code, err, "--fail-worse-than 5", "AWRT2", "undefined", "fcfs")
+    assert out == ""  # no table, no JSON that could be read as a pass
+    # the same trace with a defined objective: the gate evaluates (FCFS is worse than EASY here)
+    code, out, err = run(capsys, "compare", swf, "--policies", "fcfs,easy", "--fail-worse-than", "5",
+                         "--objective", "AWRT1", "--json")
+    doc = json.loads(out)
+    assert code == 1 and doc["worse_than_easy"] == ["fcfs"], err
+    # without a gate an undefined objective stays a warning and a null
+    code, out, err = run(capsys, "compare", swf, "--policies", "fcfs,easy", "--json")
+    assert code == 0 and all(r["objective"] is None for r in json.loads(out)["rows"])
+    assert "warning" in err and "undefined for fcfs" in err
+
+
+def test_compare_gate_fails_when_easys_objective_is_zero(capsys, tmp_path):
+    swf = write_swf(tmp_path / "idle.swf", [(0, 10, 1, 10, 1), (100, 10, 1, 10, 1)])  # nobody waits
+    code, _, err = run(capsys, "compare", swf, "--policies", "fcfs", "--objective", "AWWT", "--fail-worse-than", "5")
+    one_line_error(code, err, "--fail-worse-than", "is 0")
+
+
+# ---------------------------------------------------------------------------- one policy list (issue 32)
+def test_every_policy_is_listed_in_help_and_errors_and_greedy_simulates(capsys, tmp_path):
+    from schedlab.cli.simulate import DEFAULT_GREEDY, POLICIES
+
+    assert {"fcfs", "list", "easy", "conservative", "greedy", "scojo", "scojo-opt", "scojo-bottomline"} <= set(POLICIES)
+    code, out, _ = run(capsys, "simulate", "--help")
+    flat = " ".join(out.split())
+    for verb in ("simulate", "compare"):
+        code, listing, _ = run(capsys, verb, "--policy" if verb == "simulate" else "--policies", "help")
+        assert code == 0
+        code, _, err = run(capsys, verb, "KTH-SP2", "--months", "1", "--policy" if verb == "simulate" else "--policies",
+                           "fifo")
+        one_line_error(code, err, "unknown policy 'fifo'")
+        for name in POLICIES:
+            assert f"  {name} " in listing and name in err, (verb, name)
+    for name in POLICIES:
+        assert name in flat, name  # the --policy help names them all
+    swf = write_swf(tmp_path / "t.swf", [(0, 10, 2, 10, 1), (1, 10, 4, 10, 2), (2, 5, 1, 5, 3), (3, 5, 3, 9, 4)])
+    code, out, err = run(capsys, "simulate", swf, "--policy", "greedy", "--json")
+    assert code == 0, err
+    row = json.loads(out)
+    assert row["strategy"] == Strategy.greedy(DEFAULT_GREEDY).label
+    assert_same_metrics(row, compute_metrics(simulate_in_test(swf, Strategy.greedy(DEFAULT_GREEDY))))
+    code, out, err = run(capsys, "simulate", swf, "--policy", "easy", "--order", "greedy", "--json")
+    assert code == 0 and json.loads(out)["strategy"] == Strategy.greedy(DEFAULT_GREEDY, dispatch="easy").label, err
+    one_line_error(*run(capsys, "simulate", swf, "--policy", "greedy", "--order", "procs")[::2], "greedy", "own queue order")
+
+
+def test_evolve_compare_names_the_strategy_and_workload_of_an_undefined_objective(capsys, tmp_path):
+    swf = _one_group(tmp_path)
+    strategy = tmp_path / "fcfs.json"
+    strategy.write_text(Strategy("fcfs").to_json())
+    code, out, err = run(capsys, "evolve", "compare", strategy, swf, "--fail-worse-than", "5")
+    one_line_error(code, err, "AWRT2", "undefined for fcfs on one-group", "user group 2 has no jobs")
+    assert out == ""

@@ -14,16 +14,16 @@ from .options import CALIBRATE_LOAD, DASK, EXTEND, FORMAT, MONTHS, PROCS, SCALE_
 
 @app.command("bound")
 def bound_command(
-    target: str = typer.Argument(..., help=f"{TRACE_HELP} Or 'plot' to place strategies on the front of RUN."),
+    target: str = typer.Argument(..., metavar="TRACE|plot", help=f"{TRACE_HELP} Or 'plot' to place strategies on the front of RUN."),
     run_dir: Optional[Path] = typer.Argument(None, help="With 'plot': the bound RUN folder."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Run folder (re-running the same command resumes it)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Run folder; required for a TRACE (re-running the same command resumes it)."),
     generations: int = typer.Option(50, "--generations", help="NSGA-III generations (generation 1 = the seeded population)."),
     pop: int = typer.Option(40, "--pop", help="Population size (= number of reference directions)."),
     seed: int = SEED,
     seed_strategy: List[Path] = typer.Option([], "--seed-strategy", help="Strategy file (e.g. an evolve run's best.json) whose realised order joins the initial population; repeat for several."),
     moves: int = typer.Option(1, "--moves", help="Mutation moves per offspring (insertion, swap, group shift, group move), applied one after the other."),
     head_start: int = typer.Option(0, "--head-start", help="Improve EASY's and the seed strategies' realised orders by this many greedy local-search steps per chain before the search (0: off)."),
-    sigma: float = typer.Option(50.0, "--sigma", help="Typical distance (positions) of an insertion, swap or group shift."),
+    sigma: float = typer.Option(50.0, "--sigma", help="Mutation step: typical distance, in positions of the job order, that an insertion, swap or group shift moves a job (not federation's --sigma)."),
     block: int = typer.Option(50, "--block", help="Largest block of a group shift (jobs of one user group)."),
     window: int = typer.Option(500, "--window", help="Window (positions) of a group move."),
     extend: bool = EXTEND,
@@ -62,27 +62,20 @@ def bound_command(
                          sigma=sigma, block=block, window=window,
                          seed_strategies=tuple(str(p) for p in seed_strategy))  # checks the other settings
     resolve_trace(target)
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+    from .progress import RunProgress
 
-    progress = Progress(TextColumn("[bold]front"), BarColumn(), TextColumn("gen {task.completed}/{task.total}"),
-                        TextColumn("{task.fields[info]}"), TimeRemainingColumn(), console=Console(stderr=True))
-    task: list = []
-
-    def start(total: int, done: int) -> None:
-        progress.start()
-        task.append(progress.add_task("front", total=total, completed=done, info=""))
+    progress = RunProgress()
 
     def step(row: dict) -> None:
-        progress.update(task[0], completed=row["gen"],
-                        info=f"{row['evaluations']} evals  front {row['front']}  HV {row['hypervolume']:.4f}")
+        progress.step("front", f"evals {row['evaluations']}  front {row['front']}  HV {row['hypervolume']:.4f}",
+                      done=row["gen"], elapsed=row.get("elapsed"))
 
     try:
-        result = bound(target, out, config, procs=procs, months=months, scale_to=scale_to, calibrate_load=calibrate_load, format=fmt,
-                       executor_spec=spec, workers=workers, on_generation=step, on_start=start, extend=extend)
+        result = bound(target, out, config, procs=procs, months=months, scale_to=scale_to, calibrate_load=calibrate_load,
+                       format=fmt, executor_spec=spec, workers=workers, on_generation=step,
+                       on_start=lambda total, done: progress.start("front", total, done), extend=extend)
     finally:
-        if task:
-            progress.stop()
+        progress.stop()
     if result.interrupted:
         raise stopped(f"checkpoint saved in {out}; re-run the same command to resume")
     last = result.history[-1] if result.history else {}

@@ -23,7 +23,8 @@ WARM_JOBS = 8
 
 def warm_up(what: str, fn: Callable[[], Any], *, stream=None) -> float:
     """Run ``fn`` (a tiny simulation); if it lasts over :data:`NOTICE_AFTER` s, one line says kernels
-    compile, finished by the time taken. Returns the seconds ``fn`` took."""
+    compile, finished by the time taken (or by "interrupted" when ``fn`` did not finish: Ctrl-C).
+    Returns the seconds ``fn`` took."""
     stream = stream or sys.stderr
     shown = threading.Event()
 
@@ -36,13 +37,15 @@ def warm_up(what: str, fn: Callable[[], Any], *, stream=None) -> float:
     timer.daemon = True
     t0 = time.perf_counter()
     timer.start()
+    done = False
     try:
         fn()
+        done = True
     finally:
         timer.cancel()
         seconds = time.perf_counter() - t0
         if shown.is_set():
-            stream.write(f" done in {seconds:.1f} s\n")
+            stream.write(f" done in {seconds:.1f} s\n" if done else f" interrupted after {seconds:.1f} s\n")
             stream.flush()
     return seconds
 

@@ -9,12 +9,14 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from ..errors import SchedlabError
 from ..metrics import DEFAULT_OBJECTIVE
 from ..strategy.registry import OPTIMIZERS
 from .main import stopped, sub_app
 from .options import AS_JSON, CALIBRATE_LOAD, DASK, EXTEND, FORMAT, MONTHS, PROCS, SCALE_TO, SEED, WORKERS, TraceOptions, executor_spec
 
-evolve_app = sub_app("evolve", "Evolve scheduling strategies for an owner's objective (greedy-es-sorting-criteria).")
+evolve_app = sub_app("evolve", "Evolve scheduling strategies for an owner's objective (the paper: Franke, Lepping, "
+                               "Schwiegelshohn, 'Greedy Scheduling with Complex Objectives').")
 
 _err = Console(stderr=True)
 
@@ -26,40 +28,29 @@ def _out() -> Console:
 
 
 class _Progress:
-    """A Rich progress bar per (sub-)run: generation, evaluations, best objective, ETA."""
+    """evolve's and ``rules evolve``'s callbacks on the shared renderer (:class:`.progress.RunProgress`):
+    generation, evaluations, best objective, ETA per (sub-)run."""
 
     def __init__(self, lam: int) -> None:
-        self.lam = lam
-        from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+        from .progress import RunProgress
 
-        self.progress = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            TextColumn("gen {task.completed:.1f}/{task.total}"),
-            TextColumn("{task.fields[evals]} evals  best {task.fields[best]}"),
-            TimeRemainingColumn(),
-            console=_err,
-        )
-        self.tasks: dict[str, Any] = {}
+        self.lam = lam
+        self.view = RunProgress()
 
     def stop(self) -> None:
-        if self.tasks:
-            self.progress.stop()
+        self.view.stop()
 
     def start(self, label: str, total: int, done: int) -> None:
-        if not self.tasks:  # shown only once the run folder is accepted and evaluation begins
-            self.progress.start()
-        self.tasks[label] = self.progress.add_task(label, total=total, completed=done, evals="-", best="-")
+        self.view.start(label, total, done)
 
     def tick(self, label: str, generations: int, evaluations: int) -> None:
         """One more evaluation finished: advance by a fraction of a generation (smooth ETA)."""
         in_flight = evaluations - generations * self.lam
-        self.progress.update(self.tasks[label], completed=generations + in_flight / self.lam, evals=evaluations)
+        self.view.advance(label, generations + in_flight / self.lam)
 
     def step(self, label: str, row: dict[str, Any]) -> None:
-        self.progress.update(
-            self.tasks[label], completed=row["gen"], evals=row["evaluations"], best=f"{row['best']:.6g}"
-        )
+        self.view.step(label, f"evals {row['evaluations']}  best {row['best']:.6g}", done=row["gen"],
+                       elapsed=row.get("elapsed"))
 
 
 def _comparison_table(rows: list[dict[str, Any]], title: str, label: str = "strategy",
@@ -94,6 +85,10 @@ FAIL_WORSE_THAN = typer.Option(None, "--fail-worse-than", metavar="PCT",
                                help="exit with code 1 when on any workload the objective is worse than EASY's by more than PCT % (a deployment gate)")
 
 
+class GateError(SchedlabError, ValueError):
+    """A ``--fail-worse-than`` gate that cannot be evaluated (an undefined objective): exit 2, never a pass."""
+
+
 def check_threshold(threshold: float, fail_worse_than: float | None) -> None:
     """Both thresholds are finite percentages >= 0 (checked before anything runs)."""
     import math
@@ -103,6 +98,22 @@ def check_threshold(threshold: float, fail_worse_than: float | None) -> None:
     for name, v in (("--threshold", threshold), ("--fail-worse-than", fail_worse_than)):
         if v is not None and not (math.isfinite(v) and v >= 0):
             raise OptionError(f"{name} must be a percentage >= 0, got {v:g}")
+
+
+def gate_objective(objective, metrics, easy, who: str, fail_worse_than: float | None) -> float | None:
+    """``objective`` of ``who``'s ``metrics`` (``easy``: EASY's metrics, for ``EASY_*`` names and as the
+    baseline). A term can be undefined (AWRT3 when user group 3 has no jobs): without a gate the value
+    is None and a warning line says why; a gate (``--fail-worse-than``) that cannot evaluate fails, with
+    one line naming the undefined term and ``who`` (exit 2), as ``evolve compare`` does."""
+    from ..errors import SchedlabError
+
+    try:
+        return objective(metrics, easy, who=who)
+    except SchedlabError as exc:
+        if fail_worse_than is not None:
+            raise GateError(f"--fail-worse-than {fail_worse_than:g} cannot be evaluated: {exc}") from None
+        typer.echo(f"warning: {exc}", err=True)
+        return None
 
 
 def gate(worse: list[str], fail_worse_than: float | None) -> None:
@@ -184,7 +195,7 @@ def compare(
     fail_worse_than: Optional[float] = FAIL_WORSE_THAN,
     as_json: bool = AS_JSON,
 ) -> None:
-    """Apply a trained strategy to other workloads: % improvement over EASY per workload and metric (Figs. 2-3).
+    """Apply a trained strategy to other workloads: % improvement over EASY per workload and metric (as the paper's Figs. 2-3).
 
     Workloads where the strategy's objective is worse than EASY's by more than --threshold % are
     flagged; with --fail-worse-than PCT the command exits 1 when any workload is worse by more than PCT %."""

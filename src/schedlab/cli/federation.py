@@ -17,12 +17,15 @@ from ..errors import SchedlabError
 from .main import stopped, sub_app
 from .options import CALIBRATE_LOAD, DASK, FORMAT, MONTHS, PROCS, SCALE_TO, SEED, WORKERS, TraceOptions, executor_spec, non_negative_seed
 
-federation_app = sub_app("federation", "Heterogeneous federations: slowdown model, JPR / CBS / METL and the GA over job packages.")
+federation_app = sub_app("federation", "Heterogeneous federations: slowdown model, JPR / CBS / METL and the GA over job "
+                                       "packages (the paper: Gabaldon et al., 'Slowdown-Guided Genetic Algorithm for Job "
+                                       "Scheduling in Federated Environments').")
 platform_app = typer.Typer(name="platform", help="Federated platforms (clusters, node powers, links).",
-                           no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+                           no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+                           context_settings={"help_option_names": ["-h", "--help"]})
 federation_app.add_typer(platform_app, name="platform")
 
-PLATFORM = typer.Option("default", "--platform", help="Platform file (TOML, or JSON for .json), or 'default' (4 x 64 nodes, powers 1.0/0.8/0.6/0.4, links 100).")
+PLATFORM = typer.Option("default", "--platform", help="Platform file (TOML, or JSON for .json; format: 'schedlab federation platform show --help'), or 'default' (4 x 64 nodes, powers 1.0/0.8/0.6/0.4, links 100).")
 
 
 class FederationCliError(SchedlabError, ValueError):
@@ -80,31 +83,25 @@ def _executor(workers: Optional[int], dask: Optional[str]) -> str:
 
 
 class _Bar:
-    """Rich progress bar over GA generations (all packages), with ETA; silent for heuristics."""
+    """Progress of the GA over all packages (:class:`.progress.RunProgress`), and the kernels' warm-up
+    line (:func:`.compiling.warm_up`); heuristics have no generations, only the warm-up."""
 
     def __init__(self) -> None:
-        from rich.console import Console
-        from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+        from .progress import PLAIN_EVERY, RunProgress
 
-        self.progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
-                                 TextColumn("gen {task.completed:.0f}/{task.total}  best {task.fields[best]}"),
-                                 TimeRemainingColumn(), console=Console(stderr=True))
-        self.task = None
+        self.view = RunProgress(every=PLAIN_EVERY)  # GA generations take milliseconds: no line for each
 
     def callbacks(self, label: str) -> dict[str, Any]:
-        def on_start(total: int, done: int) -> None:
-            if self.task is None:
-                self.progress.start()
-            self.task = self.progress.add_task(label, total=total, completed=done, best="-")
+        from .compiling import warm_up
 
         def on_generation(package: int, row: dict) -> None:
-            self.progress.update(self.task, advance=1, best=f"p{package} {row['best']:,.0f}")
+            self.view.step(label, f"best p{package} {row['best']:,.0f}")
 
-        return {"on_start": on_start, "on_generation": on_generation}
+        return {"on_start": lambda total, done: self.view.start(label, total, done), "on_generation": on_generation,
+                "warm": functools.partial(warm_up, "federation")}
 
     def stop(self) -> None:
-        if self.task is not None:
-            self.progress.stop()
+        self.view.stop()
 
 
 # options shared by run and compare: name -> (type, option); see _shared
@@ -115,10 +112,10 @@ _SHARED: dict[str, tuple[Any, Any]] = {
     "scale_to": (Optional[int], SCALE_TO),
     "calibrate_load": (bool, CALIBRATE_LOAD),
     "fmt": (Optional[str], FORMAT),
-    "comm_file": (Optional[str], typer.Option(None, "--comm", help="CSV id,sigma,ptbw giving each job's communication attributes (instead of drawing them).")),
-    "comm_seed": (int, typer.Option(0, "--comm-seed", callback=non_negative_seed, help="Seed of the per-job communication draws (sigma_j, PTBW_j).")),
-    "sigma": (str, typer.Option("0.1,0.5", "--sigma", help="sigma_j ~ U(LOW,HIGH): communication fraction (method-notes topic 6).")),
-    "ptbw": (str, typer.Option("1,10", "--ptbw", help="PTBW_j ~ U(LOW,HIGH): per-task inter-cluster bandwidth demand.")),
+    "comm_file": (Optional[str], typer.Option(None, "--comm", help="CSV id,sigma,ptbw giving each job's communication fraction and bandwidth demand (instead of drawing them; see --sigma, --ptbw).")),
+    "comm_seed": (int, typer.Option(0, "--comm-seed", callback=non_negative_seed, help="Seed of the per-job draws of --sigma and --ptbw.")),
+    "sigma": (str, typer.Option("0.1,0.5", "--sigma", metavar="LOW,HIGH", help="Communication fraction: the share (0-1) of a job's run time spent communicating, drawn per job uniformly from LOW..HIGH (SWF traces do not record it; not bound's --sigma).")),
+    "ptbw": (str, typer.Option("1,10", "--ptbw", metavar="LOW,HIGH", help="Bandwidth demand of each task on inter-cluster links, drawn per job uniformly from LOW..HIGH, in the unit of the platform's link bandwidths.")),
     "dynamic": (bool, typer.Option(False, "--dynamic", help="Dynamic slowdown model (recomputed at every start/finish) instead of static at start.")),
     "metl_loss": (str, typer.Option("absolute", "--metl-loss", help="METL loss: absolute (T - Tb/Gmax) or relative.")),
     "cbs_cap": (bool, typer.Option(True, "--cbs-cap/--cbs-literal", help="CBS big chunk capped at the largest cluster (default) or literal 75 %.")),
@@ -157,7 +154,11 @@ def platform_show(
     file: str = typer.Argument("default", help="Platform file, or 'default'."),
     as_json: bool = typer.Option(False, "--json", help="Print the platform as JSON."),
 ) -> None:
-    """Validate a platform file and show its clusters, node powers and link bandwidths."""
+    """Validate a platform file and show its clusters, node powers and link bandwidths.
+
+    A platform file is TOML (JSON for a .json name) with the keys: name (optional); normalize_power (optional, default true: divide every power by the largest, so the fastest node has power 1); clusters, one table per cluster, with name, nodes and power (the relative speed of each node, default 1) or powers (a list, one per node); links, one table per cluster, with cluster (its name) and bandwidth (the capacity of the cluster's one link to the others, in the unit of --ptbw).
+
+    'schedlab federation platform show default --json' prints the default platform in this format; docs/federation-platform.md has a TOML example."""
     pf = _platform(file)
     if as_json:
         typer.echo(json.dumps(pf.to_dict()))
@@ -220,7 +221,7 @@ def compare_command(
     report_only: bool = typer.Option(False, "--report-only", help="Run nothing: table and figures of the finished run folders only (the others are listed)."),
     o: Optional[dict] = None,
 ) -> None:
-    """Makespan per workload and method (table + bar charts as the paper's Figs. 1, 4, 5)."""
+    """Makespan per workload and method (a table, and bar charts like the paper's Figs. 1, 4 and 5)."""
     from ..optimize.federation_run import compare_federation
 
     pf = _platform(platform)

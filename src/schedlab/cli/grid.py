@@ -13,10 +13,12 @@ from ..errors import SchedlabError
 from .main import stopped, sub_app
 from .options import DASK, EXTEND, SEED, WORKERS, executor_spec
 
-grid_app = sub_app("grid", "Grids of independent EASY sites: job exchange (none, POOL, RQ) and NSGA-II Pareto fronts of partitions.")
+grid_app = sub_app("grid", "Grids of independent EASY sites: job exchange (none, POOL, RQ) and NSGA-II Pareto fronts of "
+                           "partitions (the paper: Grimme et al., 'Discovering Performance Bounds for Grid Scheduling "
+                           "by using Evolutionary Multiobjective Optimization').")
 
-SETUP = typer.Option(None, "--setup", help="A setup of the paper's Table 1: I, II, III or IV (11-month traces).")
-SITE = typer.Option(None, "--site", help="A site TRACE:PROCS (repeat, at least twice), e.g. --site KTH-SP2:100.")
+SETUP = typer.Option(None, "--setup", help="A grid of the paper's Table 1: I, II, III or IV (11-month traces); give --setup or --site.")
+SITE = typer.Option(None, "--site", help="A site TRACE:PROCS (repeat, at least twice), e.g. --site KTH-SP2:100; give --setup or --site.")
 MONTHS = typer.Option(11, "--months", help="Cut every trace to its first N calendar months (0 = whole trace).")
 
 
@@ -32,12 +34,29 @@ def _trace(setup: Optional[str], site: Optional[List[str]], months: int):
     return load_grid(setup, site or (), months=months or None)
 
 
+def _check_reading(reading: str, exchange: str) -> None:
+    """Refuse a --reading that ``exchange`` does not read (it would be accepted and change nothing)."""
+    from ..grid.readings import NAMED, POLICY_OPTIONS
+
+    text = reading.strip()
+    reads = [n.replace("_", "-") for n in POLICY_OPTIONS[exchange]]
+    if text in NAMED:
+        if exchange == "none" and text != "default":
+            raise GridOptionError(f"--reading {text}: a reading of POOL and RQ; --exchange none reads none")
+        return
+    for part in text.split(","):
+        name = part.partition("=")[0].strip()
+        if name and name not in reads:
+            raise GridOptionError(f"--reading {part.strip()}: --exchange {exchange} does not read {name} "
+                                  f"({'it reads ' + ', '.join(reads) if reads else 'it reads no option'})")
+
+
 @grid_app.command("simulate")
 def simulate_command(
     setup: Optional[str] = SETUP,
     site: Optional[List[str]] = SITE,
     exchange: str = typer.Option("none", "--exchange", help="Job exchange: none (sites alone), pool or rq."),
-    reading: str = typer.Option("default", "--reading", help="Reading of POOL/RQ: default, issue5, or OPTION=VALUE,... with rq-seq=local-first|interleaved, rq-when=every|queue-changed|own-arrival, rq-take=budget|startable, pool-take=backfill|idle, pool-keep=persistent|once (schedlab.grid.readings)."),
+    reading: str = typer.Option("default", "--reading", help="How POOL or RQ reads the paper's one-paragraph description where it is ambiguous: default (the reading closest to the text), issue5 (an older reading, kept for comparison), or OPTION=VALUE,... -- RQ: rq-seq=local-first|interleaved (own pass before requests, or site by site), rq-when=every|queue-changed|own-arrival (when a site requests remote jobs), rq-take=budget|startable (which remote jobs move); POOL: pool-take=backfill|idle (when a site takes pooled jobs), pool-keep=persistent|once (how long a job stays pooled). --exchange none reads none."),
     months: int = MONTHS,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of a table."),
 ) -> None:
@@ -52,6 +71,7 @@ def simulate_command(
         parsed = Reading.parse(reading)
     except SchedlabError as exc:
         raise GridOptionError(f"--reading: {exc}") from None
+    _check_reading(reading, exchange)
     from .compiling import warm_grid
 
     trace = _trace(setup, site, months)
@@ -86,7 +106,7 @@ def pareto_command(
     seed: int = SEED,
     p_rand: float = typer.Option(0.1, "--p-rand", help="Random mutation: probability that a gene moves to another site."),
     seed_with: str = typer.Option("", "--seed-with", help="Also start from the partitions these exchange policies realise: pool, rq or rq,pool (not in the paper)."),
-    variation: str = typer.Option("paper", "--variation", help="Variation operators: paper (Section 4.2-4.3) or aware (shift mutation also picks long-waiting or small jobs; not in the paper)."),
+    variation: str = typer.Option("paper", "--variation", help="Variation operators: paper (the paper's Sections 4.2-4.3) or aware (shift mutation also picks long-waiting or small jobs; not in the paper)."),
     workers: Optional[int] = WORKERS,
     dask: Optional[str] = DASK,
     extend: bool = EXTEND,
@@ -104,16 +124,22 @@ def pareto_command(
 
     warm_grid(trace, ["none", "pool", "rq"])
 
-    def show(row: dict) -> None:
-        best = ", ".join(f"{row[k]:,.0f}" for k in row if k.startswith("best_AWRT"))
-        typer.echo(
-            f"gen {row['gen']}/{generations}  evals {row['evaluations']}  front {row['front']}  "
-            f"HV {row['hypervolume']:.4g}  best AWRT ({best})  {row['elapsed']:.0f}s",
-            err=True,
-        )
+    from .progress import RunProgress
 
-    result = pareto(trace, out, config, executor=executor, workers=workers, label=label, on_generation=show,
-                    extend=extend)
+    progress = RunProgress()
+
+    def show(row: dict) -> None:
+        if "front" not in progress.runs:  # pareto() has no start callback: the first generation starts it
+            progress.start("front", generations, row["gen"] - 1)
+        minima = ", ".join(f"{row[k]:,.0f}" for k in row if k.startswith("best_AWRT"))
+        progress.step("front", f"evals {row['evaluations']}  front {row['front']}  HV {row['hypervolume']:.4g}  "
+                      f"lowest AWRT per site over the front ({minima})", done=row["gen"], elapsed=row.get("elapsed"))
+
+    try:
+        result = pareto(trace, out, config, executor=executor, workers=workers, label=label, on_generation=show,
+                        extend=extend)
+    finally:
+        progress.stop()
     if result.interrupted:
         raise stopped(f"checkpoint of generation {result.generations} saved in {out}; re-run the same command to resume")
     _grid_report(out, trace)

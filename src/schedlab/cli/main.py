@@ -8,7 +8,9 @@ import typer
 
 from ..errors import SchedlabError
 
-_FLAGS = {"no_args_is_help": True, "add_completion": False, "pretty_exceptions_enable": False}
+#: every group and command: no arguments shows the help, -h is --help, plain tracebacks off
+_FLAGS = {"no_args_is_help": True, "add_completion": False, "pretty_exceptions_enable": False,
+          "context_settings": {"help_option_names": ["-h", "--help"]}}
 
 app = typer.Typer(
     name="schedlab",
@@ -66,6 +68,21 @@ def stopped(what: str) -> typer.Exit:
     return typer.Exit(exit_code())
 
 
+def _usage_message(exc) -> str:
+    """A command-line usage error (unknown option, missing argument, bad value) as one line, with
+    where to read the command's help."""
+    param, ctx = getattr(exc, "param", None), getattr(exc, "ctx", None)
+    if type(exc).__name__ == "MissingParameter" and param is not None and param.param_type_name == "argument":
+        text = f"missing {(param.name or 'argument').upper()}"
+    else:
+        text = " ".join(exc.format_message().split()).rstrip(".")
+    names = []
+    while ctx is not None and ctx.parent is not None:  # the verb's path below the program's own name,
+        names.insert(0, ctx.info_name)                 # which is not 'schedlab' under python -m or pytest
+        ctx = ctx.parent
+    return f"{text} (see '{' '.join(['schedlab', *names])} --help')"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the CLI, turning every SchedlabError into one clear line and exit code 2.
 
@@ -81,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     forget_fresh_runs()
     try:
         with stop_signals():
-            rc = app(args=argv, standalone_mode=False)
+            rc = app(args=argv, prog_name="schedlab", standalone_mode=False)
     except SchedlabError as exc:
         discard_unstarted_runs()
         typer.echo(f"error: {exc}", err=True)
@@ -105,13 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         except ImportError:  # pragma: no cover - older typer uses click itself
             TyperClickException = click.ClickException
         if isinstance(exc, (click.ClickException, TyperClickException)):
-            # a usage mistake (unknown option, a value of the wrong type or range): one line, like every other
-            ctx, names = getattr(exc, "ctx", None), []
-            while ctx is not None and ctx.parent is not None:  # the verb's path below the program's name
-                names.insert(0, ctx.info_name)
-                ctx = ctx.parent
-            where = " ".join(["schedlab", *names])
-            typer.echo(f"error: {exc.format_message()} (see '{where} --help')", err=True)
+            typer.echo(f"error: {_usage_message(exc)}", err=True)
             return 2
         discard_unstarted_runs()  # a defect: still, the corrected command must find no stale run folder
         raise

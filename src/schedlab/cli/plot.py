@@ -21,8 +21,8 @@ def plot_command(
     out: Path = typer.Option(..., "--out", help="Folder for utilisation.png, gantt.png, waits.png and plots.html (created)."),
     procs: Optional[int] = typer.Option(None, "--procs", "-m", help="Machine size m of the schedules (required for schedule files)."),
     label: Optional[List[str]] = typer.Option(None, "--label", help="Legend label per schedule file (default: the file name)."),
-    window_start: Optional[float] = typer.Option(None, "--window-start", help="Gantt window start, days since trace start (default: the median submit)."),
-    window_days: float = typer.Option(2.0, "--window-days", help="Gantt window length in days."),
+    window_start: Optional[float] = typer.Option(None, "--window-start", metavar="DAYS", help="Gantt window start, in DAYS on the trace's clock (default: the median submit; 'simulate --gantt-window' takes seconds)."),
+    window_days: float = typer.Option(2.0, "--window-days", metavar="DAYS", help="Gantt window length, in days."),
     trace: Optional[str] = typer.Option(None, "--trace", help="For a RUN: the training trace, when the path in its config.json does not exist here."),
 ) -> None:
     """Utilisation and queue length over time, a Gantt chart of a time window, wait per user group."""

@@ -17,8 +17,8 @@ from ..metrics import DEFAULT_OBJECTIVE
 from .main import stopped, sub_app
 from .options import CALIBRATE_LOAD, DASK, FORMAT, MONTHS, PROCS, SCALE_TO, SEED, WORKERS, TraceOptions, check_output, executor_spec
 
-rules_app = sub_app("rules", "Rule-based scheduling: 7 state features pick one of 13 strategies per event "
-                             "(genetic-fuzzy-rule-based-scheduling).")
+rules_app = sub_app("rules", "Rule-based scheduling: 7 state features pick one of 13 strategies per event (the paper: "
+                             "Franke et al., 'Development of Scheduling Strategies with Genetic Fuzzy Systems').")
 
 
 def _checked(traces, objective, procs, months, scale_to, calibrate_load, fmt=None):
@@ -69,7 +69,7 @@ def iterative(
     objective: str = typer.Option(DEFAULT_OBJECTIVE, "--objective", help="objective over the metrics, minimised"),
     out: Path = typer.Option(..., "--out", help="run folder (re-running the same command resumes it)"),
     partitions: Optional[Path] = typer.Option(None, "--partitions", help="JSON bounds per feature, e.g. "
-                                              "{\"SD\": [2], \"Um\": [75, 85], \"PRCWQ1\": [20], ...} (default: Table 2, 192 classes)"),
+                                              "{\"SD\": [2], \"Um\": [75, 85], \"PRCWQ1\": [20], ...} (default: the paper's Table 2, 192 classes)"),
     procs: Optional[int] = PROCS,
     months: Optional[int] = MONTHS,
     scale_to: Optional[int] = SCALE_TO,
@@ -80,7 +80,7 @@ def iterative(
     workers: Optional[int] = WORKERS,
     dask: Optional[str] = DASK,
 ) -> None:
-    """Iterative rule base (Algorithm 2): every situation class tries all 13 strategies in turn, keeping the best."""
+    """Iterative rule base (the paper's Algorithm 2): every situation class tries all 13 strategies in turn, keeping the best."""
     from ..optimize.evolve import EvolveConfig
     from ..optimize.gfs import rules_iterative
     from ..strategy import rules as R
@@ -92,26 +92,17 @@ def iterative(
     config = EvolveConfig(traces=tuple(traces), objective=objective, procs=procs, scale_to=scale_to, months=months,
                           calibrate_load=calibrate_load, format=fmt)
     _warm()
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+    from .progress import RunProgress
 
-    bar = Progress(TextColumn("[bold]iterative"), BarColumn(), TextColumn("class {task.completed}/{task.total}"),
-                   TextColumn("best {task.fields[best]}"), TimeRemainingColumn(), console=Console(stderr=True))
-    task = {}
-
-    def start(total, done):
-        bar.start()
-        task["id"] = bar.add_task("iterative", total=total, completed=done, best="-")
-
-    def step(row):
-        bar.update(task["id"], completed=row["class"] + 1, best=f"{row['objective']:.6g}")
-
+    bar = RunProgress("class")
     try:
-        result = rules_iterative(config, out, parts, executor_spec=spec, workers=workers, on_start=start, on_class=step,
+        result = rules_iterative(config, out, parts, executor_spec=spec, workers=workers,
+                                 on_start=lambda total, done: bar.start("iterative", total, done),
+                                 on_class=lambda row: bar.step("iterative", f"best {row['objective']:.6g}",
+                                                               done=row["class"] + 1, elapsed=row.get("elapsed")),
                                  greedy=greedy_order)
     finally:
-        if task:
-            bar.stop()
+        bar.stop()
     if result.interrupted:
         raise stopped(f"checkpoint saved in {out}; re-run the same command to resume")
     _print_result(result, objective, out)
@@ -147,7 +138,7 @@ def evolve(
     workers: Optional[int] = WORKERS,
     dask: Optional[str] = DASK,
 ) -> None:
-    """Symbiotic evolution of Gaussian fuzzy rules (Sections 4.2-4.3) for OBJECTIVE on the training TRACES."""
+    """Symbiotic evolution of Gaussian fuzzy rules (the paper's Sections 4.2-4.3) for OBJECTIVE on the training TRACES."""
     from ..optimize.evolve import EvolveConfig
     from ..optimize.gfs import GFSSettings, rules_evolve
     from .evolve import _Progress

@@ -10,8 +10,14 @@ from ..errors import StrategyError
 SCOJO_JSON_KEYS: tuple[str, ...] = ("bsld", "bsld_by_class_width", "preemptions")
 #: keys added for the optimised engines (``--policy scojo-opt`` / ``scojo-bottomline``)
 OPT_JSON_KEYS: tuple[str, ...] = ("groups", "pruned_share")
-#: engine policies of ``simulate --policy``
-ENGINES = ("scojo", "scojo-opt", "scojo-bottomline")
+#: engine policies of ``simulate --policy`` (and ``compare --policies``), with their help
+ENGINES = {
+    "scojo": "SCOJO-PECT time sharing (--shares, --cycle, --no-smart-backfill; own engine)",
+    "scojo-opt": "SCOJO-PECT with the group optimiser of Kanavallil's thesis (Windsor 2008) (--search, --budget, --group-sizes, "
+                 "--first-level-only; compare: scojo-opt[/no-smart-backfill|/first-level|/lds])",
+    "scojo-bottomline": "SCOJO-PECT with the search-based bottom line, DDS/LXF/dynB (--search, --budget; "
+                        "compare: scojo-bottomline[/no-smart-backfill])",
+}
 #: policy names routed to the time-sharing engine by ``compare --policies``: (engine, smart
 #: backfilling, optimizer options)
 SCOJO_POLICIES = {

@@ -16,6 +16,7 @@ from ..metrics import DEFAULT_OBJECTIVE, METRIC_NAMES, Objective, compute_metric
 from ..metrics.per_job import JOB_COLUMNS as SCHEDULE_COLUMNS
 from ..strategy import DISPATCH_RULES, STATIC_ORDERS, Criterion, Strategy, registry
 from .main import app
+from .scojo import ENGINES
 from .options import AS_JSON, CALIBRATE_LOAD, MONTHS, PROCS, SCALE_TO, TRACE_HELP, FORMAT, OptionError, TraceOptions, check_output, echo_wrote
 
 #: the columns of ``schedlab compare --csv``, in order
@@ -32,26 +33,41 @@ DEFAULT_POLICIES = "fcfs,list,easy,conservative"
 _DROP_ORDER = (*(f"BSLD{i}" for i in (5, 4, 3, 2, 1)), "mean_user_AWRT", "max_user_AWRT", "p95_wait", "max_wait", "mean_response", "mean_slowdown", "makespan", "AWWT", "AWRT5", "AWRT4", "AWRT3", "sim_seconds",
                "mean_bounded_slowdown", "mean_wait")
 
-#: the rigid engine's rules from the registry, plus the time-sharing engine (its own loop, sim/timeshare.py)
-POLICY_HELP = {r.name: r.help for r in registry.DISPATCH}
-ENGINE_HELP = {"scojo": "SCOJO-PECT time sharing (--shares, --cycle, --no-smart-backfill; own engine)",
-               "scojo-opt": "SCOJO-PECT with the thesis' group optimiser (--search, --budget, --group-sizes, "
-                            "--first-level-only; compare: scojo-opt[/no-smart-backfill|/first-level|/lds])",
-               "scojo-bottomline": "SCOJO-PECT with the search-based bottom line, DDS/LXF/dynB (--search, --budget; "
-                                   "compare: scojo-bottomline[/no-smart-backfill])"}
+#: every policy ``simulate --policy`` and ``compare --policies`` take, with its help, in one place:
+#: the rigid engine's dispatch rules (from the registry), the Greedy scheduler, and the
+#: time-sharing engine (its own loop, sim/timeshare.py; cli/scojo.py)
+POLICY_HELP = {
+    **{r.name: r.help for r in registry.DISPATCH},
+    "greedy": "the Greedy scheduler of Franke et al., 'Greedy Scheduling with Complex Objectives' (criterion f2: "
+              "user group 1 first, then 2, ...; FCFS dispatch); POLICY/greedy puts another dispatch rule under its order",
+    **ENGINES,
+}
+POLICIES: tuple[str, ...] = tuple(POLICY_HELP)
 ORDER_HELP = {o.name: o.help for o in registry.static_orders()}
 
 
 # ---------------------------------------------------------------------------- helpers
 def _policy_listing() -> str:
     lines = ["policies (--policy):"]
-    lines += [f"  {name:<13} {POLICY_HELP.get(name, '')}" for name in DISPATCH_RULES]
-    lines += [f"  {name:<13} {text}" for name, text in ENGINE_HELP.items()]
+    lines += [f"  {name:<17} {text}" for name, text in POLICY_HELP.items()]
     lines.append("orders (--order):")
-    lines += [f"  {name:<13} {ORDER_HELP.get(name, '')}" for name in STATIC_ORDERS]
-    lines.append("compare also takes POLICY/ORDER (e.g. easy/estimate), 'greedy' (Greedy f2 scheduler of")
-    lines.append("  greedy-es-sorting-criteria: user group 1 first, then 2, ...), POLICY/greedy, or a strategy .json file")
+    lines += [f"  {name:<17} {ORDER_HELP.get(name, '')}" for name in STATIC_ORDERS]
+    lines.append("POLICY/ORDER (e.g. easy/estimate) is the policy with that queue order; compare --policies also")
+    lines.append("  takes a strategy .json file")
     return "\n".join(lines)
+
+
+def _policy_help(value: Optional[str]) -> Optional[str]:
+    """``--policy help`` / ``--policies help``: print the listing and exit (eager: before TRACE is required)."""
+    if value is not None and value.strip().lower() == "help":
+        typer.echo(_policy_listing())
+        raise typer.Exit(0)
+    return value
+
+
+def unknown_policy(spec: str) -> StrategyError:
+    """The one error for a policy name not in :data:`POLICIES` (every verb that takes policies)."""
+    return StrategyError(f"unknown policy {spec!r}; choose one of {', '.join(POLICIES)} (or a strategy .json file)")
 
 
 def load_strategy_file(path: Path) -> Strategy:
@@ -78,13 +94,26 @@ def load_strategy_file(path: Path) -> Strategy:
         raise StrategyError(f"{path}: not a strategy: {exc}") from None
 
 
-def parse_policy(spec: str) -> Strategy:
-    """``easy``, ``easy/estimate``, ``greedy``, ``conservative/greedy`` or ``FILE.json`` -> a Strategy."""
+def parse_policy(spec: str, *, engines: bool = False):
+    """``easy``, ``easy/estimate``, ``greedy``, ``conservative/greedy`` or ``FILE.json`` -> a Strategy;
+    with ``engines`` also the time-sharing policies of ``compare`` (``scojo-opt/lds``, ...) -> a ScojoConfig."""
+    from .scojo import SCOJO_POLICIES, policy_config
+
     spec = spec.strip()
     if spec.endswith(".json"):
         return load_strategy_file(Path(spec))
     dispatch, _, order = spec.partition("/")
-    if dispatch == "greedy" and not order:
+    if dispatch not in POLICIES:
+        raise unknown_policy(dispatch)
+    if dispatch in ENGINES:
+        if not engines:
+            raise StrategyError(f"policy {spec!r} runs on the time-sharing engine: only simulate and compare take it")
+        if spec not in SCOJO_POLICIES:
+            raise StrategyError(f"unknown time-sharing policy {spec!r}; choose one of {', '.join(SCOJO_POLICIES)}")
+        return policy_config(spec)
+    if dispatch == "greedy":
+        if order:
+            raise StrategyError(f"policy {spec!r}: greedy has its own queue order; give greedy or POLICY/greedy")
         return Strategy.greedy(DEFAULT_GREEDY)
     if order == "greedy":
         return Strategy.greedy(DEFAULT_GREEDY, dispatch=dispatch)
@@ -106,16 +135,16 @@ def run_strategy(workload, procs: int, strategy: Strategy, *, kill: bool = True,
     return schedule, statistics.median(times)
 
 
-def score(schedule, objective: Objective, sim_seconds: float, *, bound: float = 10.0, easy=None) -> dict:
-    """The metrics of ``schedule`` plus ``objective`` (None when it uses an undefined metric) and ``sim_seconds``;
-    ``easy``: EASY's metrics on the same trace (for ``EASY_*`` names)."""
+def score(schedule, objective: Objective, sim_seconds: float, *, bound: float = 10.0, easy=None,
+          who: str = "this schedule", fail_worse_than: float | None = None) -> dict:
+    """The metrics of ``schedule`` (``who``'s) plus ``objective`` and ``sim_seconds``; ``easy``: EASY's
+    metrics on the same trace (for ``EASY_*`` names). An objective using an undefined metric is None
+    with a warning, or under a gate ``fail_worse_than`` an error (:func:`.evolve.gate_objective`)."""
+    from .evolve import gate_objective
+
     metrics = compute_metrics(schedule, bound=bound)
     row = metrics.to_dict()
-    try:
-        row["objective"] = objective(metrics, easy)
-    except SchedlabError as exc:
-        typer.echo(f"warning: {exc}", err=True)
-        row["objective"] = None
+    row["objective"] = gate_objective(objective, metrics, easy, who, fail_worse_than)
     row["sim_seconds"] = sim_seconds
     return row
 
@@ -203,9 +232,9 @@ def _describe(workload, procs: int, kill: bool, opts: TraceOptions | None = None
 # ---------------------------------------------------------------------------- commands
 @app.command("simulate")
 def simulate_command(
-    trace: Optional[str] = typer.Argument(None, help=TRACE_HELP),
-    policy: str = typer.Option("easy", "--policy", "-p", help="fcfs | list | easy | conservative ('help' lists them)."),
-    order: str = typer.Option("submit", "--order", help="Queue order: submit | procs | estimate | group."),
+    trace: str = typer.Argument(..., help=TRACE_HELP, show_default=False),
+    policy: str = typer.Option("easy", "--policy", "-p", is_eager=True, callback=_policy_help, help=f"Policy: {' | '.join(POLICIES)} ('help' describes them)."),
+    order: str = typer.Option("submit", "--order", help=f"Queue order: {' | '.join(STATIC_ORDERS)}, or greedy (the Greedy scheduler's order)."),
     strategy_file: Optional[Path] = typer.Option(None, "--strategy", help="Strategy JSON file (overrides --policy/--order)."),
     procs: Optional[int] = PROCS,
     months: Optional[int] = MONTHS,
@@ -223,23 +252,16 @@ def simulate_command(
     cycle: Optional[float] = typer.Option(None, "--cycle", help="scojo: cycle length in seconds (default 3600)."),
     no_smart_backfill: bool = typer.Option(False, "--no-smart-backfill", help="scojo: no smart backfilling of other classes."),
     gantt: Optional[Path] = typer.Option(None, "--gantt", help="scojo: write a PNG of nodes over time (slices shaded)."),
-    gantt_window: Optional[str] = typer.Option(None, "--gantt-window", help="scojo: START,END of the --gantt window in s (default: 6 h from the first submit)."),
+    gantt_window: Optional[str] = typer.Option(None, "--gantt-window", metavar="START,END", help="scojo: time window of the --gantt chart, in SECONDS on the trace's clock (default: 6 hours from the first submit; 'plot --window-start' takes days)."),
     search: Optional[str] = typer.Option(None, "--search", help="scojo-opt/scojo-bottomline: tree search lds or dds (default dds)."),
     budget: Optional[int] = typer.Option(None, "--budget", help="scojo-opt/scojo-bottomline: schedules per search decision (default 10000)."),
     group_sizes: Optional[str] = typer.Option(None, "--group-sizes", help="scojo-opt: largest long,medium group (default 30,20)."),
     first_level_only: bool = typer.Option(False, "--first-level-only", help="scojo-opt: no second search level."),
 ) -> None:
     """Simulate one strategy on a trace and print its metrics (UTIL in percent, times in seconds)."""
-    if policy.strip().lower() == "help":
-        typer.echo(_policy_listing())
-        return
-    if trace is None:
-        raise OptionError("missing TRACE: give an SWF file or a bundled name such as KTH-SP2")
     opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
     obj = _check_options(objective, repeat, bound)
     extra: dict = {}
-    from .scojo import ENGINES
-
     if policy.strip().lower() in ENGINES and strategy_file is None:  # the time-sharing engine (cli/scojo.py)
         from .scojo import gantt_window_option, optimizer_config, scojo_config
 
@@ -252,7 +274,8 @@ def simulate_command(
         if search is not None or budget is not None or group_sizes is not None or first_level_only:
             raise OptionError("--search, --budget, --group-sizes and --first-level-only need --policy scojo-opt "
                               "or scojo-bottomline")
-        strategy = load_strategy_file(strategy_file) if strategy_file is not None else Strategy(policy, order)
+        strategy = (load_strategy_file(strategy_file) if strategy_file is not None
+                    else parse_policy(policy if order == "submit" else f"{policy}/{order}"))
     for path, what, folder in ((schedule_out, "schedule", False), (plot, "plots", True), (gantt, "Gantt chart", False)):
         if path is not None:  # every output checked before anything is read or simulated
             check_output(path, what, folder=folder)
@@ -272,7 +295,7 @@ def simulate_command(
 
             t0, t1 = window or (float(workload.submit.min()), float(workload.submit.min()) + 6 * 3600.0)
             written.append(gantt_figure(schedule, t0, t1, gantt, setup=_describe_setup(workload, opts)))
-    row = score(schedule, obj, seconds, bound=bound)
+    row = score(schedule, obj, seconds, bound=bound, who=strategy.label)
     row.update(trace=trace_name(workload, trace), trace_options=opts.to_dict(), strategy=strategy.label,
                objective_expression=str(obj), compile_seconds=compile_seconds)
     if schedule_out is not None:
@@ -298,8 +321,8 @@ def simulate_command(
 
 @app.command("compare")
 def compare_command(
-    trace: Optional[str] = typer.Argument(None, help=TRACE_HELP),
-    policies: str = typer.Option(DEFAULT_POLICIES, "--policies", help="Comma-separated: POLICY or POLICY/ORDER, greedy, or FILE.json ('help' lists them)."),
+    trace: str = typer.Argument(..., help=TRACE_HELP, show_default=False),
+    policies: str = typer.Option(DEFAULT_POLICIES, "--policies", is_eager=True, callback=_policy_help, help=f"Comma-separated: POLICY or POLICY/ORDER, or a strategy FILE.json; POLICY is one of {', '.join(POLICIES)} ('help' describes them)."),
     procs: Optional[int] = PROCS,
     months: Optional[int] = MONTHS,
     scale_to: Optional[int] = SCALE_TO,
@@ -317,11 +340,6 @@ def compare_command(
 
     Column 'vs EASY %' is the objective's improvement over EASY on the same trace (positive =
     better); strategies worse than EASY by more than --threshold % are flagged."""
-    if policies.strip().lower() == "help":
-        typer.echo(_policy_listing())
-        return
-    if trace is None:
-        raise OptionError("missing TRACE: give an SWF file or a bundled name such as KTH-SP2")
     opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
     obj = _check_options(objective, 1, bound)
     from .evolve import check_threshold, gate
@@ -332,10 +350,7 @@ def compare_command(
     specs = [s for s in (p.strip() for p in policies.split(",")) if s]
     if not specs:
         raise OptionError("--policies is empty; e.g. --policies fcfs,list,easy,conservative")
-    from .scojo import SCOJO_POLICIES, policy_config
-
-    strategies = [policy_config(s) if s in SCOJO_POLICIES else parse_policy(s)
-                  for s in specs]  # all errors before the first simulation
+    strategies = [parse_policy(s, engines=True) for s in specs]  # all errors before the first simulation
     workload = opts.load(trace)
     m = workload.machine_procs
     from .compiling import warm_simulation
@@ -351,11 +366,17 @@ def compare_command(
     for spec, strategy in zip(specs, strategies):
         with status.status(f"simulating {spec} ..."):
             schedule, seconds = run_strategy(workload, m, strategy, kill=not no_kill)
-        row = score(schedule, obj, seconds, bound=bound, easy=easy_metrics)
+        row = score(schedule, obj, seconds, bound=bound, easy=easy_metrics, who=spec, fail_worse_than=fail_worse_than)
         row["vs_easy_pct"] = (None if easy_value in (None, 0) or row["objective"] is None
                               else 100.0 * (easy_value - row["objective"]) / easy_value)
         row["worse_than_easy"] = row["vs_easy_pct"] is not None and row["vs_easy_pct"] < -threshold
         rows.append((spec, row))
+    if fail_worse_than is not None and easy_value in (None, 0):  # a gate that cannot evaluate fails
+        from .evolve import GateError, gate_objective
+
+        gate_objective(obj, easy_metrics, easy_metrics, "easy (the baseline)", fail_worse_than)
+        raise GateError(f"--fail-worse-than {fail_worse_than:g} cannot be evaluated: EASY's objective {obj} is 0, "
+                        "so no strategy can be worse than it by a percentage")
     flagged = [spec for spec, r in rows if r["worse_than_easy"]]
     gated = fail_worse_than if fail_worse_than is not None else threshold
     worse = [spec for spec, r in rows if r["vs_easy_pct"] is not None and r["vs_easy_pct"] < -gated]

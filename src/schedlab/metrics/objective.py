@@ -141,31 +141,34 @@ class Objective:
             )
 
     # ------------------------------------------------------------------ evaluation
-    def __call__(self, metrics: Mapping[str, float | None], easy: Mapping[str, float | None] | None = None) -> float:
+    def __call__(self, metrics: Mapping[str, float | None], easy: Mapping[str, float | None] | None = None,
+                 *, who: str = "this schedule") -> float:
         """The objective's value for ``metrics`` (a :class:`Metrics` or any name -> number mapping);
-        ``easy``: EASY's metrics on the same trace, needed when the expression names ``EASY_*``."""
+        ``easy``: EASY's metrics on the same trace, needed when the expression names ``EASY_*``;
+        ``who``: whose metrics they are, named when a term is undefined (e.g. the policy)."""
         if easy is None and self.needs_easy:
             need = next(n for n in self.names if n.startswith(EASY_PREFIX))
             raise ObjectiveError(f"objective {self._expr!r} uses {need}, but no EASY baseline was computed for it")
-        value = self._eval(self._tree, metrics, easy)
+        value = self._eval(self._tree, metrics, easy, who)
         return float(value)
 
-    def _eval(self, node: ast.AST, metrics: Mapping[str, float | None], easy: Mapping[str, float | None] | None) -> float:
+    def _eval(self, node: ast.AST, metrics: Mapping[str, float | None], easy: Mapping[str, float | None] | None,
+              who: str = "this schedule") -> float:
         if isinstance(node, ast.Call):
-            return float(_FUNCTIONS[node.func.id]([self._eval(a, metrics, easy) for a in node.args]))  # type: ignore[attr-defined]
+            return float(_FUNCTIONS[node.func.id]([self._eval(a, metrics, easy, who) for a in node.args]))  # type: ignore[attr-defined]
         if isinstance(node, ast.BinOp):
-            left = self._eval(node.left, metrics, easy)
-            right = self._eval(node.right, metrics, easy)
+            left = self._eval(node.left, metrics, easy, who)
+            right = self._eval(node.right, metrics, easy, who)
             op = _BINARY[type(node.op)][1]
             if op is operator.truediv and right == 0:
                 raise ObjectiveError(f"objective {self._expr!r} divides by zero at column {node.col_offset + 1}")
             return op(left, right)
         if isinstance(node, ast.UnaryOp):
-            return _UNARY[type(node.op)][1](self._eval(node.operand, metrics, easy))
+            return _UNARY[type(node.op)][1](self._eval(node.operand, metrics, easy, who))
         if isinstance(node, ast.Constant):
             return float(node.value)
         assert isinstance(node, ast.Name)
-        name, source, whose = node.id, metrics, "this schedule"
+        name, source, whose = node.id, metrics, who
         if name.startswith(EASY_PREFIX):
             name, source, whose = name[len(EASY_PREFIX):], easy, "the EASY schedule"
         try:

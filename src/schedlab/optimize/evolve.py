@@ -208,7 +208,8 @@ def compare_with_easy(
         base = easy[i] if easy is not None else metrics_of(w, m, Strategy("easy"))
         mine = metrics_of(w, m, strategy)
         row: dict[str, Any] = {"workload": w.name or f"workload{i}", "jobs": len(w), "procs": m.procs}
-        row["objective"], row["objective_easy"] = obj(mine, base), obj(base, base)
+        row["objective"] = obj(mine, base, who=f"{strategy.label} on {row['workload']}")
+        row["objective_easy"] = obj(base, base, who=f"EASY on {row['workload']}")
         row["objective_improvement_pct"] = _pct(row["objective_easy"], row["objective"])
         imp = row["objective_improvement_pct"]
         row["worse_than_easy"] = imp is not None and imp < -float(threshold)

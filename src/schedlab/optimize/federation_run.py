@@ -187,11 +187,14 @@ def run_federation(
     on_generation: Callable[[int, dict], None] | None = None,
     on_evaluation: Callable[[int, int, int], None] | None = None,
     checkpoint_every: int | None = None,
+    warm: Callable[[Callable[[], None]], Any] | None = None,
 ) -> FederationRunResult:
     """Run (or resume, or read back) ``config.method`` on the configured workload into run folder ``out``.
 
     ``checkpoint_every``: GA checkpoint interval in generations (None: every few seconds, see
     :func:`~schedlab.optimize.federation_ga.run_package_ga`); it does not change the result.
+    ``warm(fn)`` runs the kernels' warm-up ``fn`` (compilation, before anything is timed), e.g.
+    saying so while it lasts (:func:`schedlab.cli.compiling.warm_up`); default: just run it.
     """
     from ..execute import SerialExecutor, make_executor
 
@@ -216,7 +219,7 @@ def run_federation(
                                   orders=orders if config.method in GA_METHODS else None)
         return FederationRunResult(run.path, result, sched)
     method = config.method
-    _warm_up(jobs, platform, config)
+    (warm or (lambda fn: fn()))(lambda: _warm_up(jobs, platform, config))
     if method not in GA_METHODS:
         t0, c0 = time.perf_counter(), time.process_time()
         sched = schedule_workload(jobs, platform, method, config.package_size, options=config.options)
@@ -267,6 +270,13 @@ def _warm_up(jobs: FederatedJobs, platform: Platform, config: FederationRunConfi
     tiny = PackageProblem(jobs.take(slice(0, 1)), platform, config.options, config.method)
     tiny.build(None if config.method in ("jpr", "cbs", "metl") else np.zeros(1, dtype=np.int64))
     tiny.makespan(np.zeros(1, dtype=np.int64))
+    if config.method in GA_METHODS:  # the GA's own compiled parts: order crossover, METL's seed order
+        from .federation_ga import uniform_order_crossover
+
+        one = np.zeros(1, dtype=np.int64)
+        uniform_order_crossover(one, one, np.ones(1, dtype=np.bool_))
+        if config.method == "ga-metl":
+            tiny.metl_order()
 
 
 def _finish(run: RunFolder, config: FederationRunConfig, jobs: FederatedJobs, sched: FederatedSchedule,
@@ -302,7 +312,7 @@ def compare_federation(
     ``out/p{size}/Wk-{i}/{method}`` (resumable); writes results.json, table.md and the figures.
 
     ``progress(label)`` may return a dict of run_federation callbacks (on_start, on_generation,
-    on_evaluation) for that run. ``report_only``: run nothing, report the finished run folders
+    on_evaluation, warm) for that run. ``report_only``: run nothing, report the finished run folders
     (the labels of the others are appended to ``missing``).
     """
     from ..report.federation import comparison_table_md, plot_by_package_size, plot_makespan

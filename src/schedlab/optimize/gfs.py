@@ -338,6 +338,8 @@ def iterative(run, training: TrainingSet, partitions, executor, *, on_start: Cal
                  "simulations": 0}
     if on_start is not None:
         on_start(n, state["next"])
+    if state["history"] and on_class is not None:  # resumed or finished: show the stored figures
+        on_class(state["history"][-1])
     evaluator = TableEvaluator(base.partitions, greedy)
     t0 = time.perf_counter()
     elapsed0 = state["elapsed"]

@@ -167,6 +167,18 @@ def _with_budget(config: dict[str, Any], budget: tuple[str, ...], value: Any) ->
     return out
 
 
+#: a refused folder's message names at most this many differing config keys
+SHOW_DIFFERENCES = 3
+
+
+def _kind(config: dict[str, Any]) -> str:
+    """The verb that makes a run of a config's ``kind`` (``greedy`` -> ``'evolve greedy'``)."""
+    kind = config.get("kind")
+    verbs = {"greedy": "evolve greedy", "bound": "bound", "grid-pareto": "grid pareto", "federation": "federation run",
+             "rules-iterative": "rules iterative", "rules-symbiotic": "rules evolve"}
+    return repr(verbs.get(kind, kind)) if kind is not None else "different kind of"
+
+
 class RunFolder:
     """A run folder bound to one config: created if new, checked if existing (different config -> RunError).
 
@@ -196,12 +208,16 @@ class RunFolder:
                 old = json.loads(cfg_path.read_text())
             except (OSError, json.JSONDecodeError) as exc:
                 raise RunError(f"{cfg_path}: cannot read the run config ({exc}); not touching this folder") from exc
+            if old.get("kind") != self.config.get("kind"):  # another verb's run: that alone decides
+                raise RunError(f"{path}: holds a run of {_kind(old)}, not of {_kind(self.config)}; "
+                               "use another --out folder or delete this one")
             stored_budget, old_rest = _split_budget(old, self.budget)
             given_budget, given_rest = _split_budget(self.config, self.budget)
             differences = config_differences(old_rest, given_rest)
             if differences:
+                more = f"; and {len(differences) - SHOW_DIFFERENCES} more" if len(differences) > SHOW_DIFFERENCES else ""
                 raise RunError(
-                    f"{path}: holds a run of a different config ({'; '.join(differences)}); "
+                    f"{path}: holds a run of a different config ({'; '.join(differences[:SHOW_DIFFERENCES])}{more}); "
                     "use another --out folder or delete this one"
                 )
             if not os.access(path, os.W_OK):
@@ -313,14 +329,17 @@ def run_generations(
     ``adapter.ask()`` -> ``evaluate(payload, x)`` mapped over the candidates by ``executor`` ->
     ``adapter.tell(x, results)`` -> append ``adapter.row(elapsed)`` to ``rows`` ->
     ``write_files(rows)`` -> checkpoint ``adapter.checkpoint(rows)`` (the commit point) ->
-    ``on_generation(row)``. ``on_evaluation(generation, evaluations)`` reports every finished
-    evaluation. Ctrl-C or SIGTERM stops after the last complete generation, whose checkpoint is
+    ``on_generation(row)``; a resumed (or finished) run first reports its last stored row there,
+    so a progress display shows the run's figures, not blanks. ``on_evaluation(generation,
+    evaluations)`` reports every finished evaluation. Ctrl-C or SIGTERM stops after the last complete generation, whose checkpoint is
     on disk; returns True when stopped so.
 
     An adapter holds an ask/tell optimizer and its randomness: :class:`ESAskTell` (ES, CMA-ES),
     :class:`schedlab.optimize.nsga2_grid.NSGA2AskTell` (pymoo's NSGA-II)."""
     t0 = time.perf_counter()
     try:
+        if rows and on_generation is not None:
+            on_generation(rows[-1])
         while adapter.generation < generations:
             x = adapter.ask()
             if on_evaluation is not None:

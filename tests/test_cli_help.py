@@ -115,7 +115,8 @@ def test_a_folder_of_another_run_kind_is_refused_by_its_kind_in_one_short_line(c
                        "--lambda", "2", "--workers", "1", "--out", out)
     err = "\n".join(ln for ln in err.splitlines() if not ln.startswith("compiling"))
     one_line_error(code, err, "'bound'", "'evolve greedy'", "another --out folder")
-    assert len(err.strip()) < 200 and "data_sha256" not in err and "pop" not in err, err
+    said = err.replace(str(out), "RUN")  # the folder's own path may hold any word ('popen-gw1' under xdist)
+    assert len(said.strip()) < 120 and "data_sha256" not in said and "pop" not in said, err
     assert (out / "config.json").read_bytes() == before and sorted(p.name for p in out.iterdir()) == ["config.json"]
 
 

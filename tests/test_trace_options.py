@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from schedlab.cli.main import main
+from conftest import one_line_error
 from test_first_hour import _commands
 
 TRACE_OPTIONS = {"--format", "--procs", "--months", "--scale-to", "--calibrate-load"}
@@ -16,14 +17,6 @@ def run(capsys, *argv):
     code = main([str(a) for a in argv])
     out, err = capsys.readouterr()
     return code, out, err
-
-
-def one_line_error(code, err, *words):
-    assert code == 2, err
-    lines = [line for line in err.strip().splitlines() if not line.startswith("compiling ")]  # a kernel compile's note
-    assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in err, err
-    for word in words:
-        assert word in lines[0], (word, lines[0])
 
 
 @pytest.fixture

@@ -120,13 +120,13 @@ def evolve(
     participations: int = typer.Option(10, "--participations", help="bases each rule takes part in, N_s"),
     rho: int = typer.Option(12, "--rho", help="parents of each offspring rule: \"a single new offspring is recombined "
                             "from rho = 12 parents\"; \"We select rho/2 = 6 parents with a very high degree of "
-                            "similarity and the remaining rho/2 = 6 parents randomly\" (Section 4.3.2); "
+                            "similarity and the remaining rho/2 = 6 parents randomly\" (the paper's Section 4.3.2); "
                             "2 <= rho <= --mu and --lambda"),
     clusters: int = typer.Option(10, "--clusters", help="k of the selection by clusters: \"Determine k clusters ... "
-                                 "based on their GMF-mu-values\" (Algorithm 4); \"we have chosen k = 10\" (Section 4.2.5)"),
+                                 "based on their GMF-mu-values\" (the paper's Algorithm 4); \"we have chosen k = 10\" (the paper's Section 4.2.5)"),
     cluster_best: int = typer.Option(5, "--cluster-best", help="n of the selection by clusters: \"n represents the "
                                      "number of individuals that are used to determine the mean of the fitness of "
-                                     "individuals in all clusters\" (Algorithm 4); \"and n = 5\" (Section 4.2.5)"),
+                                     "individuals in all clusters\" (the paper's Algorithm 4); \"and n = 5\" (the paper's Section 4.2.5)"),
     seed: int = SEED,
     procs: Optional[int] = PROCS,
     months: Optional[int] = MONTHS,

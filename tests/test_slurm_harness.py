@@ -1,0 +1,105 @@
+"""The conformance harness (issue 37, item 3): a real slurmctld + slurmd + munged on 127.0.0.1.
+
+The merge of a caller's slurm.conf excerpt with the harness' own lines is checked everywhere;
+the case against a real Slurm is marked ``slurm`` and skips with a one-line reason where the
+Debian packages ``slurmctld slurmd munge`` (or root) are absent.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+from schedlab.errors import SchedlabError
+from schedlab.slurm.harness import NODE, SlurmCluster, SlurmHarnessError, SlurmJob, marked_processes, merge_conf, slurm_unavailable
+
+FIXED = ["ClusterName=schedlab", f"NodeName={NODE} CPUs=4"]
+
+
+def test_merge_keeps_policy_lines_and_lists_what_the_harness_owns():
+    excerpt = (
+        "# a site's slurm.conf\n"
+        "PriorityType=priority/multifactor\n"
+        "SchedulerParameters=bf_interval=30,bf_window=2880   # comment\n"
+        "SelectType=select/cons_res PriorityWeightAge=1000\n"
+        "NodeName=cn[001-128] CPUs=64\n"
+        "PartitionName=batch Nodes=cn[001-128] Default=YES MaxTime=2-0 PriorityTier=1\n"
+    )
+    text, ignored = merge_conf(excerpt, FIXED, source="site.conf")
+    lines = text.splitlines()
+    assert "PriorityType=priority/multifactor" in lines
+    assert "SchedulerParameters=bf_interval=30,bf_window=2880" in lines
+    assert "PriorityWeightAge=1000" in lines  # kept from a line whose other key is the harness'
+    assert f"PartitionName=batch Nodes={NODE} Default=YES MaxTime=2-0 PriorityTier=1" in lines
+    assert not any("cons_res" in line or "cn[001-128]" in line for line in lines)
+    assert [i.split(":")[:2] for i in ignored] == [["site.conf", "4"], ["site.conf", "5"], ["site.conf", "6"]]
+    assert "debug" not in text  # the excerpt has a partition: no default one added
+
+
+def test_merge_adds_a_default_partition_and_rejects_a_malformed_line():
+    text, ignored = merge_conf("PriorityType=priority/basic\n", FIXED)
+    assert f"PartitionName=debug Nodes={NODE} Default=YES MaxTime=INFINITE State=UP" in text.splitlines()
+    assert ignored == ()
+    with pytest.raises(SlurmHarnessError, match=r"^site.conf:2: expected Key=Value, got 'bf_interval'$"):
+        merge_conf("PriorityType=priority/basic\nbf_interval 30\n", FIXED, source="site.conf")
+    assert issubclass(SlurmHarnessError, SchedlabError)  # one line in the CLI, never a traceback
+
+
+# A 4-CPU node, FIFO-like priority (multifactor with every weight 0: equal priorities are ordered
+# by submit time, then job id), backfill every second at 1-second resolution.
+CONF = """
+SchedulerType=sched/backfill
+SchedulerParameters=bf_interval=1,bf_resolution=1
+PriorityType=priority/multifactor
+PartitionName=batch Default=YES MaxTime=10 State=UP
+PartitionName=short MaxTime=2 State=UP
+"""
+A, B, C, D, E = range(5)
+JOBS = [
+    SlurmJob(cpus=3, runtime=20, limit=2, account="physics"),  # A: starts at once
+    SlurmJob(cpus=4, runtime=6, limit=1, account="chem"),  # B: wide, blocked behind A; reserved at A's limit
+    SlurmJob(cpus=1, runtime=6, limit=1, partition="short", account="physics"),  # C: ends by its limit before B's reservation
+    SlurmJob(cpus=1, runtime=6, limit=3, account="chem"),  # D: its limit would delay B: no backfill
+    SlurmJob(cpus=2, runtime=4, limit=1, partition="short", account="physics", submit=8),  # E: 1 CPU free, needs 2
+]
+
+
+@pytest.mark.slurm
+def test_real_slurm_backfills_a_short_job_and_never_delays_the_reserved_one():
+    reason = slurm_unavailable()
+    if reason:
+        pytest.skip(reason)
+    with SlurmCluster(conf=CONF, cpus=4) as cluster:
+        folder = str(cluster.folder)
+        result = cluster.run(JOBS)
+    print("\n" + "\n".join(str(row) for row in result.rows()))  # the measured schedule, with -s
+    # the harness left nothing behind: no process of its own, alive or killed at the end
+    assert cluster.leftovers == []
+    assert marked_processes(folder) == []
+    ps = subprocess.run(["ps", "-eo", "ppid,pid,stat,args"], capture_output=True, text=True).stdout
+    assert folder not in ps, ps
+    mine = [line for line in ps.splitlines() if line.split()[0] == str(os.getpid())]
+    assert not [line for line in mine if "slurm" in line or "munge" in line], mine  # no zombie left to us
+
+    start, end = result.start, result.end
+    assert result.state == ("COMPLETED",) * len(JOBS)
+    assert result.partition == ("batch", "batch", "short", "batch", "short")
+    assert result.account == ("physics", "chem", "physics", "chem", "physics")
+    np.testing.assert_allclose(end - start, [j.runtime for j in JOBS], atol=1.5)  # runs took their sleep
+    # never more CPUs busy than the node has (checked at every start)
+    cpus = np.array([j.cpus for j in JOBS])
+    for t in start:
+        assert cpus[(start <= t) & (t < end)].sum() <= 4, (t, start, end)
+    # A starts at once; C, short enough to end (by its limit) before B's reservation, is
+    # backfilled ahead of the blocked wide B, within the backfill interval
+    assert start[A] - result.submit[A] <= 2
+    assert start[C] - result.submit[C] <= 2 and start[C] < start[B]
+    # B, first in priority, starts when A completes (scheduling at job completion), not at A's limit
+    assert end[A] <= start[B] <= end[A] + 2
+    # D (limit past B's reservation) and E (needs 2 CPUs, only 1 free) wait behind B, then start
+    # together when B completes
+    assert end[B] <= start[D] <= end[B] + 2
+    assert end[B] <= start[E] <= end[B] + 2

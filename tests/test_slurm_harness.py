@@ -35,8 +35,14 @@ def test_merge_keeps_policy_lines_and_lists_what_the_harness_owns():
     assert "PriorityWeightAge=1000" in lines  # kept from a line whose other key is the harness'
     assert f"PartitionName=batch Nodes={NODE} Default=YES MaxTime=2-0 PriorityTier=1" in lines
     assert not any("cons_res" in line or "cn[001-128]" in line for line in lines)
-    assert [i.split(":")[:2] for i in ignored] == [["site.conf", "4"], ["site.conf", "5"], ["site.conf", "6"]]
+    assert [i.split(":")[:2] for i in ignored] == [["site.conf", "4"]] * 2 + [["site.conf", "5"], ["site.conf", "6"]]  # SelectType, the age weight
     assert "debug" not in text  # the excerpt has a partition: no default one added
+
+
+def test_merge_lists_weights_that_slurm_ignores_without_slurmdbd():
+    text, ignored = merge_conf("PriorityWeightAge=1000 PriorityWeightJobSize=100\nPriorityWeightQOS=0\n", FIXED, source="s.conf")
+    assert "PriorityWeightAge=1000 PriorityWeightJobSize=100" in text.splitlines()  # kept: Slurm decides
+    assert ignored == ("s.conf:1: PriorityWeightAge (Slurm sets the age weight to 0 without slurmdbd)",)
 
 
 def test_merge_adds_a_default_partition_and_rejects_a_malformed_line():

@@ -73,6 +73,13 @@ OWNED_KEYS = frozenset(
         "TaskEpilog", "GresTypes", "MailProg", "PluginDir",
     )
 )
+#: settings the harness keeps but Slurm 22.05 does not apply without slurmdbd (priority_multifactor.c
+#: init(): "PriorityWeightAge can only be used with SlurmDBD, ignoring"; QOS records live in the database)
+NEEDS_DBD = {
+    "priorityweightage": "Slurm sets the age weight to 0 without slurmdbd",
+    "priorityweightfairshare": "Slurm sets the fair-share weight to 0 without slurmdbd",
+    "priorityweightqos": "no QOS records without slurmdbd, so the QOS factor is 0",
+}
 #: line types that describe nodes: the harness has its own single node
 NODE_LINES = frozenset(("nodename", "nodeset", "downnodes", "frontendname", "switchname"))
 
@@ -186,7 +193,8 @@ def merge_conf(excerpt: str, fixed: list[str], *, source: str = "slurm.conf exce
     SchedulerParameters, PreemptType, OverTimeLimit, ...) and the PartitionName lines, whose
     ``Nodes=`` is replaced by the harness' one node. Dropped and returned in ``ignored`` (one
     entry each, naming ``source:LINE``): settings in :data:`OWNED_KEYS`, node lines, and a
-    partition's own ``Nodes=``. A default partition ``debug`` holding the node is added when the
+    partition's own ``Nodes=``; also listed, though kept, are non-zero weights that Slurm itself
+    does not apply without slurmdbd (:data:`NEEDS_DBD`). A default partition ``debug`` holding the node is added when the
     excerpt has none. A line that is not ``Key=Value`` raises ``source:LINE: problem``.
     """
     kept: list[str] = []
@@ -216,6 +224,11 @@ def merge_conf(excerpt: str, fixed: list[str], *, source: str = "slurm.conf exce
             continue
         mine = [t for t in tokens if t.split("=", 1)[0].lower() in OWNED_KEYS]
         ignored += [f"{source}:{number}: {t.split('=', 1)[0]} (set by the harness)" for t in mine]
+        ignored += [
+            f"{source}:{number}: {t.split('=', 1)[0]} ({NEEDS_DBD[t.split('=', 1)[0].lower()]})"
+            for t in tokens
+            if t.split("=", 1)[0].lower() in NEEDS_DBD and t.split("=", 1)[1] not in ("", "0")
+        ]
         rest = [t for t in tokens if t not in mine]
         if rest:
             kept.append(" ".join(rest))

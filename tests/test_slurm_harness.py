@@ -14,7 +14,17 @@ import numpy as np
 import pytest
 
 from schedlab.errors import SchedlabError
-from schedlab.slurm.harness import NODE, SlurmCluster, SlurmHarnessError, SlurmJob, marked_processes, merge_conf, slurm_unavailable
+from schedlab.slurm.harness import (
+    NODE,
+    SlurmCluster,
+    SlurmHarnessError,
+    SlurmJob,
+    _epoch,
+    marked_processes,
+    merge_conf,
+    parse_jobcomp,
+    slurm_unavailable,
+)
 
 FIXED = ["ClusterName=schedlab", f"NodeName={NODE} CPUs=4"]
 
@@ -52,6 +62,28 @@ def test_merge_adds_a_default_partition_and_rejects_a_malformed_line():
     with pytest.raises(SlurmHarnessError, match=r"^site.conf:2: expected Key=Value, got 'bf_interval'$"):
         merge_conf("PriorityType=priority/basic\nbf_interval 30\n", FIXED, source="site.conf")
     assert issubclass(SlurmHarnessError, SchedlabError)  # one line in the CLI, never a traceback
+
+
+def test_jobcomp_records_parse_to_utc_seconds():
+    line = (
+        "JobId=3 UserId=root(0) GroupId=root(0) Name=j2 JobState=TIMEOUT Partition=short TimeLimit=1 "
+        "StartTime=2026-11-28T15:43:13 EndTime=2026-11-28T15:44:15 NodeList=sl1 NodeCnt=1 ProcCnt=1 "
+        "WorkDir=/tmp/x ReservationName= Account=physics QOS= SubmitTime=2026-11-28T15:43:01 ExitCode=0:15\n"
+    )
+    rec = parse_jobcomp("garbage line\n" + line)[3]
+    assert (rec["JobState"], rec["Partition"], rec["Account"], rec["ReservationName"]) == ("TIMEOUT", "short", "physics", "")
+    assert _epoch(rec["EndTime"]) - _epoch(rec["StartTime"]) == 62
+    assert _epoch("1970-01-01T00:01:00") == 60  # read as UTC: the harness runs Slurm with TZ=UTC
+
+
+def test_a_job_that_could_never_start_is_refused_before_anything_runs():
+    cluster = SlurmCluster(cpus=4)  # not started: the check comes first
+    with pytest.raises(SlurmHarnessError, match=r"^Slurm harness: job 1: cpus must be 1\.\.4 \(the node's CPUs\), got 5$"):
+        cluster.run([SlurmJob(cpus=1, runtime=1, limit=1), SlurmJob(cpus=5, runtime=1, limit=1)])
+    with pytest.raises(SlurmHarnessError, match=r"job 0: limit must be >= 1 minute, got 0$"):
+        cluster.run([SlurmJob(cpus=1, runtime=1, limit=0)])
+    with pytest.raises(SlurmHarnessError, match=r"no jobs to run$"):
+        cluster.run([])
 
 
 # A 4-CPU node, FIFO-like priority (multifactor with every weight 0: equal priorities are ordered

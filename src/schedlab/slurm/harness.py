@@ -105,6 +105,16 @@ class SlurmJob:
     account: str | None = None
     qos: str | None = None
 
+    def problem(self, node_cpus: int) -> str | None:
+        """What makes this job unusable on a node of ``node_cpus`` CPUs (it would pend forever), or None."""
+        if not 1 <= self.cpus <= node_cpus:
+            return f"cpus must be 1..{node_cpus} (the node's CPUs), got {self.cpus}"
+        if self.limit < 1:
+            return f"limit must be >= 1 minute, got {self.limit}"
+        if self.runtime < 0 or self.submit < 0:
+            return f"runtime and submit must be >= 0, got {self.runtime:g} and {self.submit:g}"
+        return None
+
     def sbatch_args(self, name: str) -> list[str]:
         args = ["-J", name, "-c", str(self.cpus), "-t", str(self.limit), "-o", "/dev/null", "-e", "/dev/null"]
         for flag, value in (("-p", self.partition), ("-A", self.account), ("-q", self.qos)):
@@ -459,6 +469,12 @@ class SlurmCluster:
         ``timeout`` (seconds from the first submission) defaults to the last offset plus every
         job's limit run one after the other, plus two minutes.
         """
+        for i, job in enumerate(jobs):
+            problem = job.problem(self.cpus)
+            if problem:
+                raise SlurmHarnessError(f"Slurm harness: job {i}: {problem}")
+        if not jobs:
+            raise SlurmHarnessError("Slurm harness: no jobs to run")
         if self.folder is None:
             raise SlurmHarnessError("Slurm harness: run() needs the cluster started (use it in a with block)")
         if timeout is None:

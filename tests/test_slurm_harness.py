@@ -87,33 +87,53 @@ def test_a_job_that_could_never_start_is_refused_before_anything_runs():
 
 
 # A 4-CPU node, FIFO-like priority (multifactor with every weight 0: equal priorities are ordered
-# by submit time, then job id), backfill every second at 1-second resolution.
+# by submit time, then job id), backfill every second at 1-second resolution; three partitions on
+# the one node. The claims checked are those of docs/slurm-policy-spec.md, sections 4 and 5.
 CONF = """
 SchedulerType=sched/backfill
 SchedulerParameters=bf_interval=1,bf_resolution=1
 PriorityType=priority/multifactor
 PartitionName=batch Default=YES MaxTime=10 State=UP
 PartitionName=short MaxTime=2 State=UP
+PartitionName=long MaxTime=10 State=UP
 """
 A, B, C, D, E = range(5)
-JOBS = [
+BACKFILL_CASE = [
     SlurmJob(cpus=3, runtime=20, limit=2, account="physics"),  # A: starts at once
     SlurmJob(cpus=4, runtime=6, limit=1, account="chem"),  # B: wide, blocked behind A; reserved at A's limit
     SlurmJob(cpus=1, runtime=6, limit=1, partition="short", account="physics"),  # C: ends by its limit before B's reservation
-    SlurmJob(cpus=1, runtime=6, limit=3, account="chem"),  # D: its limit would delay B: no backfill
+    SlurmJob(cpus=1, runtime=6, limit=3, partition="long", account="chem"),  # D: its limit would delay B
     SlurmJob(cpus=2, runtime=4, limit=1, partition="short", account="physics", submit=8),  # E: 1 CPU free, needs 2
 ]
+G, H, F = range(3)
+NODE_CASE = [
+    SlurmJob(cpus=2, runtime=12, limit=2),  # G: starts at once
+    SlurmJob(cpus=3, runtime=3, limit=1),  # H: 2 CPUs free, needs 3: reserved at G's limit
+    SlurmJob(cpus=1, runtime=3, limit=3),  # F: fits beside G now and beside H then (2+1, 3+1 CPUs), but its
+]  # limit overlaps H's reservation, which holds the whole node
+
+
+def check_schedule(result, jobs, cpus):
+    """What any real schedule shows: all ran their sleep, never more CPUs busy than the node has."""
+    start, end = result.start, result.end
+    assert result.state == ("COMPLETED",) * len(jobs)
+    np.testing.assert_allclose(end - start, [j.runtime for j in jobs], atol=1.5)
+    width = np.array([j.cpus for j in jobs])
+    for t in start:
+        assert width[(start <= t) & (t < end)].sum() <= cpus, (t, start, end)
 
 
 @pytest.mark.slurm
-def test_real_slurm_backfills_a_short_job_and_never_delays_the_reserved_one():
+def test_real_slurm_backfill_and_stop_rule_as_the_spec_says():
     reason = slurm_unavailable()
     if reason:
         pytest.skip(reason)
     with SlurmCluster(conf=CONF, cpus=4) as cluster:
         folder = str(cluster.folder)
-        result = cluster.run(JOBS)
-    print("\n" + "\n".join(str(row) for row in result.rows()))  # the measured schedule, with -s
+        first = cluster.run(BACKFILL_CASE)
+        second = cluster.run(NODE_CASE)
+    for result in (first, second):  # the measured schedules, with -s
+        print("\n" + "\n".join(str(row) for row in result.rows()))
     # the harness left nothing behind: no process of its own, alive or killed at the end
     assert cluster.leftovers == []
     assert marked_processes(folder) == []
@@ -122,22 +142,27 @@ def test_real_slurm_backfills_a_short_job_and_never_delays_the_reserved_one():
     mine = [line for line in ps.splitlines() if line.split()[0] == str(os.getpid())]
     assert not [line for line in mine if "slurm" in line or "munge" in line], mine  # no zombie left to us
 
-    start, end = result.start, result.end
-    assert result.state == ("COMPLETED",) * len(JOBS)
-    assert result.partition == ("batch", "batch", "short", "batch", "short")
-    assert result.account == ("physics", "chem", "physics", "chem", "physics")
-    np.testing.assert_allclose(end - start, [j.runtime for j in JOBS], atol=1.5)  # runs took their sleep
-    # never more CPUs busy than the node has (checked at every start)
-    cpus = np.array([j.cpus for j in JOBS])
-    for t in start:
-        assert cpus[(start <= t) & (t < end)].sum() <= 4, (t, start, end)
+    check_schedule(first, BACKFILL_CASE, 4)
+    assert first.partition == ("batch", "batch", "short", "long", "short")
+    assert first.account == ("physics", "chem", "physics", "chem", "physics")
+    start, end, submit = first.start, first.end, first.submit
     # A starts at once; C, short enough to end (by its limit) before B's reservation, is
     # backfilled ahead of the blocked wide B, within the backfill interval
-    assert start[A] - result.submit[A] <= 2
-    assert start[C] - result.submit[C] <= 2 and start[C] < start[B]
+    assert start[A] - submit[A] <= 2
+    assert start[C] - submit[C] <= 2 and start[C] < start[B]
     # B, first in priority, starts when A completes (scheduling at job completion), not at A's limit
     assert end[A] <= start[B] <= end[A] + 2
-    # D (limit past B's reservation) and E (needs 2 CPUs, only 1 free) wait behind B, then start
-    # together when B completes
+    # D is in another partition and a CPU is free from C's end (6 s) on, yet it waits for B: the
+    # main scheduler's stop rule takes the blocked partition's nodes from every partition
+    # (stop_scope=partition-and-nodes), and backfill keeps it out of B's reservation
     assert end[B] <= start[D] <= end[B] + 2
+    # E needs 2 CPUs, only 1 is free before B: it starts together with D when B completes
     assert end[B] <= start[E] <= end[B] + 2
+
+    check_schedule(second, NODE_CASE, 4)
+    start, end = second.start, second.end
+    assert start[G] - second.submit[G] <= 2
+    # F is not backfilled although the CPUs would allow it now and at H's reserved start: the
+    # reservation takes the whole node (reservation_granularity=node); F starts with H at G's end
+    assert end[G] <= start[H] <= end[G] + 2
+    assert end[G] <= start[F] <= end[G] + 2

@@ -52,7 +52,7 @@ import numpy as np
 from schedlab.errors import SchedlabError
 
 #: the programs the harness runs; absent ones make :func:`slurm_unavailable` give a reason
-PROGRAMS = ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "scontrol", "scancel")
+PROGRAMS = ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "sinfo", "scontrol", "scancel")
 #: the environment variable every process the harness starts carries (value: its folder)
 MARKER = "SCHEDLAB_SLURM_HARNESS"
 #: name of the one compute node

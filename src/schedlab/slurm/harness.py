@@ -196,6 +196,11 @@ def _free_ports(addr: str, count: int) -> list[int]:
             s.close()
 
 
+def _key(token: str) -> str:
+    """The setting a ``Key=Value`` token names, lower-cased (slurm.conf keys are case-insensitive)."""
+    return token.split("=", 1)[0].lower()
+
+
 def merge_conf(excerpt: str, fixed: list[str], *, source: str = "slurm.conf excerpt") -> tuple[str, tuple[str, ...]]:
     """The slurm.conf text: the harness' ``fixed`` lines, then the caller's ``excerpt`` merged in.
 
@@ -218,12 +223,12 @@ def merge_conf(excerpt: str, fixed: list[str], *, source: str = "slurm.conf exce
         bad = [t for t in tokens if "=" not in t or t.startswith("=")]
         if bad:
             raise SlurmHarnessError(f"{source}:{number}: expected Key=Value, got {bad[0]!r}")
-        first = tokens[0].split("=", 1)[0].lower()
+        first = _key(tokens[0])
         if first in NODE_LINES:
             ignored.append(f"{source}:{number}: {tokens[0]} (the harness has one node, {NODE})")
             continue
         if first == "partitionname":
-            rest = [t for t in tokens[1:] if t.split("=", 1)[0].lower() != "nodes"]
+            rest = [t for t in tokens[1:] if _key(t) != "nodes"]
             if len(rest) < len(tokens) - 1:
                 ignored.append(f"{source}:{number}: Nodes= of {tokens[0]} (every partition is on {NODE})")
             if tokens[0].split("=", 1)[1].lower() != "default":
@@ -232,12 +237,12 @@ def merge_conf(excerpt: str, fixed: list[str], *, source: str = "slurm.conf exce
             else:
                 kept.append(" ".join([tokens[0], *rest]))
             continue
-        mine = [t for t in tokens if t.split("=", 1)[0].lower() in OWNED_KEYS]
+        mine = [t for t in tokens if _key(t) in OWNED_KEYS]
         ignored += [f"{source}:{number}: {t.split('=', 1)[0]} (set by the harness)" for t in mine]
         ignored += [
-            f"{source}:{number}: {t.split('=', 1)[0]} ({NEEDS_DBD[t.split('=', 1)[0].lower()]})"
+            f"{source}:{number}: {t.split('=', 1)[0]} ({NEEDS_DBD[_key(t)]})"
             for t in tokens
-            if t.split("=", 1)[0].lower() in NEEDS_DBD and t.split("=", 1)[1] not in ("", "0")
+            if _key(t) in NEEDS_DBD and t.split("=", 1)[1] not in ("", "0")
         ]
         rest = [t for t in tokens if t not in mine]
         if rest:

@@ -1,0 +1,593 @@
+"""A small real Slurm on 127.0.0.1, to check the simulator's Slurm policy against (issue 37, item 3).
+
+:class:`SlurmCluster` starts, as a context manager, ``munged`` (with its own key in a temporary
+folder), ``slurmctld`` and one ``slurmd`` whose node claims ``cpus`` CPUs
+(``SlurmdParameters=config_overrides``, so the machine's real core count does not matter),
+``ProctrackType=proctrack/linuxproc``, ``TaskPlugin=task/none``, ``SelectType=select/cons_tres``
+with ``CR_CPU``, ports of its own and all state in that folder; on leaving it cancels what is
+left, shuts Slurm down, stops munge, kills any process that still carries the harness' marker in
+its environment (and lists it in :attr:`SlurmCluster.leftovers`), and removes the folder.
+:meth:`SlurmCluster.run` submits a job list (``sbatch -c K -t LIMIT --wrap 'sleep S'``, with
+account / partition / QOS where given) at the given offsets, waits until each job is recorded by
+``jobcomp/filetxt``, and returns each job's submit, start and end times (:class:`SlurmResult`).
+
+The slurm.conf is the caller's excerpt (the Priority* and SchedulerParameters lines, partitions)
+merged with the harness' fixed lines (:func:`merge_conf`): a caller line naming a setting the
+harness owns (nodes, ports, paths, plugins) is dropped and listed in ``ignored``, never silently;
+every partition is put on the one node.
+
+It lives in the package, not in ``tests/``, because ``benchmarks/slurm_conformance.py`` and a
+site that wants to check the simulator against its own Slurm version use it too; it needs only
+the standard library and numpy, plus the Debian packages ``slurmctld slurmd munge`` (Slurm
+22.05) at run time, and root (slurmd launches the jobs).
+
+What the first version leaves out: ``AccountingStorageType=accounting_storage/none`` means no
+slurmdbd, hence no associations and no QOS records, so ``--qos`` is accepted but has no effect,
+the fair-share factor is not exercised (keep ``PriorityWeightFairshare=0`` in cases meant to
+match), and account names are only labels; limits that live in the accounting database
+(GrpTRES, MaxJobs per association, ...) are absent too.
+
+Servers bind to 127.0.0.1 only: ``CommunicationParameters=NoInAddrAny,NoCtldInAddrAny`` makes
+slurmd and slurmctld bind to the address of this host's name instead of every interface, so the
+harness refuses to start unless that name resolves to a loopback address (as Debian's
+``/etc/hosts`` has it).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from schedlab.errors import SchedlabError
+
+#: the programs the harness runs; absent ones make :func:`slurm_unavailable` give a reason
+PROGRAMS = ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "sinfo", "scontrol", "scancel")
+#: the environment variable every process the harness starts carries (value: its folder)
+MARKER = "SCHEDLAB_SLURM_HARNESS"
+#: name of the one compute node
+NODE = "sl1"
+
+#: slurm.conf keys the harness sets itself; a caller's line naming one is dropped and listed as ignored
+OWNED_KEYS = frozenset(
+    k.lower()
+    for k in (
+        "ClusterName", "SlurmctldHost", "ControlMachine", "ControlAddr", "BackupController", "BackupAddr",
+        "SlurmctldPort", "SlurmdPort", "AuthType", "CredType", "AuthInfo", "AuthAltTypes",
+        "SlurmUser", "SlurmdUser", "StateSaveLocation", "SlurmdSpoolDir", "SlurmctldPidFile",
+        "SlurmdPidFile", "SlurmctldLogFile", "SlurmdLogFile", "SlurmctldDebug", "SlurmdDebug",
+        "ProctrackType", "TaskPlugin", "SelectType", "SelectTypeParameters", "SlurmdParameters",
+        "JobCompType", "JobCompLoc", "AccountingStorageType", "AccountingStorageHost",
+        "AccountingStorageEnforce", "JobAcctGatherType", "CommunicationParameters", "MpiDefault",
+        "ReturnToService", "Prolog", "Epilog", "PrologSlurmctld", "EpilogSlurmctld", "TaskProlog",
+        "TaskEpilog", "GresTypes", "MailProg", "PluginDir",
+    )
+)
+#: settings the harness keeps but Slurm 22.05 does not apply without slurmdbd (priority_multifactor.c
+#: init(): "PriorityWeightAge can only be used with SlurmDBD, ignoring"; QOS records live in the database)
+NEEDS_DBD = {
+    "priorityweightage": "Slurm sets the age weight to 0 without slurmdbd",
+    "priorityweightfairshare": "Slurm sets the fair-share weight to 0 without slurmdbd",
+    "priorityweightqos": "no QOS records without slurmdbd, so the QOS factor is 0",
+}
+#: line types that describe nodes: the harness has its own single node
+NODE_LINES = frozenset(("nodename", "nodeset", "downnodes", "frontendname", "switchname"))
+
+
+class SlurmHarnessError(SchedlabError):
+    """The real Slurm could not be set up or did not run the jobs (the message names what and where)."""
+
+
+@dataclass(frozen=True)
+class SlurmJob:
+    """One job of a conformance case: ``sbatch -c cpus -t limit --wrap 'sleep runtime'``.
+
+    ``submit`` is the offset in seconds from the case's start at which it is submitted; ``limit``
+    is the time limit in whole minutes (Slurm keeps limits in minutes); ``runtime`` the seconds
+    the job sleeps (a job whose limit is shorter is killed by Slurm: state TIMEOUT).
+    """
+
+    cpus: int
+    runtime: float
+    limit: int
+    submit: float = 0.0
+    partition: str | None = None
+    account: str | None = None
+    qos: str | None = None
+
+    def problem(self, node_cpus: int) -> str | None:
+        """What makes this job unusable on a node of ``node_cpus`` CPUs (it would pend forever), or None."""
+        if not 1 <= self.cpus <= node_cpus:
+            return f"cpus must be 1..{node_cpus} (the node's CPUs), got {self.cpus}"
+        if self.limit < 1:
+            return f"limit must be >= 1 minute, got {self.limit}"
+        if self.runtime < 0 or self.submit < 0:
+            return f"runtime and submit must be >= 0, got {self.runtime:g} and {self.submit:g}"
+        return None
+
+    def sbatch_args(self, name: str) -> list[str]:
+        args = ["-J", name, "-c", str(self.cpus), "-t", str(self.limit), "-o", "/dev/null", "-e", "/dev/null"]
+        for flag, value in (("-p", self.partition), ("-A", self.account), ("-q", self.qos)):
+            if value:
+                args += [flag, value]
+        return args + ["--wrap", f"sleep {self.runtime:g}"]
+
+
+@dataclass(frozen=True)
+class SlurmResult:
+    """What the real Slurm did with a job list, in the order of the list.
+
+    ``submit``, ``start`` and ``end`` are seconds since ``origin`` (the epoch second at which Slurm
+    recorded the earliest submission); Slurm records whole seconds.
+    """
+
+    job_id: np.ndarray
+    submit: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    state: tuple[str, ...]
+    partition: tuple[str, ...]
+    account: tuple[str, ...]
+    origin: int
+    conf: str
+    ignored: tuple[str, ...]
+
+    def rows(self) -> list[dict]:
+        """One dict per job (for a table: ``pandas.DataFrame(result.rows())``)."""
+        return [
+            {
+                "job": i, "job_id": int(self.job_id[i]), "submit": float(self.submit[i]),
+                "start": float(self.start[i]), "end": float(self.end[i]), "state": self.state[i],
+                "partition": self.partition[i], "account": self.account[i],
+            }
+            for i in range(len(self.job_id))
+        ]
+
+
+def slurm_unavailable() -> str | None:
+    """Why a real Slurm cannot run here (one line), or None when it can."""
+    missing = [p for p in PROGRAMS if shutil.which(p) is None]
+    if missing:
+        return f"Slurm harness needs {', '.join(missing)} (Debian: apt-get install slurmctld slurmd munge)"
+    if os.geteuid() != 0:
+        return "Slurm harness runs slurmd, which launches the jobs, as root; not root here"
+    try:
+        loopback_address()
+    except SlurmHarnessError as exc:
+        return str(exc)
+    return None
+
+
+def loopback_address() -> str:
+    """The address this host's name resolves to, which Slurm binds to; it must be a loopback one."""
+    host = socket.gethostname().split(".")[0]
+    try:
+        addr = socket.gethostbyname(host)
+    except OSError as exc:
+        raise SlurmHarnessError(f"Slurm harness: host name {host!r} does not resolve ({exc})") from None
+    if not addr.startswith("127."):
+        raise SlurmHarnessError(
+            f"Slurm harness: host name {host!r} resolves to {addr}, not a loopback address; "
+            f"Slurm would listen there (add '127.0.1.1 {host}' to /etc/hosts)"
+        )
+    return addr
+
+
+def _free_ports(addr: str, count: int) -> list[int]:
+    socks = []
+    try:
+        for _ in range(count):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.bind((addr, 0))
+            socks.append(s)
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+def _key(token: str) -> str:
+    """The setting a ``Key=Value`` token names, lower-cased (slurm.conf keys are case-insensitive)."""
+    return token.split("=", 1)[0].lower()
+
+
+def merge_conf(excerpt: str, fixed: list[str], *, source: str = "slurm.conf excerpt") -> tuple[str, tuple[str, ...]]:
+    """The slurm.conf text: the harness' ``fixed`` lines, then the caller's ``excerpt`` merged in.
+
+    Kept from the excerpt: every setting the harness does not own (Priority*, SchedulerType,
+    SchedulerParameters, PreemptType, OverTimeLimit, ...) and the PartitionName lines, whose
+    ``Nodes=`` is replaced by the harness' one node. Dropped and returned in ``ignored`` (one
+    entry each, naming ``source:LINE``): settings in :data:`OWNED_KEYS`, node lines, and a
+    partition's own ``Nodes=``; also listed, though kept, are non-zero weights that Slurm itself
+    does not apply without slurmdbd (:data:`NEEDS_DBD`). A default partition ``debug`` holding the node is added when the
+    excerpt has none. A line that is not ``Key=Value`` raises ``source:LINE: problem``.
+    """
+    kept: list[str] = []
+    ignored: list[str] = []
+    partitions = 0
+    for number, raw in enumerate(excerpt.splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        tokens = line.split()
+        bad = [t for t in tokens if "=" not in t or t.startswith("=")]
+        if bad:
+            raise SlurmHarnessError(f"{source}:{number}: expected Key=Value, got {bad[0]!r}")
+        first = _key(tokens[0])
+        if first in NODE_LINES:
+            ignored.append(f"{source}:{number}: {tokens[0]} (the harness has one node, {NODE})")
+            continue
+        if first == "partitionname":
+            rest = [t for t in tokens[1:] if _key(t) != "nodes"]
+            if len(rest) < len(tokens) - 1:
+                ignored.append(f"{source}:{number}: Nodes= of {tokens[0]} (every partition is on {NODE})")
+            if tokens[0].split("=", 1)[1].lower() != "default":
+                partitions += 1
+                kept.append(" ".join([tokens[0], f"Nodes={NODE}", *rest]))
+            else:
+                kept.append(" ".join([tokens[0], *rest]))
+            continue
+        mine = [t for t in tokens if _key(t) in OWNED_KEYS]
+        ignored += [f"{source}:{number}: {t.split('=', 1)[0]} (set by the harness)" for t in mine]
+        ignored += [
+            f"{source}:{number}: {t.split('=', 1)[0]} ({NEEDS_DBD[_key(t)]})"
+            for t in tokens
+            if _key(t) in NEEDS_DBD and t.split("=", 1)[1] not in ("", "0")
+        ]
+        rest = [t for t in tokens if t not in mine]
+        if rest:
+            kept.append(" ".join(rest))
+    if not partitions:
+        kept.append(f"PartitionName=debug Nodes={NODE} Default=YES MaxTime=INFINITE State=UP")
+    return "\n".join(fixed + ["# --- from the caller's excerpt ---"] + kept) + "\n", tuple(ignored)
+
+
+_TOKEN = re.compile(r"(\w+)=(\S*)")
+
+
+def _epoch(stamp: str) -> int:
+    """A Slurm time stamp (``2026-11-28T15:43:02``, written in UTC since the harness sets TZ=UTC)."""
+    return int(_dt.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S").replace(tzinfo=_dt.timezone.utc).timestamp())
+
+
+def parse_jobcomp(text: str) -> dict[int, dict[str, str]]:
+    """The records of a ``jobcomp/filetxt`` file, by job id (each a dict of its Key=Value fields)."""
+    records = {}
+    for line in text.splitlines():
+        fields = dict(_TOKEN.findall(line))
+        if "JobId" in fields:
+            records[int(fields["JobId"])] = fields
+    return records
+
+
+@dataclass
+class SlurmCluster:
+    """A real slurmctld + one slurmd (``cpus`` CPUs) + munged on 127.0.0.1, for a ``with`` block.
+
+    ``conf`` is the caller's slurm.conf excerpt (text); ``source`` names it in messages.
+    ``keep=True`` leaves the temporary folder (logs, slurm.conf, jobcomp file) for inspection.
+    """
+
+    conf: str = ""
+    cpus: int = 4
+    source: str = "slurm.conf excerpt"
+    keep: bool = False
+    start_timeout: float = 30.0
+    folder: Path | None = field(default=None, init=False)
+    conf_text: str = field(default="", init=False)
+    ignored: tuple[str, ...] = field(default=(), init=False)
+    #: processes that were still alive after shutdown and had to be killed: "pid cmdline"
+    leftovers: list[str] = field(default_factory=list, init=False)
+    _procs: dict = field(default_factory=dict, init=False)
+    _env: dict = field(default_factory=dict, init=False)
+    _seen: set = field(default_factory=set, init=False)  # pids of marked processes met while running
+    _reaper: int | None = field(default=None, init=False)  # this process' subreaper flag before
+
+    # -- life cycle -------------------------------------------------------------------------
+    def __enter__(self) -> SlurmCluster:
+        reason = slurm_unavailable()
+        if reason:
+            raise SlurmHarnessError(reason)
+        if self.cpus < 1:
+            raise SlurmHarnessError(f"Slurm harness: cpus must be >= 1, got {self.cpus}")
+        self.folder = Path(tempfile.mkdtemp(prefix="schedlab-slurm-"))
+        self._reaper = _subreaper(True)
+        try:
+            self._start()
+        except BaseException:
+            self._stop()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop()
+
+    def _start(self) -> None:
+        d = self.folder
+        assert d is not None
+        d.chmod(0o711)  # munged wants its socket's folders searchable by all
+        for sub in ("munge", "state", "spool", "log"):
+            (d / sub).mkdir(mode=0o711 if sub == "munge" else 0o700)
+        key = d / "munge" / "munge.key"
+        key.write_bytes(os.urandom(1024))
+        key.chmod(0o400)
+        addr = loopback_address()
+        host = socket.gethostname().split(".")[0]
+        ctld_port, slurmd_port = _free_ports(addr, 2)
+        sock = d / "munge" / "munge.socket"
+        fixed = [
+            "# written by schedlab.slurm.harness: a one-node Slurm on the loopback address",
+            "ClusterName=schedlab",
+            f"SlurmctldHost={host}({addr})",
+            f"SlurmctldPort={ctld_port}",
+            f"SlurmdPort={slurmd_port}",
+            "CommunicationParameters=NoInAddrAny,NoCtldInAddrAny",
+            "AuthType=auth/munge",
+            "CredType=cred/munge",
+            f"AuthInfo=socket={sock}",
+            "SlurmUser=root",
+            "SlurmdUser=root",
+            f"StateSaveLocation={d / 'state'}",
+            f"SlurmdSpoolDir={d / 'spool'}",
+            f"SlurmctldPidFile={d / 'slurmctld.pid'}",
+            f"SlurmdPidFile={d / 'slurmd.pid'}",
+            f"SlurmctldLogFile={d / 'log' / 'slurmctld.log'}",
+            f"SlurmdLogFile={d / 'log' / 'slurmd.log'}",
+            "SlurmctldDebug=info",
+            "SlurmdDebug=info",
+            "ProctrackType=proctrack/linuxproc",
+            "TaskPlugin=task/none",
+            "SelectType=select/cons_tres",
+            "SelectTypeParameters=CR_CPU",
+            "SlurmdParameters=config_overrides",
+            "JobAcctGatherType=jobacct_gather/none",
+            "AccountingStorageType=accounting_storage/none",
+            "JobCompType=jobcomp/filetxt",
+            f"JobCompLoc={d / 'jobcomp.txt'}",
+            "MpiDefault=none",
+            "ReturnToService=2",
+            f"NodeName={NODE} NodeAddr={addr} NodeHostname={host} CPUs={self.cpus} State=UNKNOWN",
+        ]
+        self.conf_text, self.ignored = merge_conf(self.conf, fixed, source=self.source)
+        conf_path = d / "slurm.conf"
+        conf_path.write_text(self.conf_text)
+        self._env = {
+            **os.environ, "SLURM_CONF": str(conf_path), "TZ": "UTC", MARKER: str(d),
+        }
+        for var in [v for v in self._env if v.startswith(("SLURM_", "SBATCH_", "SQUEUE_")) and v != "SLURM_CONF"]:
+            del self._env[var]  # a harness run inside a Slurm job must not inherit that job's settings
+        self._spawn("munged", ["munged", "-F", f"--socket={sock}", f"--key-file={key}",
+                               f"--pid-file={d / 'munge' / 'munged.pid'}", f"--log-file={d / 'log' / 'munged.log'}",
+                               f"--seed-file={d / 'munge' / 'munged.seed'}"])
+        self._until(lambda: sock.exists(), "munged to create its socket", "munged")
+        self._spawn("slurmctld", ["slurmctld", "-D", "-f", str(conf_path)])
+        self._until(lambda: self._quiet(["scontrol", "ping"]).endswith("UP"), "slurmctld to answer", "slurmctld")
+        self._spawn("slurmd", ["slurmd", "-D", "-N", NODE, "-f", str(conf_path)])
+        self._until(
+            lambda: set(self._quiet(["sinfo", "-h", "-N", "-n", NODE, "-o", "%T"]).split()) == {"idle"},  # a line per partition
+            f"node {NODE} to become idle", "slurmd",
+        )
+
+    def _spawn(self, name: str, argv: list[str]) -> None:
+        assert self.folder is not None
+        out = open(self.folder / "log" / f"{name}.out", "wb")
+        self._procs[name] = subprocess.Popen(
+            argv, env=self._env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            cwd=self.folder, start_new_session=True,
+        )
+        out.close()
+
+    def _quiet(self, argv: list[str], timeout: float = 10.0) -> str:
+        try:
+            done = subprocess.run(argv, env=self._env, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return ""
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    def _until(self, ready, what: str, daemon: str) -> None:
+        deadline = time.monotonic() + self.start_timeout
+        while time.monotonic() < deadline:
+            dead = [n for n, p in self._procs.items() if p.poll() is not None]
+            if dead:
+                raise SlurmHarnessError(f"Slurm harness: {dead[0]} exited while waiting for {what}; {self._tail(dead[0])}")
+            if ready():
+                return
+            time.sleep(0.2)
+        raise SlurmHarnessError(f"Slurm harness: timed out after {self.start_timeout:g} s waiting for {what}; {self._tail(daemon)}")
+
+    def _tail(self, daemon: str) -> str:
+        """The last line a daemon logged (its log file, else what it wrote to its stderr)."""
+        assert self.folder is not None
+        self.keep = True  # keep the logs the message points to
+        for path in (self.folder / "log" / f"{daemon}.log", self.folder / "log" / f"{daemon}.out"):
+            lines = path.read_text(errors="replace").strip().splitlines() if path.exists() else []
+            if lines:
+                return f"last line of {path}: {lines[-1]}"
+        return f"{daemon} logged nothing in {self.folder / 'log'}"
+
+    def _stop(self) -> None:
+        if self.folder is None:
+            return
+        self._seen.update(pid for pid, _ in marked_processes(str(self.folder)))
+        ctld = self._procs.get("slurmctld")
+        if ctld is not None and ctld.poll() is None:
+            ids = self._quiet(["squeue", "-h", "-o", "%i"]).split()
+            if ids:
+                self._quiet(["scancel", *ids])
+                deadline = time.monotonic() + 15
+                while self._quiet(["squeue", "-h", "-o", "%i"]) and time.monotonic() < deadline:
+                    time.sleep(0.3)
+            self._quiet(["scontrol", "shutdown"])
+        for name in ("slurmd", "slurmctld", "munged"):
+            proc = self._procs.get(name)
+            if proc is None:
+                continue
+            if name == "munged" and proc.poll() is None:
+                proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=10)
+                self.leftovers.append(f"{proc.pid} {name} (did not stop in 20 s)")
+        self.leftovers += kill_marked(str(self.folder))
+        self._reap()
+        if self._reaper is not None:
+            _subreaper(bool(self._reaper))
+        if not self.keep:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+    def _reap(self) -> None:
+        """Reap the orphans of Slurm (slurmstepd forks) that were reparented to this process.
+
+        slurmd's job steps are forked away from it; as a child subreaper this process inherits
+        them when they end, so they are reaped here instead of lingering as zombies under init.
+        Only zombies seen carrying the marker, or named slurm*/munge*, are reaped, never another
+        child of this process. Returns after two quiet looks in a row (or 5 s).
+        """
+        deadline = time.monotonic() + 5
+        quiet = 0
+        while quiet < 2 and time.monotonic() < deadline:
+            ours = [pid for pid, name in _zombie_children() if pid in self._seen or name.startswith(("slurm", "munge"))]
+            for pid in ours:
+                try:
+                    os.waitpid(pid, os.WNOHANG)
+                except ChildProcessError:
+                    pass
+            quiet = 0 if ours else quiet + 1
+            time.sleep(0.2)
+
+    # -- jobs -------------------------------------------------------------------------------
+    def run(self, jobs: list[SlurmJob], *, timeout: float | None = None) -> SlurmResult:
+        """Submit ``jobs`` at their offsets, wait until all are finished, return their times.
+
+        ``timeout`` (seconds from the first submission) defaults to the last offset plus every
+        job's limit run one after the other, plus two minutes.
+        """
+        for i, job in enumerate(jobs):
+            problem = job.problem(self.cpus)
+            if problem:
+                raise SlurmHarnessError(f"Slurm harness: job {i}: {problem}")
+        if not jobs:
+            raise SlurmHarnessError("Slurm harness: no jobs to run")
+        if self.folder is None:
+            raise SlurmHarnessError("Slurm harness: run() needs the cluster started (use it in a with block)")
+        if timeout is None:
+            timeout = max(j.submit for j in jobs) + sum(60 * j.limit for j in jobs) + 120
+        order = sorted(range(len(jobs)), key=lambda i: jobs[i].submit)
+        ids = [0] * len(jobs)
+        t0 = time.monotonic()
+        for i in order:
+            time.sleep(max(0.0, t0 + jobs[i].submit - time.monotonic()))
+            argv = ["sbatch", "--parsable", "-D", str(self.folder), *jobs[i].sbatch_args(f"j{i}")]
+            done = subprocess.run(argv, env=self._env, capture_output=True, text=True, timeout=30)
+            if done.returncode != 0:
+                msg = (done.stderr.strip().splitlines() or ["(no message)"])[-1]
+                raise SlurmHarnessError(f"Slurm harness: job {i} ({' '.join(argv[3:])}) refused: {msg}")
+            ids[i] = int(done.stdout.strip().split(";")[0])
+        comp = self.folder / "jobcomp.txt"
+        while True:
+            self._seen.update(pid for pid, _ in marked_processes(str(self.folder)))
+            records = parse_jobcomp(comp.read_text()) if comp.exists() else {}
+            if all(j in records for j in ids):
+                break
+            if time.monotonic() - t0 > timeout:
+                missing = [i for i, j in enumerate(ids) if j not in records]
+                raise SlurmHarnessError(
+                    f"Slurm harness: jobs {missing} not finished {timeout:g} s after the first submission; "
+                    f"queue: {self._quiet(['squeue', '-h', '-o', '%i %T %r'])!r}"
+                )
+            time.sleep(0.5)
+        recs = [records[j] for j in ids]
+        submit = np.array([_epoch(r["SubmitTime"]) for r in recs], dtype=np.int64)
+        origin = int(submit.min())
+        return SlurmResult(
+            job_id=np.array(ids, dtype=np.int64),
+            submit=(submit - origin).astype(np.float64),
+            start=np.array([_epoch(r["StartTime"]) - origin for r in recs], dtype=np.float64),
+            end=np.array([_epoch(r["EndTime"]) - origin for r in recs], dtype=np.float64),
+            state=tuple(r.get("JobState", "") for r in recs),
+            partition=tuple(r.get("Partition", "") for r in recs),
+            account=tuple(r.get("Account", "") for r in recs),
+            origin=origin,
+            conf=self.conf_text,
+            ignored=self.ignored,
+        )
+
+
+def _subreaper(on: bool) -> int | None:
+    """Make this process a child subreaper (Linux prctl) or not; return the previous flag (None: unsupported)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        before = ctypes.c_int(0)
+        if libc.prctl(37, ctypes.byref(before), 0, 0, 0) != 0:  # PR_GET_CHILD_SUBREAPER
+            return None
+        if libc.prctl(36, int(on), 0, 0, 0) != 0:  # PR_SET_CHILD_SUBREAPER
+            return None
+        return before.value
+    except (OSError, AttributeError):
+        return None
+
+
+def _zombie_children() -> list[tuple[int, str]]:
+    """(pid, name) of this process' children that have exited and are not reaped yet."""
+    me = os.getpid()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        name, rest = stat[stat.index("(") + 1 : stat.rindex(")")], stat[stat.rindex(")") + 2 :].split()
+        if rest[0] == "Z" and int(rest[1]) == me:
+            found.append((int(entry.name), name))
+    return found
+
+
+def marked_processes(folder: str) -> list[tuple[int, str]]:
+    """(pid, command line) of every process whose environment carries ``MARKER=folder``."""
+    found = []
+    needle = f"{MARKER}={folder}".encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            env = (entry / "environ").read_bytes().split(b"\0")
+            if needle in env:
+                cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+                found.append((int(entry.name), cmd))
+        except OSError:
+            continue  # gone meanwhile, or not ours to read
+    return found
+
+
+def kill_marked(folder: str) -> list[str]:
+    """Kill (SIGKILL, by pid) the processes :func:`marked_processes` finds; return what was killed."""
+    killed = []
+    for pid, cmd in marked_processes(folder):
+        try:
+            os.kill(pid, signal.SIGKILL)
+            killed.append(f"{pid} {cmd}")
+        except ProcessLookupError:
+            continue
+    return killed
+
+
+def run_case(jobs: list[SlurmJob], conf: str = "", *, cpus: int = 4, source: str = "slurm.conf excerpt") -> SlurmResult:
+    """Start a cluster, run ``jobs`` through it, stop it: the one-call form of :class:`SlurmCluster`."""
+    with SlurmCluster(conf=conf, cpus=cpus, source=source) as cluster:
+        return cluster.run(jobs)

@@ -1,0 +1,168 @@
+"""The conformance harness (issue 37, item 3): a real slurmctld + slurmd + munged on 127.0.0.1.
+
+The merge of a caller's slurm.conf excerpt with the harness' own lines is checked everywhere;
+the case against a real Slurm is marked ``slurm`` and skips with a one-line reason where the
+Debian packages ``slurmctld slurmd munge`` (or root) are absent.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+from schedlab.errors import SchedlabError
+from schedlab.slurm.harness import (
+    NODE,
+    SlurmCluster,
+    SlurmHarnessError,
+    SlurmJob,
+    _epoch,
+    marked_processes,
+    merge_conf,
+    parse_jobcomp,
+    slurm_unavailable,
+)
+
+FIXED = ["ClusterName=schedlab", f"NodeName={NODE} CPUs=4"]
+
+
+def test_merge_keeps_policy_lines_and_lists_what_the_harness_owns():
+    excerpt = (
+        "# a site's slurm.conf\n"
+        "PriorityType=priority/multifactor\n"
+        "SchedulerParameters=bf_interval=30,bf_window=2880   # comment\n"
+        "SelectType=select/cons_res PriorityWeightAge=1000\n"
+        "NodeName=cn[001-128] CPUs=64\n"
+        "PartitionName=batch Nodes=cn[001-128] Default=YES MaxTime=2-0 PriorityTier=1\n"
+    )
+    text, ignored = merge_conf(excerpt, FIXED, source="site.conf")
+    lines = text.splitlines()
+    assert "PriorityType=priority/multifactor" in lines
+    assert "SchedulerParameters=bf_interval=30,bf_window=2880" in lines
+    assert "PriorityWeightAge=1000" in lines  # kept from a line whose other key is the harness'
+    assert f"PartitionName=batch Nodes={NODE} Default=YES MaxTime=2-0 PriorityTier=1" in lines
+    assert not any("cons_res" in line or "cn[001-128]" in line for line in lines)
+    assert [i.split(":")[:2] for i in ignored] == [["site.conf", "4"]] * 2 + [["site.conf", "5"], ["site.conf", "6"]]  # SelectType, the age weight
+    assert "debug" not in text  # the excerpt has a partition: no default one added
+
+
+def test_merge_lists_weights_that_slurm_ignores_without_slurmdbd():
+    text, ignored = merge_conf("PriorityWeightAge=1000 PriorityWeightJobSize=100\nPriorityWeightQOS=0\n", FIXED, source="s.conf")
+    assert "PriorityWeightAge=1000 PriorityWeightJobSize=100" in text.splitlines()  # kept: Slurm decides
+    assert ignored == ("s.conf:1: PriorityWeightAge (Slurm sets the age weight to 0 without slurmdbd)",)
+
+
+def test_merge_adds_a_default_partition_and_rejects_a_malformed_line():
+    text, ignored = merge_conf("PriorityType=priority/basic\n", FIXED)
+    assert f"PartitionName=debug Nodes={NODE} Default=YES MaxTime=INFINITE State=UP" in text.splitlines()
+    assert ignored == ()
+    with pytest.raises(SlurmHarnessError, match=r"^site.conf:2: expected Key=Value, got 'bf_interval'$"):
+        merge_conf("PriorityType=priority/basic\nbf_interval 30\n", FIXED, source="site.conf")
+    assert issubclass(SlurmHarnessError, SchedlabError)  # one line in the CLI, never a traceback
+
+
+def test_jobcomp_records_parse_to_utc_seconds():
+    line = (
+        "JobId=3 UserId=root(0) GroupId=root(0) Name=j2 JobState=TIMEOUT Partition=short TimeLimit=1 "
+        "StartTime=2026-11-28T15:43:13 EndTime=2026-11-28T15:44:15 NodeList=sl1 NodeCnt=1 ProcCnt=1 "
+        "WorkDir=/tmp/x ReservationName= Account=physics QOS= SubmitTime=2026-11-28T15:43:01 ExitCode=0:15\n"
+    )
+    rec = parse_jobcomp("garbage line\n" + line)[3]
+    assert (rec["JobState"], rec["Partition"], rec["Account"], rec["ReservationName"]) == ("TIMEOUT", "short", "physics", "")
+    assert _epoch(rec["EndTime"]) - _epoch(rec["StartTime"]) == 62
+    assert _epoch("1970-01-01T00:01:00") == 60  # read as UTC: the harness runs Slurm with TZ=UTC
+
+
+def test_a_job_that_could_never_start_is_refused_before_anything_runs():
+    cluster = SlurmCluster(cpus=4)  # not started: the check comes first
+    with pytest.raises(SlurmHarnessError, match=r"^Slurm harness: job 1: cpus must be 1\.\.4 \(the node's CPUs\), got 5$"):
+        cluster.run([SlurmJob(cpus=1, runtime=1, limit=1), SlurmJob(cpus=5, runtime=1, limit=1)])
+    with pytest.raises(SlurmHarnessError, match=r"job 0: limit must be >= 1 minute, got 0$"):
+        cluster.run([SlurmJob(cpus=1, runtime=1, limit=0)])
+    with pytest.raises(SlurmHarnessError, match=r"no jobs to run$"):
+        cluster.run([])
+
+
+# A 4-CPU node, FIFO-like priority (multifactor with every weight 0: equal priorities are ordered
+# by submit time, then job id), backfill every second at 1-second resolution; three partitions on
+# the one node. The claims checked are those of docs/slurm-policy-spec.md, sections 4 and 5.
+CONF = """
+SchedulerType=sched/backfill
+SchedulerParameters=bf_interval=1,bf_resolution=1
+PriorityType=priority/multifactor
+PartitionName=batch Default=YES MaxTime=10 State=UP
+PartitionName=short MaxTime=2 State=UP
+PartitionName=long MaxTime=10 State=UP
+"""
+A, B, C, D, E = range(5)
+BACKFILL_CASE = [
+    SlurmJob(cpus=3, runtime=20, limit=2, account="physics"),  # A: starts at once
+    SlurmJob(cpus=4, runtime=6, limit=1, account="chem"),  # B: wide, blocked behind A; reserved at A's limit
+    SlurmJob(cpus=1, runtime=6, limit=1, partition="short", account="physics"),  # C: ends by its limit before B's reservation
+    SlurmJob(cpus=1, runtime=6, limit=3, partition="long", account="chem"),  # D: its limit would delay B
+    SlurmJob(cpus=2, runtime=4, limit=1, partition="short", account="physics", submit=8),  # E: 1 CPU free, needs 2
+]
+G, H, F = range(3)
+NODE_CASE = [
+    SlurmJob(cpus=2, runtime=12, limit=2),  # G: starts at once
+    SlurmJob(cpus=3, runtime=3, limit=1),  # H: 2 CPUs free, needs 3: reserved at G's limit
+    SlurmJob(cpus=1, runtime=3, limit=3),  # F: fits beside G now and beside H then (2+1, 3+1 CPUs), but its
+]  # limit overlaps H's reservation, which holds the whole node
+
+
+def check_schedule(result, jobs, cpus):
+    """What any real schedule shows: all ran their sleep, never more CPUs busy than the node has."""
+    start, end = result.start, result.end
+    assert result.state == ("COMPLETED",) * len(jobs)
+    np.testing.assert_allclose(end - start, [j.runtime for j in jobs], atol=1.5)
+    width = np.array([j.cpus for j in jobs])
+    for t in start:
+        assert width[(start <= t) & (t < end)].sum() <= cpus, (t, start, end)
+
+
+@pytest.mark.slurm
+def test_real_slurm_backfill_and_stop_rule_as_the_spec_says():
+    reason = slurm_unavailable()
+    if reason:
+        pytest.skip(reason)
+    with SlurmCluster(conf=CONF, cpus=4) as cluster:
+        folder = str(cluster.folder)
+        first = cluster.run(BACKFILL_CASE)
+        second = cluster.run(NODE_CASE)
+    for result in (first, second):  # the measured schedules, with -s
+        print("\n" + "\n".join(str(row) for row in result.rows()))
+    # the harness left nothing behind: no process of its own, alive or killed at the end
+    assert cluster.leftovers == []
+    assert marked_processes(folder) == []
+    ps = subprocess.run(["ps", "-eo", "ppid,pid,stat,args"], capture_output=True, text=True).stdout
+    assert folder not in ps, ps
+    mine = [line for line in ps.splitlines() if line.split()[0] == str(os.getpid())]
+    assert not [line for line in mine if "slurm" in line or "munge" in line], mine  # no zombie left to us
+
+    check_schedule(first, BACKFILL_CASE, 4)
+    assert first.partition == ("batch", "batch", "short", "long", "short")
+    assert first.account == ("physics", "chem", "physics", "chem", "physics")
+    start, end, submit = first.start, first.end, first.submit
+    # A starts at once; C, short enough to end (by its limit) before B's reservation, is
+    # backfilled ahead of the blocked wide B, within the backfill interval
+    assert start[A] - submit[A] <= 2
+    assert start[C] - submit[C] <= 2 and start[C] < start[B]
+    # B, first in priority, starts when A completes (scheduling at job completion), not at A's limit
+    assert end[A] <= start[B] <= end[A] + 2
+    # D is in another partition and a CPU is free from C's end (6 s) on, yet it waits for B: the
+    # main scheduler's stop rule takes the blocked partition's nodes from every partition
+    # (stop_scope=partition-and-nodes), and backfill keeps it out of B's reservation
+    assert end[B] <= start[D] <= end[B] + 2
+    # E needs 2 CPUs, only 1 is free before B: it starts together with D when B completes
+    assert end[B] <= start[E] <= end[B] + 2
+
+    check_schedule(second, NODE_CASE, 4)
+    start, end = second.start, second.end
+    assert start[G] - second.submit[G] <= 2
+    # F is not backfilled although the CPUs would allow it now and at H's reserved start: the
+    # reservation takes the whole node (reservation_granularity=node); F starts with H at G's end
+    assert end[G] <= start[H] <= end[G] + 2
+    assert end[G] <= start[F] <= end[G] + 2

@@ -61,6 +61,23 @@ NOT_DRIVEN = {"--dask", "--base-url"}
 
 
 # ------------------------------------------------------------------------------------------------ fixtures
+@pytest.fixture(scope="module", autouse=True)
+def figures_unrendered():
+    """Figures are still made and their files written, but not rendered: drawing PNGs is four fifths
+    of a small optimizer run, and what the figures show is tested in test_report_figures.py."""
+    from matplotlib.figure import Figure
+
+    def savefig(self, fname, **kwargs):
+        if hasattr(fname, "write"):
+            fname.write(b"")
+        else:
+            Path(fname).write_bytes(b"")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Figure, "savefig", savefig)
+        yield
+
+
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory):
     """Small inputs the working commands need: a strategy, a rule base, a schedule, a bound run."""

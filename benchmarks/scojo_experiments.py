@@ -20,11 +20,15 @@ import os
 import time
 from pathlib import Path
 
+from schedlab.papers import get_setup
+
 ROOT = Path(__file__).resolve().parents[1]
 WORKLOADS = Path(os.environ.get("SCHEDLAB_SHARED", ROOT.parent / "shared")) / "workloads"
 OUT = ROOT / "docs" / "results" / "scojo"
 SEEDS = (71, 31, 73, 35, 7)
-REAL = {"SDSC-BLUE": ("SDSC-BLUE-2000-4.2-cln.swf.gz", 1152), "LANL-CM5": ("LANL-CM5-1994-4.1-cln.swf.gz", 1024)}
+#: the real traces and their machines, from the papers' set-up record (scojo/fig21, scojo/fig22)
+REAL = {name: (f"{s.traces[0]}.swf.gz", s.procs) for name, s in
+        (("SDSC-BLUE", get_setup("scojo/fig21")), ("LANL-CM5", get_setup("scojo/fig22")))}
 POLICIES = ("easy", "conservative", "scojo", "scojo/no-smart-backfill", "scojo/suspend-needed", "scojo/cycle-7200")
 #: the SCOJO-PECT variants: default readings, no smart backfilling, the "needed" suspension reading
 #: (ScojoConfig.suspend), and the 7200 s cycle of method-notes topic 5's sensitivity runs

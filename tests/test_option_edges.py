@@ -139,6 +139,7 @@ def _bases(inp: Path, archive: str) -> dict[tuple[str, ...], tuple[list[str], di
                                                   "--out": "{out}"}),
         ("federation", "platform", "show"): ([], {"--json": True}),
         ("plot",): ([str(inp / "s.parquet")], {"--procs": "100", "--out": "{out}"}),
+        ("reproduce",): (["ge/fig2"], {"--print": True}),
         ("workload", "info"): ([KTH], one | {"--json": True}),
         ("workload", "clean"): ([KTH], one | {"--output": "{out}.swf"}),
         ("workload", "cut"): ([KTH], one | {"--output": "{out}.swf"}),

@@ -53,7 +53,7 @@ def sub_app(name: str, help: str) -> typer.Typer:
 
 def _register() -> None:
     # Each verb lives in its own module; importing it registers its commands on `app`.
-    from . import bound, evolve, federation, grid, plot, rules, simulate, workload  # noqa: F401
+    from . import bound, evolve, federation, grid, plot, reproduce, rules, simulate, workload  # noqa: F401
 
 
 _stop_reported: list[bool] = []

@@ -65,7 +65,7 @@ def info_command(
 
     opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
     reshaped = months is not None or scale_to is not None
-    info = workload_info(opts.load(trace) if reshaped else read_trace(trace, procs=procs, format=fmt))
+    info = workload_info(opts.load(trace) if reshaped else read_trace(trace, procs=procs, format=fmt), paper_sizes=not reshaped)
     if as_json:
         typer.echo(json.dumps({"trace": info["name"], "trace_options": opts.to_dict(), **info}, allow_nan=False))
         return

@@ -8,11 +8,12 @@ from ..errors import SchedlabError
 from .clean import job_width
 from .groups import DEFAULT_THRESHOLDS, assign_groups, group_shares
 from .model import Workload
+from .swf import parse_header
 
 __all__ = ["workload_info", "info_rows"]
 
 
-def workload_info(workload: Workload, *, thresholds: tuple[float, ...] = DEFAULT_THRESHOLDS) -> dict:
+def workload_info(workload: Workload, *, thresholds: tuple[float, ...] = DEFAULT_THRESHOLDS, paper_sizes: bool = True) -> dict:
     """Summary of a trace as a JSON-ready dict.
 
     ``jobs`` counts all records; the statistics use the *valid* jobs (runtime > 0 and width > 0,
@@ -21,7 +22,10 @@ def workload_info(workload: Workload, *, thresholds: tuple[float, ...] = DEFAULT
     accuracy = median of runtime / estimate over valid jobs that have one. Users = distinct user
     ids >= 0 (the archive's count); ``unknown_user_jobs`` = jobs without a user id (< 0), which
     the groups count as one more, unknown user (a Lublin model trace: 0 users + the unknown one). Groups (greedy-es-sorting-criteria Table II) come from the ``group`` column when it
-    is filled, else are computed on the valid jobs.
+    is filled, else are computed on the valid jobs. ``header_procs`` is the header's MaxProcs (else
+    MaxNodes); with ``paper_sizes`` (a trace as read, not cut or scaled), ``papers_procs`` maps every
+    other machine size the papers' set-up record (:mod:`schedlab.papers`) runs this trace on to the
+    papers, e.g. ``{"430": ["GE", "GF", "NG"]}`` for CTC-SP2 (header: 338, its batch partition).
     """
     w = workload
     width = job_width(w)
@@ -48,8 +52,14 @@ def workload_info(workload: Workload, *, thresholds: tuple[float, ...] = DEFAULT
         "unsorted": int(np.count_nonzero(w.submit[1:] < w.submit[:-1])),
         "unix_start": w.unix_start,
         "timezone": w.timezone,
+        "header_procs": parse_header(w.header)["machine_procs"],
+        "papers_procs": {},
         "groups": {},
     }
+    if paper_sizes and w.name:
+        from ..papers import paper_sizes as sizes_of
+
+        info["papers_procs"] = {str(k): v for k, v in sizes_of(w.name).items() if k != info["header_procs"]}
     if (w.group > 0).any():
         grouped = w.replace(procs=width).take(valid)
     elif valid.any():
@@ -86,6 +96,13 @@ def _start(unix_start: int | None, timezone: str | None) -> str:
     return f"{when:%Y-%m-%d %H:%M:%S} {timezone or 'UTC'} (Unix time {int(unix_start)})"
 
 
+def size_note(header_procs: int | None, papers_procs: dict) -> str:
+    """'338 processors in the header; the papers use 430 (GE, GF, NG)' (papers_procs: size -> papers)."""
+    head = f"{header_procs:,} processors in the header" if header_procs else "no machine size in the header"
+    used = "; ".join(f"{int(m):,} ({', '.join(p)})" for m, p in sorted(papers_procs.items(), key=lambda kv: int(kv[0])))
+    return f"{head}; the papers use {used}"
+
+
 def info_rows(info: dict) -> list[tuple[str, str]]:
     """The summary as (label, text) rows for a table."""
     m = info["machine_procs"]
@@ -103,6 +120,8 @@ def info_rows(info: dict) -> list[tuple[str, str]]:
         ("time zone", f"{info['timezone'] or 'unknown (UTC)'}"),
         ("start", _start(info["unix_start"], info["timezone"])),
     ]
+    if info.get("papers_procs"):
+        rows.append(("papers' machine size", size_note(info.get("header_procs"), info["papers_procs"])))
     if info["unsorted"]:
         rows.append(("unsorted submits", f"{info['unsorted']:,} inversions"))
     for g, s in info["groups"].items():

@@ -1,0 +1,142 @@
+"""The papers' set-up record (issue 34 item 1): src/schedlab/papers/setups.toml, its loader, the
+`reproduce` verb and the header-size line of `workload info`."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+import typer
+
+from conftest import one_line_error, run
+from schedlab.papers import SetupError, command, get_setup, load_setups, paper_sizes
+
+CTC = "CTC-SP2-1996-3.1-cln"
+
+
+def _click_command(verb: list[str]):
+    from schedlab.cli.main import _register, app
+
+    _register()
+    cmd = typer.main.get_command(app)
+    for word in verb:
+        cmd = cmd.commands[word]
+    return cmd
+
+
+def test_every_entry_builds_a_command_the_cli_parses():
+    # each entry's command is parsed by the verb it names: an option the verb does not have, or a
+    # missing argument, fails here rather than hours into a reproduction
+    setups = load_setups()
+    for name, setup in setups.items():
+        argv = command(setup, out="RUN" if setup.out_option else None)
+        depth = len(setup.verb.split())
+        cmd = _click_command(argv[:depth])
+        try:
+            cmd.make_context(" ".join(argv[:depth]), argv[depth:], resilient_parsing=False)
+        except Exception as e:  # noqa: BLE001 - typer vendors click: its UsageError is not click.UsageError
+            pytest.fail(f"{name}: {' '.join(argv)}: {e}")
+
+
+def test_ctc_runs_on_the_papers_430_and_338_is_a_named_variant():
+    setups = load_setups()
+    ctc = [s for s in setups.values() if s.traces[0] == CTC]
+    assert {s.procs for s in ctc if not s.variant} == {430}
+    variants = {s.name for s in ctc if s.variant}
+    assert {"gf/table3/ctc338", "gf/table4/ctc338", "gf/fig7/ctc338"} <= variants
+    assert all(s.procs == 338 for s in ctc if s.variant)
+    # the variants do not count as a size the papers use
+    assert paper_sizes(CTC, setups) == {430: ["GE", "GF", "NG"]}
+    assert paper_sizes(f"some/folder/{CTC}.swf.gz", setups) == {430: ["GE", "GF", "NG"]}
+
+
+def _record(tmp_path, entry: str):
+    path = tmp_path / "setups.toml"
+    path.write_text('[setups."ge/x"]\npaper = "greedy-es-sorting-criteria"\nitem = "t"\nverb = "compare"\n'
+                    'traces = ["KTH-SP2"]\nobjective = "AWRT"\n' + entry)
+    return path
+
+
+@pytest.mark.parametrize(("entry", "words"), [
+    ('colour = "red"\n', ["ge/x", "unknown field", "colour"]),
+    ("procs = 0\n", ["ge/x", "procs", "positive"]),
+    ("calibrate_load = true\n", ["ge/x", "calibrate_load needs scale_to"]),
+    ('options = ["--policies", "{base}"]\n', ["ge/x", "placeholder", "base"]),
+    ('params = { base = "x" }\n', ["ge/x", "used nowhere", "base"]),
+    ("budgets = { generations = -1 }\n", ["ge/x", "budget generations"]),
+    ('scale_to = "1024"\n', ["ge/x", "scale_to must be a int"]),
+])
+def test_a_bad_record_entry_is_one_error_naming_it(tmp_path, entry, words):
+    with pytest.raises(SetupError) as info:
+        load_setups(_record(tmp_path, entry))
+    for word in words:
+        assert word in str(info.value)
+
+
+def test_an_unreadable_or_broken_record_is_one_error_naming_the_file(tmp_path):
+    with pytest.raises(SetupError, match="missing.toml: cannot read"):
+        load_setups(tmp_path / "missing.toml")
+    broken = tmp_path / "broken.toml"
+    broken.write_text('[setups."ge/x"\n')
+    with pytest.raises(SetupError, match="broken.toml: not valid TOML"):
+        load_setups(broken)
+
+
+def test_budgets_and_params_are_overridden_and_unknown_ones_refused():
+    setup = get_setup("ge/table3")
+    argv = command(setup, {"generations": "2", "mu": "2", "lambda": "4"}, out="RUN")
+    assert argv[argv.index("--generations") + 1] == "2" and argv[argv.index("--lambda") + 1] == "4"
+    assert argv[argv.index("--procs") + 1] == "430" and argv[-2:] == ["--out", "RUN"]
+    fig7 = command(get_setup("gf/fig7/kth"), {"ctc": "CTC", "rules": "R"}, out="k.csv")
+    assert "easy,R/symbiotic-CTC/best.json,R/iterative-CTC/best.json," in fig7[fig7.index("--policies") + 1]
+    with pytest.raises(SetupError, match="no budget or param 'pop'"):
+        command(setup, {"pop": "3"}, out="RUN")
+    with pytest.raises(SetupError, match="positive number"):
+        command(setup, {"generations": "many"}, out="RUN")
+    with pytest.raises(SetupError, match="give --out"):
+        command(setup)
+
+
+def test_reproduce_cli_lists_shows_prints_and_refuses_in_one_line(capsys):
+    code, out, _ = run(capsys, "reproduce", "--list")
+    assert code == 0 and "gf/table3/ctc338" in out and "[variant]" in out and "ng/setup-I " in out
+    code, out, _ = run(capsys, "reproduce", "gf/table3/ctc", "--show")
+    assert code == 0 and "processors: 430" in out and "load-calibrated" in out
+    code, out, _ = run(capsys, "reproduce", "ge/table3", "--out", "R", "--set", "generations=2", "--print", "--workers", "1")
+    assert code == 0 and out.startswith("schedlab evolve greedy CTC-SP2-1996-3.1-cln --procs 430")
+    assert "--generations 2" in out and out.rstrip().endswith("--out R --workers 1")
+    one_line_error(*run(capsys, "reproduce", "ge/tabel3")[::2], "unknown set-up", "ge/table3")
+    one_line_error(*run(capsys, "reproduce", "ge/table3", "--out", "R", "--set", "generations")[::2], "NAME=VALUE")
+    one_line_error(*run(capsys, "reproduce", "ge/fig2", "--out", "R")[::2], "drop --out")
+
+
+def test_reproduce_runs_the_entry(tmp_path, capsys, monkeypatch):
+    import schedlab.papers as papers
+
+    record = _record(tmp_path, 'months = 1\noptions = ["--policies", "{policies}"]\n'
+                               'params = { policies = "fcfs" }\nout_option = "--csv"\n')
+    packaged = papers.load_setups
+    monkeypatch.setattr(papers, "load_setups", lambda path=None: packaged(record))
+    out = tmp_path / "t.csv"
+    code, _, err = run(capsys, "reproduce", "ge/x", "--set", "policies=easy,fcfs", "--out", out)
+    assert code == 0, err
+    assert "ge/x: schedlab compare KTH-SP2 --months 1" in err
+    rows = list(csv.DictReader(out.open()))
+    assert [r["strategy"] for r in rows] == ["easy", "fcfs"]
+
+
+def test_workload_info_shows_the_header_size_beside_the_papers(tmp_path, capsys):
+    trace = tmp_path / f"{CTC}.swf"
+    trace.write_text("; MaxProcs: 338\n; MaxNodes: 338\n"
+                     "1 0 0 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1\n"
+                     "2 10 0 50 8 -1 -1 8 100 -1 1 2 1 -1 1 -1 -1 -1\n")
+    code, out, err = run(capsys, "workload", "info", trace)
+    assert code == 0, err
+    assert "338 processors in the header; the papers use 430 (GE, GF, NG)" in " ".join(out.split())
+    code, out, _ = run(capsys, "workload", "info", trace, "--json")
+    assert '"papers_procs": {"430": ["GE", "GF", "NG"]}' in out and '"header_procs": 338' in out
+    # a trace the papers run on its header's size gets no such line
+    other = tmp_path / "KTH-SP2-1996-2.1-cln.swf"
+    other.write_text(trace.read_text().replace("338", "100"))
+    code, out, _ = run(capsys, "workload", "info", other)
+    assert code == 0 and "papers use" not in out

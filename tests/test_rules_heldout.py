@@ -181,3 +181,19 @@ def test_evolve_compare_gates_a_rule_base(starving, tmp_path, capsys):  # noqa: 
     assert main(args + ["--fail-worse-than", "3"]) == 1
     assert "worse than EASY by more than 3 % on: hand" in capsys.readouterr().err
     assert main(args + ["--fail-worse-than", "4"]) == 0
+
+
+def test_iterative_held_out_run_resumes_to_the_same_history_and_selection(tmp_path, kth2):
+    cfg = EvolveConfig(traces=(str(kth2),), objective=OBJ, split_months=1)
+    whole = gfs.rules_iterative(cfg, tmp_path / "a", PARTS, workers=1, report=False, select="test")
+
+    def stop(row):
+        if row["class"] == 1:
+            raise KeyboardInterrupt
+
+    part = gfs.rules_iterative(cfg, tmp_path / "b", PARTS, workers=1, report=False, select="test", on_class=stop)
+    assert part.interrupted
+    again = gfs.rules_iterative(cfg, tmp_path / "b", PARTS, workers=1, report=False, select="test")
+    assert again.best.table == whole.best.table and again.best_f == whole.best_f
+    strip = lambda rows: [{k: v for k, v in r.items() if k != "elapsed"} for r in rows]  # noqa: E731
+    assert strip(_rows(tmp_path / "b" / "history.csv")) == strip(_rows(tmp_path / "a" / "history.csv"))

@@ -10,35 +10,18 @@
 # Run from the repository root:
 #   nice -n 19 sh benchmarks/rules_heldout_experiments.sh [STEP...]
 # steps: iter-backfill symb-backfill iter-guard symb-guard iter-split symb-split
-#        iter-split-SDSC00 symb-split-SDSC00 symb-split-select table
+#        iter-split-SDSC00 symb-split-SDSC00 symb-split-select table cost
 set -u
-LOCK=${LOCK:-${TMPDIR:-/tmp}/schedlab-bench.lock}
-SLICE=${SLICE:-540}
-W=../shared/workloads
+. benchmarks/rules_lib.sh  # LOCK, SLICE, W, trace, sliced
 OUT=${OUT:-docs/results/rules}
 OBJ="10*AWRT1+4*AWRT2"
-CTC="$W/CTC-SP2-1996-3.1-cln.swf.gz --procs 430"
+CTC="$(trace CTC) --procs 430"
 SETUP="--scale-to 1024 --calibrate-load --objective $OBJ --workers ${WORKERS:-2}"
 GENS=${GENS:-100}
 DELTA=${DELTA:-2}  # --util-guard: UTIL points below EASY's before the penalty starts
-trace() {
-  case $1 in
-    CTC) echo $W/CTC-SP2-1996-3.1-cln.swf.gz ;; KTH) echo $W/KTH-SP2-1996-2.1-cln.swf.gz ;;
-    LANL) echo $W/LANL-CM5-1994-4.1-cln.swf.gz ;; SDSC00) echo $W/SDSC-SP2-1998-4.2-cln.swf.gz ;;
-    SDSC96) echo $W/SDSC-Par-1996-3.1-cln.swf.gz ;;
-  esac
-}
-sliced() {  # run "$@" in lock slices until it finishes (exit 0) or fails (exit != 143/130)
-  while :; do
-    flock "$LOCK" timeout -s TERM "$SLICE" nice -n 19 "$@"
-    rc=$?
-    [ $rc -eq 124 ] || [ $rc -eq 143 ] || [ $rc -eq 130 ] || return $rc
-    echo "slice over (exit $rc): resuming $*" >&2
-  done
-}
 iter() { sliced schedlab rules iterative $CTC $SETUP "$@"; }
 symb() { sliced schedlab rules evolve $CTC $SETUP --generations "$GENS" --seed 1 "$@"; }
-steps=${*:-"iter-backfill symb-backfill iter-guard symb-guard iter-split symb-split iter-split-SDSC00 symb-split-SDSC00 symb-split-select table"}
+steps=${*:-"iter-backfill symb-backfill iter-guard symb-guard iter-split symb-split iter-split-SDSC00 symb-split-SDSC00 symb-split-select table cost"}
 for step in $steps; do
   case $step in
     iter-backfill) iter --strategies backfill --out "$OUT/iterative-CTC430-backfill" ;;
@@ -63,6 +46,12 @@ for step in $steps; do
           --json > "$OUT/heldout35/$run-1024cal.json"
         nice -n 19 schedlab evolve compare "$OUT/$run/best.json" $others --objective "$OBJ" \
           --json > "$OUT/heldout35/$run-real.json"
+      done ;;
+    cost)  # training time (history.csv's last elapsed, s) of each finished run, paper runs first
+      for run in iterative-CTC430 iterative-CTC430-backfill iterative-CTC430-guard$DELTA symbiotic-CTC430 \
+                 symbiotic-CTC430-backfill symbiotic-CTC430-guard$DELTA symbiotic-CTC430-split6-select-backfill; do
+        [ -f "$OUT/$run/history.csv" ] && echo "$run $(\
+          python3 -c 'import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); print(r[-1]["elapsed"], "s")' "$OUT/$run/history.csv")"
       done ;;
     *) echo "unknown step $step" >&2; exit 2 ;;
   esac

@@ -9,28 +9,11 @@
 # Run from the repository root:
 #   nice -n 19 sh benchmarks/rules_experiments.sh [STEP...]     (steps: iter-CTC symb-CTC iter-KTH ... fig7)
 set -u
-LOCK=${LOCK:-${TMPDIR:-/tmp}/schedlab-bench.lock}
-SLICE=${SLICE:-540}
-W=../shared/workloads
+. benchmarks/rules_lib.sh  # LOCK, SLICE, W, trace, sliced
 OUT=${OUT:-docs/results/rules}
 SETUP="--scale-to 1024 --calibrate-load --objective 10*AWRT1+4*AWRT2 --workers ${WORKERS:-2}"
 GENS=${GENS:-100}
 GREEDY=${GREEDY:-docs/results/ctc1024cal-f2-log/best.json}  # the evolved greedy (f2, ES) on CTC-1024, same objective
-trace() {
-  case $1 in
-    CTC) echo $W/CTC-SP2-1996-3.1-cln.swf.gz ;; KTH) echo $W/KTH-SP2-1996-2.1-cln.swf.gz ;;
-    LANL) echo $W/LANL-CM5-1994-4.1-cln.swf.gz ;; SDSC00) echo $W/SDSC-SP2-1998-4.2-cln.swf.gz ;;
-    SDSC96) echo $W/SDSC-Par-1996-3.1-cln.swf.gz ;;
-  esac
-}
-sliced() {  # run "$@" in lock slices until it finishes (exit 0) or fails (exit != 143/130)
-  while :; do
-    flock "$LOCK" timeout -s TERM "$SLICE" nice -n 19 "$@"
-    rc=$?
-    [ $rc -eq 124 ] || [ $rc -eq 143 ] || [ $rc -eq 130 ] || return $rc
-    echo "slice over (exit $rc): resuming $*" >&2
-  done
-}
 steps=${*:-"iter-CTC symb-CTC iter-KTH iter-LANL iter-SDSC00 iter-SDSC96 symb-KTH symb-LANL symb-SDSC00 symb-SDSC96"}
 for step in $steps; do
   name=${step#*-}

@@ -101,6 +101,10 @@ def test_iterative_held_out_per_class_and_select_test_returns_the_best_held_out_
     assert list(res.best.table) == expect
     assert R.load_rulebase(tmp_path / "it" / "best.json").table == res.best.table
     assert res.best_f == pytest.approx(_score(res.best, [month1]), rel=1e-12)
+    # the run's plots (`schedlab plot RUN`) show the training part, as the run trained on it
+    from schedlab.optimize.evolve import run_workload
+
+    assert len(run_workload(tmp_path / "it")[0]) == len(month1) < len(load_trace(str(kth2)))
 
 
 def test_backfill_set_never_picks_fcfs_or_greedy_even_when_every_rule_favours_them():

@@ -415,7 +415,7 @@ def run_workload(run_dir: str | Path, trace: str | None = None) -> tuple[Workloa
         raise RunError(f"{run_dir}: cannot read the run: {exc}") from None
     names = {f.name for f in fields(EvolveConfig)}
     if kind in RULES_KINDS:  # only the trace options: the rest are the rules run's own settings
-        names = {"objective", "procs", "scale_to", "months", "calibrate_load"}
+        names = {"objective", "procs", "scale_to", "months", "calibrate_load", "split_months"}
     kwargs = {k: v for k, v in cfg.items() if k in names}
     if "lambda" in cfg and kind == "greedy":
         kwargs["lam"] = cfg["lambda"]

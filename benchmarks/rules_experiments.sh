@@ -16,8 +16,7 @@
 #   into OUT/fig7-CTC430); fig7-CTC338 (bases trained on 338, into OUT/fig7)
 #   GENS=2 overrides the symbiotic runs' generations (a quick run).
 set -u
-LOCK=${LOCK:-${TMPDIR:-/tmp}/schedlab-bench.lock}
-SLICE=${SLICE:-540}
+. benchmarks/rules_lib.sh  # LOCK, SLICE, W, trace, sliced
 OUT=${OUT:-docs/results/rules}
 WORKERS=${WORKERS:-2}
 GENS=${GENS:-}
@@ -25,14 +24,6 @@ GREEDY=${GREEDY:-docs/results/ctc1024cal-f2-log/best.json}  # the evolved greedy
 export SCHEDLAB_WORKLOADS=${SCHEDLAB_WORKLOADS:-../shared/workloads}
 folder() { case $1 in CTC) echo CTC430 ;; CTC338) echo CTC ;; *) echo "$1" ;; esac; }  # run-folder suffix
 lower() { echo "$1" | tr 'A-Z' 'a-z'; }
-sliced() {  # run "$@" in lock slices until it finishes (exit 0) or fails (exit != 143/130)
-  while :; do
-    flock "$LOCK" timeout -s TERM "$SLICE" nice -n 19 "$@"
-    rc=$?
-    [ $rc -eq 124 ] || [ $rc -eq 143 ] || [ $rc -eq 130 ] || return $rc
-    echo "slice over (exit $rc): resuming $*" >&2
-  done
-}
 fig7() {  # $1: folder suffix of the CTC-trained bases (CTC430 or CTC), $2: output folder
   mkdir -p "$2"
   for w in CTC KTH LANL SDSC00 SDSC96; do

@@ -13,7 +13,8 @@ from ..errors import SchedlabError
 from ..metrics import DEFAULT_OBJECTIVE
 from ..strategy.registry import OPTIMIZERS
 from .main import stopped, sub_app
-from .options import AS_JSON, CALIBRATE_LOAD, DASK, EXTEND, FORMAT, MONTHS, PROCS, SCALE_TO, SEED, WORKERS, TraceOptions, executor_spec
+from .options import (AS_JSON, CALIBRATE_LOAD, DASK, EXTEND, FORMAT, MONTHS, PROCS, SCALE_TO, SEED, SPLIT_MONTHS, TEST, WORKERS,
+                      TraceOptions, executor_spec)
 
 evolve_app = sub_app("evolve", "Evolve scheduling strategies for an owner's objective (the paper: Franke, Lepping, "
                                "Schwiegelshohn, 'Greedy Scheduling with Complex Objectives').")
@@ -139,8 +140,8 @@ def greedy(
     calibrate_load: bool = CALIBRATE_LOAD,
     fmt: Optional[str] = FORMAT,
     dispatch: str = typer.Option("fcfs", "--dispatch", help="dispatch under the greedy order: fcfs (paper), easy (EASY backfilling: no starvation), or search (the ES chooses)"),
-    test: list[str] = typer.Option([], "--test", help="held-out trace (repeat the option): scored on the best each generation, never used for selection"),
-    split_months: Optional[int] = typer.Option(None, "--split-months", metavar="K", help="train on the first K months of each trace, test on the months after"),
+    test: list[str] = TEST,
+    split_months: Optional[int] = SPLIT_MONTHS,
     procedure: str = typer.Option("free", "--procedure", help="free (criterion per class searched), paper (4 runs + best of 64), or f1..f4 (that criterion in every class)"),
     gene_scale: str = typer.Option("linear", "--gene-scale", help="linear (paper) or log: genes of a, b spread over decades"),
     workers: Optional[int] = WORKERS,

@@ -42,6 +42,8 @@ def non_negative_seed(param: typer.CallbackParam, value: Optional[int]) -> Optio
 
 SEED = typer.Option(DEFAULT_SEED, "--seed", callback=non_negative_seed,
                     help="Random seed, 0 or more (same seed, same result on 1 or N workers).")
+TEST = typer.Option([], "--test", help="held-out trace (repeat the option): scored on the best each generation, never used for selection")
+SPLIT_MONTHS = typer.Option(None, "--split-months", metavar="K", help="train on the first K months of each trace, test on the months after")
 WORKERS = typer.Option(None, "--workers", help="Local worker processes (default: all cores; 1 = serial).")
 DASK = typer.Option(None, "--dask", help="Dask scheduler address (tcp://host:port), scheduler file, or 'local'.")
 AS_JSON = typer.Option(False, "--json", help="Print one JSON document instead of a table.")

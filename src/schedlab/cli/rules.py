@@ -15,21 +15,37 @@ import typer
 
 from ..metrics import DEFAULT_OBJECTIVE
 from .main import stopped, sub_app
-from .options import CALIBRATE_LOAD, DASK, FORMAT, MONTHS, PROCS, SCALE_TO, SEED, WORKERS, TraceOptions, check_output, executor_spec
+from .options import (CALIBRATE_LOAD, DASK, FORMAT, MONTHS, PROCS, SCALE_TO, SEED, SPLIT_MONTHS, TEST, WORKERS, TraceOptions,
+                      check_output, executor_spec)
 
 rules_app = sub_app("rules", "Rule-based scheduling: 7 state features pick one of 13 strategies per event (the paper: "
                              "Franke et al., 'Development of Scheduling Strategies with Genetic Fuzzy Systems').")
 
 
-def _checked(traces, objective, procs, months, scale_to, calibrate_load, fmt=None):
-    """Every cheap check before anything is read, compiled or written."""
+STRATEGIES = typer.Option("all", "--strategies", help="strategy set the rules choose from: all (the paper's 13) or "
+                          "backfill (the 8 EASY/CONS strategies: no FCFS dispatch, no Greedy)")
+UTIL_GUARD = typer.Option(None, "--util-guard", metavar="DELTA", help="train on objective x (1 + max(0, EASY_UTIL - UTIL "
+                          "- DELTA)): a penalty when UTIL falls more than DELTA points below EASY's (default: off, the paper)")
+SELECT = typer.Option("train", "--select", help="train (the paper: the best training objective) or test (the base with "
+                      "the best held-out objective; needs --test or --split-months)")
+
+
+def _checked(traces, objective, procs, months, scale_to, calibrate_load, fmt=None, *, test=(), split_months=None,
+             strategies="all", util_guard=None, select="train", **config):
+    """Every cheap check before anything is read, compiled or written; the run's EvolveConfig."""
     from ..metrics import Objective
+    from ..optimize.evolve import EvolveConfig
+    from ..optimize.gfs import check_rules_options
     from ..workload.load import resolve_trace
 
     TraceOptions(procs, months, scale_to, calibrate_load, fmt)
     Objective(objective)
-    for trace in traces:
+    check_rules_options(strategies, util_guard, select, bool(test or split_months))
+    out = EvolveConfig(traces=tuple(traces), objective=objective, procs=procs, scale_to=scale_to, months=months,
+                       calibrate_load=calibrate_load, format=fmt, test=tuple(test), split_months=split_months, **config)
+    for trace in (*traces, *test):
         resolve_trace(trace)
+    return out
 
 
 def _greedy(path):
@@ -58,7 +74,10 @@ def _warm() -> None:
 def _print_result(result, objective: str, out: Path) -> None:
     from .evolve import _comparison_table, _out
 
-    _out().print(_comparison_table(result.comparison, f"{result.best.label} vs EASY — {objective}", "rule base"))
+    from ..optimize.evolve import WORSE_THAN_EASY_PCT
+
+    _out().print(_comparison_table(result.comparison, f"{result.best.label} vs EASY — {objective}", "rule base",
+                                   threshold=WORSE_THAN_EASY_PCT))
     typer.echo(f"best objective {result.best_f:.6g} after {result.evaluations} simulations; rule base: {out / 'best.json'}"
                f" (readable: {out / 'rules.txt'})")
 
@@ -77,20 +96,24 @@ def iterative(
     fmt: Optional[str] = FORMAT,
     greedy: Optional[Path] = typer.Option(None, "--greedy", help="strategy JSON with a greedy order: the 13th strategy "
                                           "(default: f2 with K = 5,4,3,2,1 and a = 1e-4 /s)"),
+    test: list[str] = TEST,
+    split_months: Optional[int] = SPLIT_MONTHS,
+    strategies: str = STRATEGIES,
+    util_guard: Optional[float] = UTIL_GUARD,
+    select: str = SELECT,
     workers: Optional[int] = WORKERS,
     dask: Optional[str] = DASK,
 ) -> None:
     """Iterative rule base (the paper's Algorithm 2): every situation class tries all 13 strategies in turn, keeping the best."""
-    from ..optimize.evolve import EvolveConfig
     from ..optimize.gfs import rules_iterative
     from ..strategy import rules as R
 
-    _checked(traces, objective, procs, months, scale_to, calibrate_load, fmt)
+    remedies = dict(strategies=strategies, util_guard=util_guard, select=select)
+    config = _checked(traces, objective, procs, months, scale_to, calibrate_load, fmt, test=test,
+                      split_months=split_months, **remedies)
     parts = R.load_partitions(partitions) if partitions is not None else R.TABLE2_PARTITIONS
     greedy_order = _greedy(greedy)
     spec, workers = executor_spec(workers, dask)
-    config = EvolveConfig(traces=tuple(traces), objective=objective, procs=procs, scale_to=scale_to, months=months,
-                          calibrate_load=calibrate_load, format=fmt)
     _warm()
     from .progress import RunProgress
 
@@ -100,7 +123,7 @@ def iterative(
                                  on_start=lambda total, done: bar.start("iterative", total, done),
                                  on_class=lambda row: bar.step("iterative", f"best {row['objective']:.6g}",
                                                                done=row["class"] + 1, elapsed=row.get("elapsed")),
-                                 greedy=greedy_order)
+                                 greedy=greedy_order, **remedies)
     finally:
         bar.stop()
     if result.interrupted:
@@ -135,15 +158,21 @@ def evolve(
     fmt: Optional[str] = FORMAT,
     greedy: Optional[Path] = typer.Option(None, "--greedy", help="strategy JSON with a greedy order: the 13th strategy "
                                           "(default: f2 with K = 5,4,3,2,1 and a = 1e-4 /s)"),
+    test: list[str] = TEST,
+    split_months: Optional[int] = SPLIT_MONTHS,
+    strategies: str = STRATEGIES,
+    util_guard: Optional[float] = UTIL_GUARD,
+    select: str = SELECT,
     workers: Optional[int] = WORKERS,
     dask: Optional[str] = DASK,
 ) -> None:
     """Symbiotic evolution of Gaussian fuzzy rules (the paper's Sections 4.2-4.3) for OBJECTIVE on the training TRACES."""
-    from ..optimize.evolve import EvolveConfig
     from ..optimize.gfs import GFSSettings, rules_evolve
     from .evolve import _Progress
 
-    _checked(traces, objective, procs, months, scale_to, calibrate_load, fmt)
+    remedies = dict(strategies=strategies, util_guard=util_guard, select=select)
+    config = _checked(traces, objective, procs, months, scale_to, calibrate_load, fmt, test=test,
+                      split_months=split_months, generations=generations, seed=seed, **remedies)
     if generations < 1:
         from .options import OptionError
 
@@ -152,8 +181,6 @@ def evolve(
                            n_best=cluster_best)
     greedy_order = _greedy(greedy)
     spec, workers = executor_spec(workers, dask)
-    config = EvolveConfig(traces=tuple(traces), objective=objective, generations=generations, seed=seed, procs=procs,
-                          scale_to=scale_to, months=months, calibrate_load=calibrate_load, format=fmt)
     from ..strategy import rules as R
     from .compiling import warm_simulation
     from ..strategy import Strategy
@@ -165,7 +192,7 @@ def evolve(
         result = rules_evolve(config, out, settings, executor_spec=spec, workers=workers,
                               on_start=lambda total, done: bar.start("symbiotic", total, done),
                               on_generation=lambda row: bar.step("symbiotic", row),
-                              on_evaluation=lambda g, e: bar.tick("symbiotic", g, e), greedy=greedy_order)
+                              on_evaluation=lambda g, e: bar.tick("symbiotic", g, e), greedy=greedy_order, **remedies)
     finally:
         bar.stop()
     if result.interrupted:

@@ -290,8 +290,7 @@ def evolve_greedy(
     cfg["jobs"] = [len(w) for w in training.workloads]
     cfg["machine_procs"] = [m.procs for m in training.machines]
     cfg["data_sha256"] = [workload_fingerprint(w) for w in training.workloads]
-    if heldout is not None:
-        cfg["test_data_sha256"] = [workload_fingerprint(w) for w in heldout.workloads]
+    cfg.update(heldout_config(config, heldout))
     run = RunFolder(out, cfg, budget=("generations",), extend=extend)
     result = EvolveResult(run_dir=run.path, best=None, best_f=math.inf, interrupted=False)
     with make_executor(executor_spec, workers=workers, payload=training) as executor:
@@ -319,8 +318,7 @@ def evolve_greedy(
                 on_start=(lambda total, done, label=label: on_start(label, total, done)) if on_start else None,
                 on_generation=(lambda row, label=label: on_generation(label, row)) if on_generation else None,
                 on_evaluation=(lambda g, e, label=label: on_evaluation(label, g, e)) if on_evaluation else None,
-                extra=(lambda x, enc=enc: heldout.scores(enc.decode(x))) if heldout is not None else None,
-                extra_names=TEST_COLUMNS if heldout is not None else (),
+                **heldout_extra(heldout, enc.decode),
             )
             result.runs[label] = res
             result.evaluations += res.evaluations
@@ -336,10 +334,7 @@ def evolve_greedy(
             result.best, result.best_f = _assemble(run, encodings, result.runs, executor)
             result.evaluations += len(CRITERIA) ** 3
     run.write_text("best.json", result.best.to_json() + "\n")
-    result.comparison = [dict(r, set="train") for r in
-                         compare_with_easy(result.best, training.workloads, training.machines, config.objective, easy=easy)]
-    if heldout is not None:
-        result.comparison += heldout.compare(result.best)
+    result.comparison = train_test_comparison(result.best, training, easy, heldout, config.objective)
     run.write_text("comparison.json", json.dumps(result.comparison, indent=2) + "\n")
     if report:
         from ..report.run_report import write_run_report
@@ -348,6 +343,39 @@ def evolve_greedy(
         write_run_report(run.path, cfg, {k: r.history for k, r in result.runs.items()}, result.comparison, result.best,
                          schedule_plots=plots)
     return result
+
+
+def heldout_config(config: EvolveConfig, heldout: HeldOut | None) -> dict[str, Any]:
+    """The held-out keys of a run's config.json (``test``, ``split_months``, ``test_data_sha256``),
+    each only when given: run folders made before held-out evaluation keep resuming. Shared by
+    ``evolve greedy`` and the ``rules`` commands."""
+    d: dict[str, Any] = {}
+    if config.test:
+        d["test"] = [_config_trace(t) for t in config.test]
+    if config.split_months is not None:
+        d["split_months"] = config.split_months
+    if heldout is not None:
+        d["test_data_sha256"] = [workload_fingerprint(w) for w in heldout.workloads]
+    return d
+
+
+def heldout_extra(heldout: HeldOut | None, decode: Callable[[np.ndarray], Any]) -> dict[str, Any]:
+    """:func:`schedlab.optimize.run.optimize`'s ``extra``/``extra_names``: the held-out scores of the
+    best so far (``decode``: parameter vector -> strategy or rule base); none without a held-out set."""
+    if heldout is None:
+        return {"extra": None, "extra_names": ()}
+    return {"extra": lambda x: heldout.scores(decode(x)), "extra_names": TEST_COLUMNS}
+
+
+def train_test_comparison(best: Any, training: TrainingSet, easy: Sequence[dict[str, float | None]],
+                          heldout: HeldOut | None, objective: str) -> list[dict[str, Any]]:
+    """The final table's rows: ``best`` vs EASY on every training workload (``set`` = train), then on
+    every held-out workload (``set`` = test)."""
+    rows = [dict(r, set="train") for r in
+            compare_with_easy(best, training.workloads, training.machines, objective, easy=easy)]
+    if heldout is not None:
+        rows += heldout.compare(best, objective)
+    return rows
 
 
 def write_run_schedule_plots(run_dir: Path, best: Strategy, workload: Workload, machine: Machine) -> list[str]:
@@ -387,7 +415,7 @@ def run_workload(run_dir: str | Path, trace: str | None = None) -> tuple[Workloa
         raise RunError(f"{run_dir}: cannot read the run: {exc}") from None
     names = {f.name for f in fields(EvolveConfig)}
     if kind in RULES_KINDS:  # only the trace options: the rest are the rules run's own settings
-        names = {"objective", "procs", "scale_to", "months", "calibrate_load"}
+        names = {"objective", "procs", "scale_to", "months", "calibrate_load", "split_months"}
     kwargs = {k: v for k, v in cfg.items() if k in names}
     if "lambda" in cfg and kind == "greedy":
         kwargs["lam"] = cfg["lambda"]

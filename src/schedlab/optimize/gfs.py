@@ -27,6 +27,7 @@ import numpy as np
 from ..errors import RunError
 from ..strategy import rules as R
 from .greedy import TrainingSet, _objective
+from .heldout import TEST_COLUMNS
 from .settings import check_memory, check_whole
 
 NF, NS = R.N_FEATURES, R.N_STRATEGIES
@@ -54,10 +55,11 @@ READINGS = {
 }
 
 
-def decode_rule_base(x: np.ndarray, greedy=R.DEFAULT_GREEDY) -> R.FuzzyRuleBase:
-    """A fuzzy rule base from a flat vector of rules x (N_r x GENES)."""
+def decode_rule_base(x: np.ndarray, greedy=R.DEFAULT_GREEDY, allowed: tuple[int, ...] | None = None) -> R.FuzzyRuleBase:
+    """A fuzzy rule base from a flat vector of rules x (N_r x GENES); ``allowed``: the strategy set
+    (None: all 13)."""
     a = np.asarray(x, dtype=np.float64).reshape(-1, GENES)
-    return R.FuzzyRuleBase(a[:, :NF], a[:, NF:2 * NF], snap(a[:, 2 * NF:]), greedy=greedy)
+    return R.FuzzyRuleBase(a[:, :NF], a[:, NF:2 * NF], snap(a[:, 2 * NF:]), greedy=greedy, allowed=allowed)
 
 
 def snap(outputs: np.ndarray) -> np.ndarray:
@@ -80,8 +82,9 @@ def rulebase_value(training: TrainingSet, rb) -> float:
     from ..sim.rulebase import simulate_rulebase
 
     objective = _objective(training.objective)
-    return float(sum(objective(compute_metrics(simulate_rulebase(w, m, rb)))
-                     for w, m in zip(training.workloads, training.machines)))
+    easy = training.easy if training.easy is not None else (None,) * len(training.workloads)
+    return float(sum(objective(compute_metrics(simulate_rulebase(w, m, rb)), e)
+                     for w, m, e in zip(training.workloads, training.machines, easy)))
 
 
 @dataclass(frozen=True)
@@ -89,9 +92,10 @@ class FuzzyEvaluator:
     """``evaluator(training, x)``: the objective of the rule base decoded from x (picklable)."""
 
     greedy: Any = R.DEFAULT_GREEDY
+    allowed: tuple[int, ...] | None = None
 
     def __call__(self, training: TrainingSet, x: np.ndarray) -> float:
-        return rulebase_value(training, decode_rule_base(x, self.greedy))
+        return rulebase_value(training, decode_rule_base(x, self.greedy, self.allowed))
 
 
 @dataclass(frozen=True)
@@ -318,8 +322,16 @@ def gfs_settings_dict(settings: GFSSettings) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------- the iterative method
 def iterative(run, training: TrainingSet, partitions, executor, *, on_start: Callable | None = None,
-              on_class: Callable | None = None, unvisited: str = "skip", greedy=R.DEFAULT_GREEDY) -> dict[str, Any]:
+              on_class: Callable | None = None, unvisited: str = "skip", greedy=R.DEFAULT_GREEDY,
+              strategies: str = "all", heldout=None, select: str = "train") -> dict[str, Any]:
     """Algorithm 2 into run folder ``run`` (a :class:`~schedlab.optimize.run.RunFolder`); resumes.
+
+    ``strategies``: the strategy set each class tries (:data:`schedlab.strategy.rules.STRATEGY_SETS`;
+    ``all``: the paper's 13), its standard strategy the start of every class. ``heldout``
+    (:class:`~schedlab.optimize.heldout.HeldOut`): after every class the base is scored on it
+    (history columns ``test``, ``test_easy``, ``test_gain_pct``); ``select`` ``test`` then returns
+    the base after the class with the lowest held-out objective instead of the last one
+    (:data:`SELECT_READINGS`).
 
     ``unvisited``: ``skip`` (default) leaves a class that no pass of the current rule base reaches
     at its strategy without simulating it (all 13 simulations would give the same value: the
@@ -330,8 +342,10 @@ def iterative(run, training: TrainingSet, partitions, executor, *, on_start: Cal
     from ..metrics import compute_metrics
     from ..sim.rulebase import simulate_rulebase
 
+    allowed = R.strategy_set(strategies)
     base = R.TableRuleBase(partitions, greedy=greedy)
     n = base.n_classes
+    base = R.TableRuleBase(partitions, (R.strategy_index(R.SET_DEFAULT_STRATEGY[strategies]),) * n, greedy)
     state = run.load_checkpoint()
     if state is None:
         state = {"table": list(base.table), "next": 0, "value": math.inf, "history": [], "elapsed": 0.0,
@@ -350,9 +364,10 @@ def iterative(run, training: TrainingSet, partitions, executor, *, on_start: Cal
         obj = _objective(training.objective)
         seen = np.zeros(n, dtype=bool)
         value = 0.0
-        for w, m in zip(training.workloads, training.machines):
+        easy = training.easy if training.easy is not None else (None,) * len(training.workloads)
+        for w, m, e in zip(training.workloads, training.machines, easy):
             s = simulate_rulebase(w, m, rb, record_features=True)
-            value += obj(compute_metrics(s))
+            value += obj(compute_metrics(s), e)
             parts = [np.sum(s.plan.features[f][:, None] > np.asarray(b)[None, :], axis=1) if b else
                      np.zeros(s.plan.features.shape[1], dtype=np.int64) for f, b in enumerate(base.partitions)]
             seen[np.ravel_multi_index(parts, base.shape)] = True
@@ -367,44 +382,57 @@ def iterative(run, training: TrainingSet, partitions, executor, *, on_start: Cal
             while state["next"] < n:
                 c = state["next"]
                 row = {"class": c, "ranges": " ".join(base.class_ranges(c)), "visited": bool(seen[c])}
+                changed = not state["history"]
                 if seen[c]:
                     tables = []
-                    for s in range(NS):
+                    for s in allowed:
                         t = list(state["table"])
                         t[c] = s
                         tables.append(t)
                     values = np.asarray(executor.map(evaluator, tables), dtype=np.float64)
-                    best = int(np.argmin(values))  # Algorithm 2: strict < from f_old = inf: first on ties
-                    state["simulations"] += NS * len(training.workloads)
+                    best = allowed[int(np.argmin(values))]  # Algorithm 2: strict < from f_old = inf: first on ties
+                    state["simulations"] += len(allowed) * len(training.workloads)
                     if state["table"][c] != best:
+                        changed = True
                         state["table"][c] = best
                         if unvisited == "skip":
                             seen, _ = visited(state["table"])
-                    state["value"] = float(values[best])
-                    row.update({f"f_{R.STRATEGIES[s]}": float(v) for s, v in enumerate(values)})
-                row.update(strategy=R.STRATEGIES[state["table"][c]], objective=state["value"],
-                           elapsed=elapsed0 + time.perf_counter() - t0)
+                    state["value"] = float(values[allowed.index(best)])
+                    row.update({f"f_{R.STRATEGIES[s]}": float(v) for s, v in zip(allowed, values)})
+                row.update(strategy=R.STRATEGIES[state["table"][c]], objective=state["value"])
+                if heldout is not None:  # the same base as after the class before: the same (pure) scores
+                    row.update(heldout.scores(R.TableRuleBase(base.partitions, tuple(state["table"]), greedy))
+                               if changed else {k: state["history"][-1][k] for k in TEST_COLUMNS})
+                    kept = state.get("selected")
+                    if kept is None or row["test"] < kept["test"]:
+                        state["selected"] = {"test": row["test"], "table": list(state["table"]), "value": state["value"],
+                                             "class": c}
+                row["elapsed"] = elapsed0 + time.perf_counter() - t0
                 state["history"].append(row)
                 state["next"] = c + 1
                 state["elapsed"] = row["elapsed"]
                 rb = R.TableRuleBase(base.partitions, tuple(state["table"]), greedy)
                 run.write_text("best.json", R.rulebase_to_json(rb) + "\n")
-                run.write_text("history.csv", _history_csv(state["history"]))
+                run.write_text("history.csv", _history_csv(state["history"], heldout is not None))
                 run.save_checkpoint(state)
                 if on_class is not None:
                     on_class(row)
         except KeyboardInterrupt:
             interrupted = True
     state["interrupted"] = interrupted
-    state["rulebase"] = R.TableRuleBase(base.partitions, tuple(state["table"]), greedy)
+    table = state["table"]
+    if select == "test" and not interrupted and state.get("selected") is not None:
+        table, state["value"] = state["selected"]["table"], state["selected"]["value"]
+    state["rulebase"] = R.TableRuleBase(base.partitions, tuple(table), greedy)
     return state
 
 
-def _history_csv(rows) -> str:
+def _history_csv(rows, heldout: bool = False) -> str:
     import csv
     import io
 
-    cols = ["class", "ranges", "visited", "strategy", "objective", "elapsed"] + [f"f_{s}" for s in R.STRATEGIES]
+    cols = (["class", "ranges", "visited", "strategy", "objective", "elapsed"] + list(TEST_COLUMNS if heldout else ())
+            + [f"f_{s}" for s in R.STRATEGIES])
     buf = io.StringIO()
     wr = csv.DictWriter(buf, cols, lineterminator="\n", extrasaction="ignore")
     wr.writeheader()
@@ -426,12 +454,60 @@ class RulesResult:
     elapsed: float = 0.0
 
 
-def _prepare(evolve_config, kind: str, extra: dict[str, Any], greedy=R.DEFAULT_GREEDY):
-    """Validate and load before any run folder is touched: (training, EASY metrics, config dict)."""
-    from .evolve import _config_trace, prepare, workload_fingerprint
+#: ``--select``: which base a run returns (``train``: the paper's)
+SELECT_READINGS = {
+    "train": "the base with the best training objective (the paper: the optimisation's result)",
+    "test": "the base, among the best of every generation (symbiotic) or the base after every situation class "
+            "(iterative), with the lowest objective on the held-out workloads (--test, --split-months): "
+            "selection on held-out data, beyond the paper, which trains and reports on the same workload "
+            "(\"The rule base has been optimized using the CTC workload\", Section 5); the held-out workloads "
+            "are then validation data, and a gate on unseen ones is `evolve compare` on further traces",
+}
 
-    training, easy, _heldout = prepare(evolve_config)  # rules commands take no --test / --split-months yet
-    cfg = {"kind": kind, "traces": [_config_trace(t) for t in evolve_config.traces], "objective": training.objective,
+
+def guarded_objective(objective: str, delta: float) -> str:
+    """The objective with the utilisation guard of ``--util-guard DELTA`` (:data:`UTIL_GUARD_READING`)."""
+    return f"({objective}) * (1 + max(0, EASY_UTIL - UTIL - {float(delta)!r}))"
+
+
+UTIL_GUARD_READING = ("training objective f * (1 + max(0, EASY_UTIL - UTIL - delta)): when the base's utilisation "
+                      "(UTIL, in percent) falls below EASY's on the same workload by more than delta points, every "
+                      "further point adds f once more; beyond the paper, whose objective weighs only AWRT_1 and "
+                      "AWRT_2 and notes \"For the U[%] objective a positive percentage value denotes a deterioration "
+                      "of the system's performance, as the utilization has to be maximized from the provider's point "
+                      "of view\" (Section 5); the final table and the gate report the objective without the guard")
+
+
+def check_rules_options(strategies: str = "all", util_guard: float | None = None, select: str = "train",
+                        heldout: bool = False) -> None:
+    """The remedy options, checked before anything is read or written (RunError naming the flag)."""
+    if strategies not in R.STRATEGY_SETS:
+        raise RunError(f"unknown --strategies {strategies!r}; choose {' or '.join(R.STRATEGY_SETS)}")
+    if util_guard is not None and not (math.isfinite(util_guard) and util_guard >= 0):
+        raise RunError(f"--util-guard must be a number of UTIL points >= 0, got {util_guard:g}")
+    if select not in SELECT_READINGS:
+        raise RunError(f"unknown --select {select!r}; choose {' or '.join(SELECT_READINGS)}")
+    if select == "test" and not heldout:
+        raise RunError("--select test selects on held-out workloads: give --test or --split-months too")
+
+
+def _prepare(evolve_config, kind: str, extra: dict[str, Any], greedy=R.DEFAULT_GREEDY, *, strategies: str = "all",
+             util_guard: float | None = None, select: str = "train"):
+    """Validate and load before any run folder is touched: (training, EASY metrics, held-out set, config dict).
+
+    Held-out and remedy keys enter the config only when given, so run folders made before them
+    resume with the same command."""
+    import dataclasses
+
+    from ..metrics import Objective
+    from .evolve import _config_trace, heldout_config, prepare, workload_fingerprint
+
+    check_rules_options(strategies, util_guard, select, bool(evolve_config.test or evolve_config.split_months))
+    objective = Objective(evolve_config.objective).expr
+    if util_guard is not None:
+        evolve_config = dataclasses.replace(evolve_config, objective=guarded_objective(objective, util_guard))
+    training, easy, heldout = prepare(evolve_config)
+    cfg = {"kind": kind, "traces": [_config_trace(t) for t in evolve_config.traces], "objective": objective,
            "procs": evolve_config.procs, "months": evolve_config.months, "scale_to": evolve_config.scale_to,
            "calibrate_load": evolve_config.calibrate_load, "scale_seed": 0,
            "jobs": [len(w) for w in training.workloads], "machine_procs": [m.procs for m in training.machines],
@@ -439,18 +515,27 @@ def _prepare(evolve_config, kind: str, extra: dict[str, Any], greedy=R.DEFAULT_G
            "features": list(R.FEATURES), "strategies": list(R.STRATEGIES),
            "greedy": greedy.to_dict(), "sd_clip": "job",
            "sd_clip_reading": R.SD_CLIP_READINGS["job"], "conservative_on_switch": "rebuild",
-           "conservative_on_switch_reading": R.CONSERVATIVE_ON_SWITCH["rebuild"], **extra}
-    return training, easy, cfg
+           "conservative_on_switch_reading": R.CONSERVATIVE_ON_SWITCH["rebuild"], **extra,
+           **heldout_config(evolve_config, heldout)}
+    if strategies != "all":
+        cfg.update(strategy_set=strategies, strategy_set_reading=R.STRATEGY_SET_READINGS[strategies])
+    if util_guard is not None:
+        cfg.update(util_guard=float(util_guard), util_guard_reading=UTIL_GUARD_READING,
+                   training_objective=training.objective)
+    if select != "train":
+        cfg.update(select=select, select_reading=SELECT_READINGS[select])
+    return training, easy, heldout, cfg
 
 
-def _finish(run, cfg, histories, training, easy, best, title: str, objective: str, report: bool,
+def _finish(run, cfg, histories, training, easy, heldout, best, title: str, objective: str, report: bool,
             steps: str = "generation"):
     import json
 
     from ..sim.rulebase import simulate_rulebase
-    from .evolve import compare_with_easy
+    from .evolve import train_test_comparison
 
-    comparison = compare_with_easy(best, training.workloads, training.machines, objective, easy=easy)
+    # with --util-guard the final table is on the objective without the guard
+    comparison = train_test_comparison(best, training, easy, heldout, objective)
     run.write_text("comparison.json", json.dumps(comparison, indent=2) + "\n")
     run.write_text("rules.txt", best.render() + "\n")
     if report:
@@ -470,29 +555,37 @@ def _finish(run, cfg, histories, training, easy, best, title: str, objective: st
 
 
 def rules_iterative(evolve_config, out, partitions=R.TABLE2_PARTITIONS, *, executor_spec=None, workers=None,
-                    on_start=None, on_class=None, report: bool = True, greedy=R.DEFAULT_GREEDY) -> RulesResult:
-    """`schedlab rules iterative`: Algorithm 2 into run folder ``out`` (resumes)."""
+                    on_start=None, on_class=None, report: bool = True, greedy=R.DEFAULT_GREEDY,
+                    strategies: str = "all", util_guard: float | None = None, select: str = "train") -> RulesResult:
+    """`schedlab rules iterative`: Algorithm 2 into run folder ``out`` (resumes). ``strategies``,
+    ``util_guard``, ``select``: the remedies (:data:`~schedlab.strategy.rules.STRATEGY_SET_READINGS`,
+    :data:`UTIL_GUARD_READING`, :data:`SELECT_READINGS`); the defaults are the paper's method."""
     from ..execute import make_executor
     from .run import RunFolder
 
     base = R.TableRuleBase(partitions)
-    training, easy, cfg = _prepare(evolve_config, "rules-iterative", {
+    training, easy, heldout, cfg = _prepare(evolve_config, "rules-iterative", {
         "partitions": [list(b) for b in base.partitions], "situation_classes": base.n_classes,
-        "standard_strategy": R.DEFAULT_STRATEGY, "unvisited": "skip",
-        "method": "genetic-fuzzy-rule-based-scheduling Section 4.1, Algorithm 2"}, greedy)
+        "standard_strategy": R.SET_DEFAULT_STRATEGY[strategies] if strategies in R.STRATEGY_SETS else None,
+        "unvisited": "skip", "method": "genetic-fuzzy-rule-based-scheduling Section 4.1, Algorithm 2"}, greedy,
+        strategies=strategies, util_guard=util_guard, select=select)
     run = RunFolder(out, cfg)
     with make_executor(executor_spec, workers=workers, payload=training) as executor:
-        state = iterative(run, training, base.partitions, executor, on_start=on_start, on_class=on_class, greedy=greedy)
+        state = iterative(run, training, base.partitions, executor, on_start=on_start, on_class=on_class, greedy=greedy,
+                          strategies=strategies, heldout=heldout, select=select)
     result = RulesResult(run.path, state["rulebase"], state["value"], state["interrupted"], [],
                          evaluations=state["simulations"], generations=state["next"], elapsed=state["elapsed"])
     if result.interrupted:
         return result
+    if select != "train":
+        run.write_text("best.json", R.rulebase_to_json(result.best) + "\n")
     # one step per situation class: its best is the base's objective after it, its median that of the 13
     # bases tried on it (as a generation's median; a class no pass reaches tries none)
     hist = [{"gen": i + 1, "evaluations": 0, "best": r["objective"], "sigma": 0.0, "elapsed": r["elapsed"],
-             "median": float(np.median([r[f"f_{s}"] for s in R.STRATEGIES])) if r["visited"] else r["objective"]}
+             "median": float(np.median([v for k, v in r.items() if k.startswith("f_")])) if r["visited"] else r["objective"],
+             **({"extra": {k: r[k] for k in TEST_COLUMNS}} if heldout is not None else {})}
             for i, r in enumerate(state["history"])]
-    result.comparison = _finish(run, cfg, {"iterative": hist}, training, easy, result.best,
+    result.comparison = _finish(run, cfg, {"iterative": hist}, training, easy, heldout, result.best,
                                 "Iterative rule base (Algorithm 2)", evolve_config.objective, report,
                                 steps="situation classes done (Algorithm 2 optimises one class at a time)")
     return result
@@ -500,26 +593,39 @@ def rules_iterative(evolve_config, out, partitions=R.TABLE2_PARTITIONS, *, execu
 
 def rules_evolve(evolve_config, out, settings: GFSSettings = GFSSettings(), *, executor_spec=None, workers=None,
                  on_start=None, on_generation=None, on_evaluation=None, report: bool = True,
-                 greedy=R.DEFAULT_GREEDY) -> RulesResult:
-    """`schedlab rules evolve`: symbiotic evolution on the run machinery of ``evolve greedy``."""
+                 greedy=R.DEFAULT_GREEDY, strategies: str = "all", util_guard: float | None = None,
+                 select: str = "train") -> RulesResult:
+    """`schedlab rules evolve`: symbiotic evolution on the run machinery of ``evolve greedy``; the
+    remedy options as :func:`rules_iterative`."""
     from ..execute import make_executor
     from .run import RunFolder, optimize
 
-    training, easy, cfg = _prepare(evolve_config, "rules-symbiotic", {
+    from .evolve import heldout_extra
+
+    training, easy, heldout, cfg = _prepare(evolve_config, "rules-symbiotic", {
         "generations": evolve_config.generations, "seed": evolve_config.seed, "symbiotic": gfs_settings_dict(settings),
         "method": "genetic-fuzzy-rule-based-scheduling Sections 4.2-4.3, Algorithms 3-4, Eqs. 5-16",
-        "default_population": "off (Section 5.4: no beneficial effect observed)"}, greedy)
+        "default_population": "off (Section 5.4: no beneficial effect observed)"}, greedy,
+        strategies=strategies, util_guard=util_guard, select=select)
+    allowed = None if strategies == "all" else R.strategy_set(strategies)
+    decode = lambda x: decode_rule_base(x, greedy, allowed)  # noqa: E731
     run = RunFolder(out, cfg)
     with make_executor(executor_spec, workers=workers, payload=training) as executor:
-        res = optimize(run, lambda: SymbioticGFS(settings, evolve_config.seed), FuzzyEvaluator(greedy), executor,
+        res = optimize(run, lambda: SymbioticGFS(settings, evolve_config.seed), FuzzyEvaluator(greedy, allowed), executor,
                        evolve_config.generations, param_names=gene_names(settings.rules),
-                       best_json=lambda x, f: R.rulebase_to_json(decode_rule_base(x, greedy)) + "\n",
-                       on_start=on_start, on_generation=on_generation, on_evaluation=on_evaluation)
-    best = decode_rule_base(res.best_x, greedy)
-    result = RulesResult(run.path, best, res.best_f, res.interrupted, [], evaluations=res.evaluations,
+                       best_json=lambda x, f: R.rulebase_to_json(decode(x)) + "\n",
+                       on_start=on_start, on_generation=on_generation, on_evaluation=on_evaluation,
+                       **heldout_extra(heldout, decode))
+    best_x, best_f = res.best_x, res.best_f
+    if select == "test" and not res.interrupted:  # the generation whose best scored lowest on the held-out set
+        row = min(res.history, key=lambda r: (r["extra"]["test"], r["gen"]))
+        best_x, best_f = row["params"], row["best"]
+        run.write_text("best.json", R.rulebase_to_json(decode(best_x)) + "\n")
+    best = decode(best_x)
+    result = RulesResult(run.path, best, best_f, res.interrupted, [], evaluations=res.evaluations,
                          generations=res.generations, elapsed=res.elapsed)
     if res.interrupted:
         return result
-    result.comparison = _finish(run, cfg, {"symbiotic": res.history}, training, easy, best,
+    result.comparison = _finish(run, cfg, {"symbiotic": res.history}, training, easy, heldout, best,
                                 "Symbiotic evolution of fuzzy rules", evolve_config.objective, report)
     return result

@@ -108,9 +108,10 @@ class HeldOut:
         easy = sum(obj(e, e) for e in self.easy)
         return {"test": mine, "test_easy": easy, "test_gain_pct": gain_pct(easy, mine)}
 
-    def compare(self, strategy: Any) -> list[dict[str, Any]]:
-        """Per test workload: the rows of :func:`schedlab.optimize.evolve.compare_with_easy`, ``set`` = test."""
+    def compare(self, strategy: Any, objective: str | None = None) -> list[dict[str, Any]]:
+        """Per test workload: the rows of :func:`schedlab.optimize.evolve.compare_with_easy`, ``set`` = test
+        (``objective``: another expression than the run's, e.g. without ``--util-guard``)."""
         from .evolve import compare_with_easy
 
-        rows = compare_with_easy(strategy, self.workloads, self.machines, self.objective, easy=self.easy)
+        rows = compare_with_easy(strategy, self.workloads, self.machines, objective or self.objective, easy=self.easy)
         return [dict(r, set="test") for r in rows]

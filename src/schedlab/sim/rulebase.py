@@ -62,11 +62,16 @@ def pack(rb) -> Packed:
         s = rb.width
         logc = -np.sum(np.log(s * np.sqrt(2 * np.pi)), axis=1)
         thr = -1.0 if rb.threshold is None else float(rb.threshold)
+        rec = np.array(rb.recommend, dtype=np.float64)
+        span = float(max(np.max(rec), 0.0) - min(np.min(rec), 0.0))
+        if rb.allowed is not None:  # a strategy outside the set gets Psi = -inf: Eq. 9's argmax never picks it
+            span = float(max(np.max(rec[:, list(rb.allowed)]), 0.0) - min(np.min(rec[:, list(rb.allowed)]), 0.0))
+            out = np.ones(rec.shape[1], dtype=bool)
+            out[list(rb.allowed)] = False
+            rec[:, out] = -np.inf
         return Packed(1, np.zeros(0), np.zeros(R_.N_FEATURES + 1, dtype=np.int64), np.zeros(1, dtype=np.int64),
                       np.ascontiguousarray(np.asarray(rb.centre, dtype=np.float64).T),
-                      np.ascontiguousarray((1.0 / (2.0 * s * s)).T), logc,
-                      np.array(rb.recommend, dtype=np.float64), thr, int(rb.default or 0),
-                      float(max(np.max(rb.recommend), 0.0) - min(np.min(rb.recommend), 0.0)))
+                      np.ascontiguousarray((1.0 / (2.0 * s * s)).T), logc, rec, thr, int(rb.default or 0), span)
     raise StrategyError(f"not a rule base: {type(rb).__name__}")
 
 
@@ -86,6 +91,8 @@ def selectable(rb) -> list[int]:
     keep = [k for k in range(ns)
             if not any((l < k and np.all(C[:, l] >= C[:, k])) or np.all(C[:, l] >= C[:, k] + 1.0)
                        for l in range(ns) if l != k)]
+    if rb.allowed is not None:
+        keep = [k for k in range(ns) if k in rb.allowed]  # every allowed one may lead (Psi of the others is -inf)
     if rb.threshold is not None:
         keep = sorted(set(keep) | {int(rb.default)})
     return keep

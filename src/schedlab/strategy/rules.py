@@ -57,6 +57,32 @@ DEFAULT_STRATEGY = "fcfs/submit"
 DEFAULT_GREEDY = Greedy((Criterion("f2", a=1e-4, b=0.0, K=(5.0, 4.0, 3.0, 2.0, 1.0)),))
 #: Table 2 of the paper: bounds per feature (SD, then U_m and PRCWQ_i in %): 2 x 3 x 2^5 = 192 classes
 TABLE2_PARTITIONS: tuple[tuple[float, ...], ...] = ((2.0,), (75.0, 85.0), (20.0,), (20.0,), (25.0,), (25.0,), (25.0,))
+#: strategy sets a rule base may choose from (``--strategies``); ``all`` is the paper's 13
+STRATEGY_SETS: dict[str, tuple[str, ...]] = {
+    "all": STRATEGIES,
+    "backfill": tuple(s for s in STRATEGIES if s.split("/")[0] in ("easy", "conservative")),
+}
+STRATEGY_SET_READINGS = {
+    "all": "the paper's 13 strategies: \"the sorting criteria ... combined with the scheduling algorithms FCFS, "
+           "EASY and CONS\" and Greedy (Section 4)",
+    "backfill": "only the 8 backfilling strategies (EASY or CONS under each of the 4 sorting criteria): no FCFS "
+                "dispatch and no Greedy (which dispatches FCFS), so a waiting head job never idles the machine for "
+                "the jobs behind it; a remedy beyond the paper, which combines all three algorithms (\"FCFS, EASY "
+                "and CONS\", Section 4) and reports against EASY (\"We have selected EASY as this strategy "
+                "performs in most cases better than CONS or FCFS\", Section 5). The iterative method's standard "
+                "strategy becomes EASY + decreasing waiting time (plain EASY) instead of FCFS + decreasing waiting time",
+}
+#: Algorithm 2's standard strategy per strategy set
+SET_DEFAULT_STRATEGY = {"all": "fcfs/submit", "backfill": "easy/submit"}
+
+
+def strategy_set(name: str) -> tuple[int, ...]:
+    """The strategy indices of a named set (:data:`STRATEGY_SETS`); StrategyError naming the choices."""
+    if name not in STRATEGY_SETS:
+        raise StrategyError(f"unknown strategy set {name!r}; choose one of {', '.join(STRATEGY_SETS)}")
+    return tuple(STRATEGIES.index(s) for s in STRATEGY_SETS[name])
+
+
 #: the recommendation levels of Section 4.2.2.1: particularly unfavorable .. particularly favorable
 LEVELS: tuple[float, ...] = (-5.0, -1.0, 0.0, 1.0, 5.0)
 
@@ -245,6 +271,9 @@ class FuzzyRuleBase:
     threshold: float | None = None
     default: int | None = None
     greedy: Greedy = DEFAULT_GREEDY
+    #: the strategy indices the controller may output (None: all 13, the paper); the argmax of
+    #: Eq. 9 runs over these only (``--strategies backfill``, :data:`STRATEGY_SETS`)
+    allowed: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         c = np.asarray(self.centre, dtype=np.float64)
@@ -286,6 +315,13 @@ class FuzzyRuleBase:
                 raise StrategyError(f"default strategy index out of 0..{N_STRATEGIES - 1}")
         if not isinstance(self.greedy, Greedy):
             object.__setattr__(self, "greedy", _greedy_from(self.greedy))
+        if self.allowed is not None:
+            a = tuple(sorted({strategy_index(k) if isinstance(k, str) else int(k) for k in self.allowed}))
+            if not a or any(not 0 <= k < N_STRATEGIES for k in a):
+                raise StrategyError(f"allowed strategies must be a non-empty subset of {', '.join(STRATEGIES)}")
+            if self.default is not None and self.default not in a:
+                raise StrategyError(f"the default strategy {STRATEGIES[self.default]} is not among the allowed ones")
+            object.__setattr__(self, "allowed", None if len(a) == N_STRATEGIES else a)
 
     @property
     def label(self) -> str:
@@ -309,7 +345,11 @@ class FuzzyRuleBase:
         phi = self.memberships(x)
         if self.threshold is not None and phi.sum() < self.threshold:
             return int(self.default)
-        return int(np.argmax(phi @ self.recommend))
+        psi = phi @ self.recommend
+        if self.allowed is not None:
+            a = np.asarray(self.allowed)
+            return int(a[np.argmax(psi[a])])
+        return int(np.argmax(psi))
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"schedlab_rulebase": 1, "type": "fuzzy", "features": list(FEATURES),
@@ -318,6 +358,8 @@ class FuzzyRuleBase:
                                         "recommend": self.recommend[i].tolist()} for i in range(self.n_rules)]}
         if self.threshold is not None:
             d["threshold"], d["default"] = self.threshold, STRATEGIES[self.default]
+        if self.allowed is not None:  # only when restricted: paper-set bases keep their exact JSON
+            d["allowed"] = [STRATEGIES[k] for k in self.allowed]
         d["greedy"] = self.greedy.to_dict()
         return d
 
@@ -336,6 +378,8 @@ class FuzzyRuleBase:
             lines.append(f"{i + 1:4d}  " + "  ".join(f"{c:>13}" for c in cells) + "  " + " ".join(fav + dis))
         if self.threshold is not None:
             lines.append(f"default {STRATEGIES[self.default]} when sum of memberships < {self.threshold:g}")
+        if self.allowed is not None:
+            lines.append(f"chooses only among {', '.join(STRATEGIES[k] for k in self.allowed)}")
         return "\n".join(lines)
 
 
@@ -358,7 +402,8 @@ def rulebase_from_dict(d: Any) -> RuleBase:
         return TableRuleBase(tuple(tuple(b) if isinstance(b, list) else b for b in parts) if isinstance(parts, list)
                              else parts, d.get("classes"), _greedy_from(d.get("greedy")))
     if kind == "fuzzy":
-        extra = set(d) - {"schedlab_rulebase", "type", "features", "strategies", "rules", "threshold", "default", "greedy"}
+        extra = set(d) - {"schedlab_rulebase", "type", "features", "strategies", "rules", "threshold", "default", "greedy",
+                          "allowed"}
         if extra:
             raise StrategyError(f"unknown rule base fields: {sorted(extra)}")
         names = d.get("strategies", list(STRATEGIES))
@@ -381,8 +426,12 @@ def rulebase_from_dict(d: Any) -> RuleBase:
             for k, v in zip(cols, raw):
                 row[k] = v
             rec.append(row)
+        allowed = d.get("allowed")
+        if allowed is not None and (not isinstance(allowed, list) or not allowed):
+            raise StrategyError(f"allowed must be a non-empty list of strategy names, got {allowed!r}")
         return FuzzyRuleBase(np.array(centre), np.array(width), np.array(rec), d.get("threshold"),
-                             d.get("default"), _greedy_from(d.get("greedy")))
+                             d.get("default"), _greedy_from(d.get("greedy")),
+                             None if allowed is None else tuple(strategy_index(k) for k in allowed))
     raise StrategyError(f"unknown rule base type {kind!r}; use \"table\" or \"fuzzy\"")
 
 
@@ -447,7 +496,7 @@ def load_partitions(path: str | Path) -> tuple[tuple[float, ...], ...]:
 
 __all__ = [
     "CONSERVATIVE_ON_SWITCH", "DEFAULT_GREEDY", "DEFAULT_STRATEGY", "FEATURES", "FuzzyRuleBase", "LEVELS",
-    "N_FEATURES", "N_STRATEGIES", "RuleBase", "SD_CLIP_READINGS", "STRATEGIES", "TABLE2_PARTITIONS",
+    "N_FEATURES", "N_STRATEGIES", "RuleBase", "SD_CLIP_READINGS", "STRATEGIES", "STRATEGY_SETS", "TABLE2_PARTITIONS",
     "TableRuleBase", "describe_strategy", "load_partitions", "load_rulebase", "rulebase_from_dict",
-    "rulebase_to_json", "strategy_index", "strategy_of",
+    "rulebase_to_json", "strategy_index", "strategy_of", "strategy_set",
 ]

@@ -5,7 +5,8 @@ A run folder holds ``config.json`` (trace, job window, platform, communication d
 options, GA settings, data fingerprint, library versions), ``checkpoint`` (GA runs: after every
 generation), ``history.csv`` (GA: one row per package and generation), ``packages.csv`` (one row
 per package: makespan, seconds) and at the end ``result.json`` ({"method", "makespan", "jobs",
-"package_size", "seconds"}) and ``orders.json`` (the start order of every package).
+"package_size", "seconds"}, with GA runs also "workers" and, when the count was chosen by the run,
+"workers_choice": the measured evaluation behind it) and ``orders.json`` (the start order of every package).
 Re-running the same command on the folder resumes it (a finished run is read back).
 """
 

@@ -45,7 +45,8 @@ from schedlab.optimize.federation_run import FederationRunConfig, load_jobs  # n
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--trace", default=str(ROOT.parent / "shared" / "workloads" / "HPC2N-2002-2.2-cln.swf.gz"))
+    workloads = os.environ.get("SCHEDLAB_WORKLOADS") or str(ROOT.parent / "shared" / "workloads")  # as the tests
+    ap.add_argument("--trace", default=str(Path(workloads) / "HPC2N-2002-2.2-cln.swf.gz"))
     ap.add_argument("--package", type=int, default=1000, help="package size (jobs from the trace's start)")
     ap.add_argument("--offset", type=int, default=0)
     ap.add_argument("--repeat", type=int, default=30)

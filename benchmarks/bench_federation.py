@@ -15,6 +15,11 @@ a subprocess and the ratios printed::
 
     python benchmarks/bench_federation.py --ga --package 100 --runs 3 \
         --baseline-src /tmp/old/src
+
+``--ga --sizes 100,1000`` (issue 34's speed bar: under 12 s and under 2 minutes): both package sizes
+in one invocation, each with the worker count the run chooses itself from a measured evaluation
+(``choose_workers``; printed with the measured evaluation and the dispatch estimate) and, for
+comparison, the time with that count forced to 1 and 2 workers when the choice is 1 or 2.
 """
 
 from __future__ import annotations
@@ -40,7 +45,8 @@ from schedlab.optimize.federation_run import FederationRunConfig, load_jobs  # n
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--trace", default=str(ROOT.parent / "shared" / "workloads" / "HPC2N-2002-2.2-cln.swf.gz"))
+    workloads = os.environ.get("SCHEDLAB_WORKLOADS") or str(ROOT.parent / "shared" / "workloads")  # as the tests
+    ap.add_argument("--trace", default=str(Path(workloads) / "HPC2N-2002-2.2-cln.swf.gz"))
     ap.add_argument("--package", type=int, default=1000, help="package size (jobs from the trace's start)")
     ap.add_argument("--offset", type=int, default=0)
     ap.add_argument("--repeat", type=int, default=30)
@@ -49,8 +55,15 @@ def main() -> None:
     ap.add_argument("--generations", type=int, default=500)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--baseline-src", default=None, help="src folder of the code to compare against")
+    ap.add_argument("--sizes", default=None, help="--ga on each of these package sizes (comma-separated)")
     ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # one GA timing as JSON (subprocess)
+    ap.add_argument("--spec", default="serial", help=argparse.SUPPRESS)  # executor of the timed runs
     args = ap.parse_args()
+    if args.ga and args.sizes:
+        for size in (int(v) for v in args.sizes.split(",")):
+            args.package = size
+            ga_bench(args)
+        return None
     if args.ga:
         return ga_bench(args)
     from federation_naive import naive_build
@@ -94,25 +107,33 @@ def ga_runs(args) -> dict:
     it = iter(range(10**9))
     fit = median_time(lambda: prob.makespan(orders[next(it) % len(orders)]), 50)
     wall, cpu, makespans = [], [], []
+    spec = args.spec if hasattr(fr, "choose_workers") else "serial"  # older code: serial only
     for _ in range(args.runs):
         with tempfile.TemporaryDirectory() as d:
             t0, c0 = time.perf_counter(), time.process_time()
-            res = fr.run_federation(cfg, pf, Path(d) / "run", jobs=jobs)
+            res = fr.run_federation(cfg, pf, Path(d) / "run", jobs=jobs, executor_spec=spec)
             wall.append(time.perf_counter() - t0)
             cpu.append(time.process_time() - c0)  # the whole run (METL seed and final rebuild included)
             makespans.append(res.result["makespan"])
     evals = args.generations * 200
     med_cpu = float(np.median(cpu))
     return {"wall": float(np.median(wall)), "cpu": med_cpu, "fitness": fit, "makespan": makespans[0],
-            "overhead": (med_cpu - evals * fit) / args.generations, "src": fr.__file__}
+            "overhead": (med_cpu - evals * fit) / args.generations, "src": fr.__file__,
+            "workers": res.result.get("workers", 1), "choice": res.result.get("workers_choice")}
 
 
 def ga_bench(args) -> None:
     if args.json:
         print(json.dumps(ga_runs(args)))
         return
-    new = ga_runs(args)
-    rows = [("this checkout", new)]
+    rows = []
+    if args.sizes:  # the run's own choice, then 1 and 2 workers forced (CPU is this process's only)
+        rows.append(("this checkout, workers chosen (auto)", ga_runs(argparse.Namespace(**{**vars(args), "spec": "auto"}))))
+        for w in (1, 2):
+            rows.append((f"this checkout, {w} worker(s) forced",
+                         ga_runs(argparse.Namespace(**{**vars(args), "spec": "serial" if w == 1 else f"processes:{w}"}))))
+    new = rows[0][1] if rows else ga_runs(args)
+    rows = rows or [("this checkout", new)]
     if args.baseline_src:
         cmd = [sys.executable, __file__, "--ga", "--json", "--package", str(args.package), "--offset", str(args.offset),
                "--generations", str(args.generations), "--runs", str(args.runs), "--trace", args.trace]
@@ -123,9 +144,14 @@ def ga_bench(args) -> None:
           f"jobs {args.offset + 1}-{args.offset + args.package}), median of {args.runs} whole runs")
     for name, r in rows:
         print(f"  {name:<40} GA wall {r['wall']:8.1f} s  CPU {r['cpu']:8.1f} s  fitness {r['fitness'] * 1e3:6.3f} ms"
-              f"  overhead/generation {r['overhead'] * 1e3:7.1f} ms  makespan {r['makespan']:,.0f}")
-    if len(rows) == 2:
-        b = rows[1][1]
+              f"  overhead/generation {r['overhead'] * 1e3:7.1f} ms  makespan {r['makespan']:,.0f}"
+              f"  workers {r.get('workers', 1)}")
+    if new.get("choice"):
+        c = new["choice"]
+        print(f"  worker choice: {c['workers']} (one evaluation {c['evaluation_ms']:.3f} ms, a generation's "
+              f"evaluations {c['generation_ms']:.1f} ms, dispatch estimate {c['dispatch_ms']:.1f} ms)")
+    if args.baseline_src:
+        b = rows[-1][1]
         print(f"  ratio baseline/this: GA wall {b['wall'] / new['wall']:.2f}x, CPU {b['cpu'] / new['cpu']:.2f}x, "
               f"overhead per generation {b['overhead'] / new['overhead']:.1f}x")
 

@@ -194,5 +194,6 @@ def test_sigkill_then_same_command_ends_like_uninterrupted(tmp_path):
     for name in ("orders.json", "result.json"):
         a, b = (json.loads((f / name).read_text()) for f in (killed, tmp_path / "whole"))
         if name == "result.json":
-            a, b = ({k: v for k, v in d.items() if "seconds" not in k} for d in (a, b))
+            a, b = ({k: v for k, v in d.items() if "seconds" not in k and k != "workers_choice"}  # timings
+                    for d in (a, b))
         assert a == b

@@ -181,9 +181,10 @@ def test_cbs_waits_for_a_75_percent_chunk():
 
 
 def test_packages_run_back_to_back():
-    # two packages of one job each: the second starts when the first has finished
+    # two packages of one job each, reading "barrier": the second starts when the first has finished
     pf = platform((2, 1.0), bandwidth=10.0)
-    s = schedule_workload(jobs((2, 100, 0, 0), (1, 30, 0, 0)), pf, "jpr", 1)
+    s = schedule_workload(jobs((2, 100, 0, 0), (1, 30, 0, 0)), pf, "jpr", 1,
+                          options=FederationOptions(package_start="barrier"))
     validate_federated(s)
     assert s.start.tolist() == [0.0, 100.0]
     assert s.package_makespan.tolist() == [100.0, 30.0] and s.makespan == 130.0

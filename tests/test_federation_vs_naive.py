@@ -9,7 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from federation_naive import naive_build
-from schedlab.federation import FederatedJobs, FederationOptions, Platform, schedule_workload, validate_federated
+from schedlab.federation import (FederatedJobs, FederationOptions, PackageProblem, Platform, schedule_workload,
+                                 validate_federated)
 
 POWERS = st.sampled_from([1.0, 0.8, 0.5, 0.4])
 
@@ -70,3 +71,22 @@ def test_metl_order_replayed_in_order_gives_metl_schedule(case):
     g, _ = _compiled(cols, jobs, "ga-metl", m.orders[0], False)
     assert g.makespan == m.makespan
     np.testing.assert_array_equal(g.start, m.start)
+
+
+@pytest.mark.parametrize("method", ["jpr", "ga-metl"])
+@given(case=cases())
+def test_fast_fitness_equals_the_full_builder(method, case):
+    """The GA's fitness kernel (no node ids, static model) gives exactly the full builder's makespan
+    (bit for bit: the same float operations in the same order), also for a whole population at once."""
+    from schedlab.federation.kernel import build_in_order, makespan_in_order, makespans_in_orders
+
+    cols, jobs, order = case
+    pf = Platform(tuple(f"c{k}" for k in range(len(cols[2]))), cols[0], cols[1], cols[2], normalize_power=False)
+    a = np.array(jobs, dtype=float)
+    fj = FederatedJobs(np.arange(len(jobs)), np.zeros(len(jobs)), a[:, 0].astype(int), a[:, 1], a[:, 2], a[:, 3])
+    p = PackageProblem(fj, pf, FederationOptions(), method)
+    orders = np.array([order, order[::-1]], dtype=np.int64)
+    full = [build_in_order(o, p.JA, p.PA, p.opts)[1].max() for o in orders]
+    assert [makespan_in_order(o, p.JA, p.PA, p.opts) for o in orders] == full
+    none = np.zeros(0), np.zeros((0, p.PA[0].size), dtype=np.int64)
+    assert makespans_in_orders(orders, p.JA, p.PA, p.opts, *none).tolist() == full

@@ -65,7 +65,8 @@ def _config(trace: str, method: str, package_size: int, jobs: Optional[int], o: 
         trace=trace, method=method, package_size=package_size, jobs=jobs,
         offset=o["offset"], procs=o["procs"], comm_seed=o["comm_seed"], sigma_range=_range(o["sigma"], "--sigma", 1.0),
         ptbw_range=_range(o["ptbw"], "--ptbw"),
-        options=FederationOptions(dynamic=o["dynamic"], metl_loss=o["metl_loss"], cbs_cap_chunk=o["cbs_cap"]),
+        options=FederationOptions(dynamic=o["dynamic"], metl_loss=o["metl_loss"], cbs_cap_chunk=o["cbs_cap"],
+                                  package_start=o["package_start"], makespan=o["makespan"]),
         ga=FederationGAConfig(generations=o["generations"], pop=o["pop"], p_mutation=o["p_mutation"],
                               p_crossover=o["p_crossover"], mutation_reading=o["mutation_reading"], seed=o["seed"]),
         comm_file=None if o["comm_file"] is None else str(Path(o["comm_file"]).resolve()),
@@ -79,7 +80,7 @@ def _executor(workers: Optional[int], dask: Optional[str]) -> str:
         return spec
     if workers == 1:
         return "serial"
-    return "processes" if workers is None else f"processes:{workers}"
+    return "auto" if workers is None else f"processes:{workers}"  # auto: chosen from a measured evaluation
 
 
 class _Bar:
@@ -119,6 +120,8 @@ _SHARED: dict[str, tuple[Any, Any]] = {
     "dynamic": (bool, typer.Option(False, "--dynamic", help="Dynamic slowdown model (recomputed at every start/finish) instead of static at start.")),
     "metl_loss": (str, typer.Option("absolute", "--metl-loss", help="METL loss: absolute (T - Tb/Gmax) or relative.")),
     "cbs_cap": (bool, typer.Option(True, "--cbs-cap/--cbs-literal", help="CBS big chunk capped at the largest cluster (default) or literal 75 %.")),
+    "package_start": (str, typer.Option("carry", "--package-start", help="carry: a package starts when the previous one's last job has started, on the platform it left; barrier: on the empty platform when it has finished.")),
+    "makespan": (str, typer.Option("workload", "--makespan", help="workload: max F - min I over all jobs (the paper); package-sum: the package makespans summed.")),
     "generations": (int, typer.Option(500, "--generations", help="GA generations (initial population included; paper: 500).")),
     "pop": (int, typer.Option(200, "--pop", help="GA population (paper: 200).")),
     "p_mutation": (float, typer.Option(0.01, "--p-mutation", help="Mutation probability (paper: 1 %).")),
@@ -204,8 +207,9 @@ def run_command(
         typer.echo(json.dumps({k: res.result[k] for k in ("method", "makespan", "jobs", "package_size", "seconds")}))
         return
     r = res.result
+    workers = f", {r['workers']} worker(s)" if "workers" in r else ""
     typer.echo(f"{r['method']}: makespan {r['makespan']:,.0f} s over {r['jobs']} jobs in packages of "
-               f"{r['package_size']} ({r['seconds']:.1f} s); run folder {out}")
+               f"{r['package_size']} ({r['seconds']:.1f} s{workers}); run folder {out}")
 
 
 @federation_app.command("compare")

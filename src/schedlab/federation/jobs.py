@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import WorkloadError
 from .platform import Platform
 
-__all__ = ["COMM_READING", "PACKAGE_READING", "FederatedJobs", "packages"]
+__all__ = ["COMM_READING", "PACKAGE_CARRY_READING", "PACKAGE_READING", "FederatedJobs", "packages"]
 
 #: method-notes topic 6, step 6 of the slowdown model
 COMM_READING = (
@@ -30,6 +30,14 @@ PACKAGE_READING = (
     "back-to-back on the same platform; report makespan per package and summed\" -- read as: the "
     "packages are consecutive runs of N jobs in submit order; package p starts on the empty platform "
     "when package p-1 has finished (a barrier), so the summed makespan is the whole schedule's length"
+)
+
+#: the same notes under FederationOptions.package_start "carry" (the default)
+PACKAGE_CARRY_READING = (
+    "method-notes topic 6: \"all jobs of a package available at package start; packages processed "
+    "back-to-back on the same platform\" -- read as: the packages are consecutive runs of N jobs in submit "
+    "order; package p is released when the last job of package p-1 has started, on the platform as p-1 left "
+    "it (its running jobs keep their nodes and link load); makespan = max F - min I over the workload (Sect. 3)"
 )
 
 

@@ -36,9 +36,8 @@ _EPS = 1e-12
 
 
 @njit
-def _take_top(tj, PA, free_cnt, cnt):
+def _take_top(tj, lvl_ptr, free_cnt, cnt):
     """Counts per group of the t_j most powerful free nodes (ties: group with more free nodes, then lower cluster)."""
-    g_power, g_cluster, g_ptr, lvl_ptr = PA[0], PA[1], PA[2], PA[3]
     need = tj
     last_level = -1
     for lv in range(lvl_ptr.size - 1):
@@ -61,11 +60,10 @@ def _take_top(tj, PA, free_cnt, cnt):
 
 
 @njit
-def _swap_slower(PA, free_cnt, cnt, last_level):
+def _swap_slower(lvl_ptr, free_cnt, cnt, last_level):
     """Algorithm 1, lines 5-10: move tasks from the most powerful assigned nodes to free nodes whose
     power is >= the job's minimum. Only the minimum's level can have such free nodes left; they are
     used group by group, the group with more spare nodes first (then lower cluster)."""
-    lvl_ptr = PA[3]
     a, b = lvl_ptr[last_level], lvl_ptr[last_level + 1]
     m = b - a
     order = np.empty(m, dtype=np.int64)
@@ -184,11 +182,17 @@ def choose(tj, mode, cap, PA, free_cnt, cfree, cnt):
         return False
     if mode == CBS:
         return _take_cbs(tj, PA, free_cnt, cfree, cap, cnt)
-    last = _take_top(tj, PA, free_cnt, cnt)
+    return _place(tj, mode, PA[3], free_cnt, cnt)
+
+
+@njit
+def _place(tj, mode, lvl_ptr, free_cnt, cnt):
+    """TOP / ALG1 placement of a job that fits the free nodes (counts per group into cnt)."""
+    last = _take_top(tj, lvl_ptr, free_cnt, cnt)
     if last < 0:
         return False
     if mode == ALG1:
-        _swap_slower(PA, free_cnt, cnt, last)
+        _swap_slower(lvl_ptr, free_cnt, cnt, last)
     return True
 
 
@@ -201,7 +205,12 @@ def slowdown_at_start(j, cnt, JA, PA, loads, jk_out):
 
     Fills jk_out (tasks per cluster). Does not change ``loads``.
     """
-    g_power, g_cluster, bw = PA[0], PA[1], PA[7]
+    return _slowdown(cnt, PA[0], PA[1], PA[7], loads, JA[2][j], JA[3][j], jk_out)
+
+
+@njit
+def _slowdown(cnt, g_power, g_cluster, bw, loads, sigma, ptbw, jk_out):
+    """:func:`slowdown_at_start` on plain arrays (sigma_j, PTBW_j given)."""
     jk_out[:] = 0
     pmin = np.inf
     for g in range(cnt.size):
@@ -217,10 +226,9 @@ def slowdown_at_start(j, cnt, JA, PA, loads, jk_out):
     if spans >= 2:
         for k in range(jk_out.size):
             if jk_out[k] > 0:
-                s = (loads[k] + jk_out[k] * JA[3][j]) / bw[k]
+                s = (loads[k] + jk_out[k] * ptbw) / bw[k]
                 if s > spcom:
                     spcom = s
-    sigma = JA[2][j]
     return (1.0 - sigma) * (1.0 / pmin) + sigma * spcom
 
 
@@ -246,7 +254,7 @@ def _current_slowdown(i, JA, PA, jk, loads, spcpu):
 # ------------------------------------------------------------------------------- finish heap (static model)
 
 
-@njit
+@njit(inline="always")
 def _before(finish, a, b):
     return finish[a] < finish[b] or (finish[a] == finish[b] and a < b)
 
@@ -290,11 +298,33 @@ def _heap_pop(h, n, finish):
 
 
 @njit
-def _commit(j, now, cnt, JA, PA, ST, OUT, dynamic):
-    """Start job j at ``now`` on the nodes counted in cnt: take node ids, add its link load, set SP."""
-    g_power, g_ptr = PA[0], PA[2]
+def _link_load(jk_row, ptbw, loads, add):
+    """Add (``add``) or remove a co-allocated job's load t_{j,k} PTBW_j on its clusters' links;
+    a job inside one cluster loads no link."""
+    spans = 0
+    for k in range(loads.size):
+        if jk_row[k] > 0:
+            spans += 1
+    if spans >= 2:
+        for k in range(loads.size):
+            if add:
+                loads[k] += jk_row[k] * ptbw
+            else:
+                loads[k] -= jk_row[k] * ptbw
+                if loads[k] < 1e-9:  # no float residue once the last co-allocated job has left
+                    loads[k] = 0.0
+
+
+@njit
+def _commit(j, now, cnt, JA, PA, ST, OUT, dynamic, fixed_finish=np.nan):
+    """Start job j at ``now`` on the nodes counted in cnt: take node ids, add its link load, set SP.
+
+    ``fixed_finish`` (static model): a job carried over from the previous package, running on
+    these nodes until then (its SP is not recomputed)."""
+    g_power, g_cluster, g_ptr = PA[0], PA[1], PA[2]
     free_cnt, slot, cfree, loads, run, counters, remaining, spcpu, cur_sp = ST
     start, finish, sp, jk, alloc_ptr, alloc_nodes, seq = OUT
+    base, ptbw = JA[1][j], JA[3][j]
     spv = slowdown_at_start(j, cnt, JA, PA, loads, jk[j])
     pos = alloc_ptr[j]
     pmin = np.inf
@@ -304,32 +334,30 @@ def _commit(j, now, cnt, JA, PA, ST, OUT, dynamic):
             alloc_nodes[pos] = slot[g_ptr[g] + free_cnt[g]]
             pos += 1
         if cnt[g] > 0:
-            cfree[PA[1][g]] -= cnt[g]
+            cfree[g_cluster[g]] -= cnt[g]
             if g_power[g] < pmin:
                 pmin = g_power[g]
-    spans = 0
-    for k in range(loads.size):
-        if jk[j, k] > 0:
-            spans += 1
-    if spans >= 2:
-        for k in range(loads.size):
-            loads[k] += jk[j, k] * JA[3][j]
+    _link_load(jk[j], ptbw, loads, True)
+    spcpu[j] = 1.0 / pmin
+    if not np.isnan(fixed_finish):  # start, sp and seq stay unset (NaN / -1): not a job of this package
+        finish[j] = fixed_finish
+        counters[0] = _heap_push(run, counters[0], j, finish)
+        return
     start[j] = now
     sp[j] = spv
-    spcpu[j] = 1.0 / pmin
     seq[j] = counters[1]
     counters[1] += 1
-    if JA[1][j] == 0.0:  # a zero-length job is over at once: it never counts as running
+    if base == 0.0:  # a zero-length job is over at once: it never counts as running
         finish[j] = now
         _release(j, JA, PA, ST, OUT)
         return
     if dynamic:  # running jobs in a list, rates refreshed at every event
         run[counters[0]] = j
         counters[0] += 1
-        remaining[j] = JA[1][j]
+        remaining[j] = base
         _refresh_rates(JA, PA, ST, OUT)
     else:  # running jobs in a heap of fixed finish times
-        finish[j] = now + JA[1][j] * spv
+        finish[j] = now + base * spv
         counters[0] = _heap_push(run, counters[0], j, finish)
 
 
@@ -345,24 +373,17 @@ def _refresh_rates(JA, PA, ST, OUT):
 
 @njit
 def _release(i, JA, PA, ST, OUT):
-    g_ptr, node_group = PA[2], PA[6]
+    g_cluster, g_ptr, node_group = PA[1], PA[2], PA[6]
     free_cnt, slot, cfree, loads, run, counters, remaining, spcpu, cur_sp = ST
     jk, alloc_ptr, alloc_nodes = OUT[3], OUT[4], OUT[5]
+    ptbw = JA[3][i]
     for p in range(alloc_ptr[i], alloc_ptr[i + 1]):
         n = alloc_nodes[p]
         g = node_group[n]
         slot[g_ptr[g] + free_cnt[g]] = n
         free_cnt[g] += 1
-        cfree[PA[1][g]] += 1
-    spans = 0
-    for k in range(loads.size):
-        if jk[i, k] > 0:
-            spans += 1
-    if spans >= 2:
-        for k in range(loads.size):
-            loads[k] -= jk[i, k] * JA[3][i]
-            if loads[k] < 1e-9:  # no float residue once the last co-allocated job has left
-                loads[k] = 0.0
+        cfree[g_cluster[g]] += 1
+    _link_load(jk[i], ptbw, loads, False)
 
 
 @njit
@@ -411,8 +432,9 @@ def _new_state(PA, J):
     for g in range(G):
         free_cnt[g] = g_ptr[g + 1] - g_ptr[g]
     cfree = np.zeros(K, dtype=np.int64)
+    g_cluster = PA[1]
     for g in range(G):
-        cfree[PA[1][g]] += free_cnt[g]
+        cfree[g_cluster[g]] += free_cnt[g]
     return (free_cnt, g_nodes.copy(), cfree, np.zeros(K), np.empty(g_nodes.size, dtype=np.int64),
             np.zeros(2, dtype=np.int64), np.zeros(J), np.zeros(J), np.zeros(J))
 
@@ -446,12 +468,36 @@ def build_in_order(order, JA, PA, opts):
 
     Returns (start, finish, sp, jk, alloc_ptr, alloc_nodes, seq) for the package (time 0 = package start).
     """
-    J = JA[0].size
+    return build_after(order, JA, PA, opts, NO_CARRY, NO_CARRY_CNT)
+
+
+#: no jobs carried over (see :func:`build_after`)
+NO_CARRY = np.zeros(0)
+NO_CARRY_CNT = np.zeros((0, 0), dtype=np.int64)
+
+
+@njit
+def _carry_in(J, JA, PA, ST, OUT, dynamic, carry_finish, carry_cnt):
+    """Occupy the nodes of the R jobs carried over (rows J.. of JA, static model) until their finish."""
+    cnt = np.zeros(PA[0].size, dtype=np.int64)
+    for r in range(carry_finish.size):
+        cnt[:] = carry_cnt[r]
+        _commit(J + r, 0.0, cnt, JA, PA, ST, OUT, dynamic, carry_finish[r])
+
+
+@njit
+def build_after(order, JA, PA, opts, carry_finish, carry_cnt):
+    """:func:`build_in_order` on a platform where R jobs of earlier packages still run: rows J..J+R-1
+    of JA are those jobs, ``carry_finish[r]`` their finish (time 0 = this package's release),
+    ``carry_cnt[r]`` their nodes per group. ``order`` holds the package's J jobs only; the carried
+    rows of the output are not the package's (start NaN, seq -1)."""
+    J = order.size
     K = PA[7].size
     G = PA[0].size
     mode, dynamic, cap = opts[O_ALLOC], opts[O_DYNAMIC] != 0, opts[O_CBSCAP] != 0
-    ST = _new_state(PA, J)
+    ST = _new_state(PA, JA[0].size)
     OUT = _new_out(JA, K)
+    _carry_in(J, JA, PA, ST, OUT, dynamic, carry_finish, carry_cnt)
     cnt = np.zeros(G, dtype=np.int64)
     now = 0.0
     for idx in range(J):
@@ -468,10 +514,105 @@ def build_in_order(order, JA, PA, opts):
 @njit
 def makespan_in_order(order, JA, PA, opts):
     """Makespan (max finish - min start) of :func:`build_in_order` — the GA's fitness."""
-    OUT = build_in_order(order, JA, PA, opts)
-    if OUT[0].size == 0:
+    return makespan_after(order, JA, PA, opts, NO_CARRY, NO_CARRY_CNT)
+
+
+@njit
+def makespan_after(order, JA, PA, opts, carry_finish, carry_cnt):
+    """The package's makespan under :func:`build_after`: the last finish of its own jobs, from its
+    release (time 0; on an empty platform the first job starts then, so this is max F - min I).
+
+    Static model with Algorithm 1 / JPR allocation: :func:`_fast_makespan` (same times, no node
+    ids, few arrays per call); otherwise the full builder."""
+    J = order.size
+    if J == 0:
         return 0.0
-    return OUT[1].max() - OUT[0].min()
+    if opts[O_DYNAMIC] == 0 and opts[O_ALLOC] != CBS:
+        return _fast_makespan(order, JA, PA, opts[O_ALLOC], carry_finish, carry_cnt)
+    OUT = build_after(order, JA, PA, opts, carry_finish, carry_cnt)
+    return OUT[1][:J].max()
+
+
+@njit
+def makespans_in_orders(X, JA, PA, opts, carry_finish, carry_cnt):
+    """:func:`makespan_after` of every row of X (a population in one call)."""
+    out = np.empty(X.shape[0])
+    for i in range(X.shape[0]):
+        out[i] = makespan_after(X[i], JA, PA, opts, carry_finish, carry_cnt)
+    return out
+
+
+@njit
+def _fast_makespan(order, JA, PA, mode, carry_finish, carry_cnt):
+    """The static-model strict-order builder reduced to what the makespan needs: free nodes per group
+    and cluster, link loads and the finish heap, no node ids. Every float operation is the one of
+    :func:`build_after` in the same order (tested equal). Numba counts a reference for every array
+    passed to a call, so the state lives in local arrays and the helpers get only the few they use
+    (passing the state tuples cost ~80 % of the time)."""
+    tasks, base, sigma, ptbw = JA
+    g_power, g_cluster, g_ptr, lvl_ptr, bw = PA[0], PA[1], PA[2], PA[3], PA[7]
+    J, N, G, K = order.size, tasks.size, g_power.size, bw.size
+    free_cnt = g_ptr[1:] - g_ptr[:-1]
+    cfree = np.zeros(K, dtype=np.int64)
+    for g in range(G):
+        cfree[g_cluster[g]] += free_cnt[g]
+    total = free_cnt.sum()
+    loads = np.zeros(K)
+    jg = np.zeros((N, G), dtype=np.int64)
+    jk = np.zeros((N, K), dtype=np.int64)
+    finish = np.empty(N)
+    heap = np.empty(N, dtype=np.int64)
+    n = 0
+    cnt = np.zeros(G, dtype=np.int64)
+    last = 0.0
+    now = 0.0
+    for idx in range(carry_finish.size + J):
+        carried = idx < carry_finish.size
+        if carried:
+            j = J + idx
+            cnt[:] = carry_cnt[idx]
+        else:
+            j = order[idx - carry_finish.size]
+            while tasks[j] > total:  # Algorithm 1 / JPR place a job whenever enough nodes are free
+                if n == 0:
+                    raise ValueError("a job does not fit on the empty platform")
+                now = finish[heap[0]]
+                while n > 0 and finish[heap[0]] <= now:
+                    i = _heap_pop(heap, n, finish)
+                    n -= 1
+                    total += _free_nodes(i, jg, g_cluster, free_cnt, cfree, tasks)
+                    _link_load(jk[i], ptbw[i], loads, False)
+            cnt[:] = 0
+            _place(tasks[j], mode, lvl_ptr, free_cnt, cnt)
+        spv = _slowdown(cnt, g_power, g_cluster, bw, loads, sigma[j], ptbw[j], jk[j])
+        for g in range(G):
+            jg[j, g] = cnt[g]
+            free_cnt[g] -= cnt[g]
+            cfree[g_cluster[g]] -= cnt[g]
+        total -= tasks[j]
+        _link_load(jk[j], ptbw[j], loads, True)
+        if carried:
+            finish[j] = carry_finish[idx]
+        elif base[j] == 0.0:  # over at once
+            finish[j] = now
+            total += _free_nodes(j, jg, g_cluster, free_cnt, cfree, tasks)
+            _link_load(jk[j], ptbw[j], loads, False)
+            last = max(last, now)
+            continue
+        else:
+            finish[j] = now + base[j] * spv
+            last = max(last, finish[j])
+        n = _heap_push(heap, n, j, finish)
+    return last
+
+
+@njit
+def _free_nodes(i, jg, g_cluster, free_cnt, cfree, tasks):
+    """Give job i's nodes back (counts per group); returns its task count."""
+    for g in range(free_cnt.size):
+        free_cnt[g] += jg[i, g]
+        cfree[g_cluster[g]] += jg[i, g]
+    return tasks[i]
 
 
 @njit
@@ -481,13 +622,20 @@ def build_metl(JA, PA, opts):
     runtime with its own link load, loss = T_j - Tb_j / Gamma_max or (T_j - T*_j) / T*_j; ties ->
     earlier job); when none fits, advance to the earliest predicted finish. The start order
     (``seq``) is METL's ordering."""
-    J = JA[0].size
+    return metl_after(JA, PA, opts, NO_CARRY, NO_CARRY_CNT)
+
+
+@njit
+def metl_after(JA, PA, opts, carry_finish, carry_cnt):
+    """:func:`build_metl` on a platform where jobs of earlier packages still run (see :func:`build_after`)."""
+    J = JA[0].size - carry_finish.size
     K = PA[7].size
     G = PA[0].size
     dynamic, relative = opts[O_DYNAMIC] != 0, opts[O_LOSS] != 0
     pmax = PA[0].max()
-    ST = _new_state(PA, J)
+    ST = _new_state(PA, JA[0].size)
     OUT = _new_out(JA, K)
+    _carry_in(J, JA, PA, ST, OUT, dynamic, carry_finish, carry_cnt)
     cnt = np.zeros(G, dtype=np.int64)
     best_cnt = np.zeros(G, dtype=np.int64)
     jk = np.zeros(K, dtype=np.int64)

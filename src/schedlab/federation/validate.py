@@ -11,8 +11,11 @@ Rules (issue 14, Build 6, and the model of method-notes topic 6):
    of the jobs started before j (start sequence) and still running at start_j, j's own load
    included; dynamic model: replaying the schedule, every job receives exactly Tb_j units of
    progress at rate 1/SP_j(t) between its start and finish;
-6. packages run back to back: package p starts when package p-1 has finished, and its makespan
-   is max finish - min start of its jobs;
+6. packages follow the reading ``options.package_start``: "barrier" -- package p starts when
+   package p-1 has finished, and its makespan is max finish - min start of its jobs; "carry" --
+   no job of package p starts before its release, the last start of package p-1, and its makespan
+   is max finish of its jobs - the release (rule 5 then counts the link load of every running job,
+   whatever its package);
 7. jobs of a strict-order method (jpr, cbs, the GAs) start in their order (never before an
    earlier job of the order); the start sequence ``seq`` is ordered by start time.
 """
@@ -85,17 +88,21 @@ def validate_federated(schedule, *, rtol: float = 1e-9) -> None:
         a, b = js[clash[0]], js[clash[0] + 1]
         raise FederatedScheduleInvalid(f"rule 4: node {nd[clash[0]]} double-booked by jobs {ids[a]} and {ids[b]}")
     # rules 5-7 per package
-    offset = 0.0
+    carry = getattr(schedule.options, "package_start", "barrier") == "carry"
+    offset = 0.0  # barrier: the end of the previous package; carry: its last start (the release)
     for p in range(int(schedule.package.max()) + 1 if n else 0):
         members = np.flatnonzero(schedule.package == p)
         s0 = start[members].min()
-        if not _close(s0, offset, rtol):
+        if carry and s0 < offset and not _close(s0, offset, rtol):
+            raise FederatedScheduleInvalid(f"rule 6: package {p} starts at {s0}, before its release at {offset}")
+        if not carry and not _close(s0, offset, rtol):
             raise FederatedScheduleInvalid(f"rule 6: package {p} starts at {s0}, the previous one ended at {offset}")
-        mk = finish[members].max() - s0
+        mk = finish[members].max() - (offset if carry else s0)
         if not _close(mk, schedule.package_makespan[p], rtol):
             raise FederatedScheduleInvalid(f"rule 6: package {p} makespan {schedule.package_makespan[p]} != {mk}")
-        offset = s0 + mk
-        _check_model(schedule, members, job_clusters, rtol)
+        offset = start[members].max() if carry else s0 + mk
+        if not carry:
+            _check_model(schedule, members, job_clusters, rtol)
         if schedule.method in ("jpr", "cbs", "ga-random", "ga-metl") and schedule.orders:
             order = members[np.asarray(schedule.orders[p], dtype=np.int64)]
             back = np.flatnonzero(np.diff(start[order]) < 0)
@@ -105,6 +112,8 @@ def validate_federated(schedule, *, rtol: float = 1e-9) -> None:
         sq = members[np.argsort(schedule.seq[members], kind="stable")]
         if np.any(np.diff(start[sq]) < 0):
             raise FederatedScheduleInvalid(f"rule 7: start sequence of package {p} is not ordered by start time")
+    if carry and n:
+        _check_model(schedule, np.arange(n), job_clusters, rtol)
 
 
 def _check_model(schedule, members: np.ndarray, job_clusters: np.ndarray, rtol: float) -> None:

@@ -24,7 +24,8 @@ slowdown-guided-ga-federation, Sect. 3 and Table 1:
   population being the first, so a run makes ``generations x pop`` evaluations (100,000).
 
 Every package runs its own GA, seeded by (seed, package index). Fitness values are computed
-through an Executor (payload: every package's :class:`PackageProblem`; item: (package, order)).
+through an Executor (payload: every package's :class:`PackageProblem`; item: (package, a chunk of
+the population, the carried-over jobs)), one compiled call per chunk (:func:`evaluate_population`).
 
 The generation loop (:func:`breed`, :func:`survive`) works on plain arrays: pymoo's own ask/tell
 loop keeps a Population of Individual objects and costs ~45 ms per generation of 200 (more than
@@ -250,10 +251,23 @@ def make_algorithm(n_jobs: int, config: FederationGAConfig, package: int, seed_o
     return algorithm
 
 
-def evaluate_order(payload, item) -> float:
-    """Executor function: makespan of package ``item[0]`` started in order ``item[1]``."""
-    package, order = item
-    return payload[package].makespan(order)
+def evaluate_orders(payload, item) -> np.ndarray:
+    """Executor function: makespans of package ``item[0]`` for every order (row) of ``item[1]``, on
+    the platform ``item[2]`` (a :class:`~schedlab.federation.schedule.Carry`, or None) leaves."""
+    package, X, carry = item
+    return payload[package].with_carry(carry).makespans(X)
+
+
+def evaluate_population(executor, package: int, X: np.ndarray, carry=None, progress=None) -> np.ndarray:
+    """Fitness of every row of X: one compiled call per worker (the rows split in ``executor.workers``
+    consecutive chunks), so a generation costs one dispatch per worker, not one per individual."""
+    chunks = [c for c in np.array_split(X, max(1, min(getattr(executor, "workers", 1), len(X)))) if len(c)]
+    tick = None
+    if progress is not None:  # progress counts evaluations
+        size = -(-len(X) // len(chunks))
+        tick = lambda k: progress(min(len(X), k * size))  # noqa: E731
+    parts = executor.map(evaluate_orders, [(package, c, carry) for c in chunks], progress=tick)
+    return np.concatenate(parts).astype(np.float64, copy=False)
 
 
 @dataclass
@@ -281,12 +295,13 @@ class GAState:
         return self.X[i].copy(), float(self.F[i])
 
 
-def ga_generation(ga: GAState, package: int, executor, config: FederationGAConfig, progress=None) -> np.ndarray:
+def ga_generation(ga: GAState, package: int, executor, config: FederationGAConfig, progress=None,
+                  carry=None) -> np.ndarray:
     """One generation: breed (or the initial population), evaluate through the executor, survive.
 
     Returns the fitness values of the evaluated individuals."""
     Xo = ga.X0 if ga.X is None else breed(ga.X, ga.F, config, ga.rng)
-    Fo = np.asarray(executor.map(evaluate_order, [(package, x) for x in Xo], progress=progress), dtype=np.float64)
+    Fo = evaluate_population(executor, package, Xo, carry, progress)
     if ga.X is None:  # pymoo's GA keeps the evaluated initial population as it is
         ga.X, ga.F, ga.X0 = Xo, Fo, Xo[:0]
     else:
@@ -300,14 +315,15 @@ CHECKPOINT_SECONDS = 5.0
 
 def run_package_ga(run, state: dict, package: int, n_jobs: int, config: FederationGAConfig, executor,
                    seed_order: np.ndarray | None, *, on_generation=None, on_evaluation=None,
-                   checkpoint_every: int | None = None) -> dict:
+                   checkpoint_every: int | None = None, carry=None) -> dict:
     """Run (or resume from ``state``) the GA of one package.
 
     ``state`` is the run's checkpoint dict; its ``current`` entry holds this package's GA state
     and history rows. The checkpoint is written every ``checkpoint_every`` generations, or when
     None every :data:`CHECKPOINT_SECONDS` of wall time (and by the caller when the package ends);
     a resumed run continues the saved stream, so its result is identical whatever the interval.
-    Returns the finished ``current`` entry (best order, best makespan, rows).
+    ``carry``: the jobs of earlier packages still running at this package's release (package_start
+    "carry"; None: an empty platform). Returns the finished ``current`` entry (best order, best makespan, rows).
     """
     cur = state.get("current")
     if cur is None or cur["package"] != package:
@@ -324,7 +340,7 @@ def run_package_ga(run, state: dict, package: int, n_jobs: int, config: Federati
         tick = None
         if on_evaluation is not None:
             tick = lambda k, gen=gen: on_evaluation(package, gen, k)  # noqa: E731
-        F = ga_generation(ga, package, executor, config, tick)
+        F = ga_generation(ga, package, executor, config, tick, carry)
         _, best = ga.best()
         now = time.perf_counter()
         cur["elapsed"] = elapsed0 + now - t0

@@ -5,7 +5,8 @@ A run folder holds ``config.json`` (trace, job window, platform, communication d
 options, GA settings, data fingerprint, library versions), ``checkpoint`` (GA runs: after every
 generation), ``history.csv`` (GA: one row per package and generation), ``packages.csv`` (one row
 per package: makespan, seconds) and at the end ``result.json`` ({"method", "makespan", "jobs",
-"package_size", "seconds"}) and ``orders.json`` (the start order of every package).
+"package_size", "seconds"}, with GA runs also "workers" and, when the count was chosen by the run,
+"workers_choice": the measured evaluation behind it) and ``orders.json`` (the start order of every package).
 Re-running the same command on the folder resumes it (a finished run is read back).
 """
 
@@ -24,10 +25,10 @@ from typing import Any
 import numpy as np
 
 from ..errors import RunError, WorkloadError
-from ..federation.jobs import COMM_READING, PACKAGE_READING, FederatedJobs, packages
+from ..federation.jobs import COMM_READING, PACKAGE_CARRY_READING, PACKAGE_READING, FederatedJobs, packages
 from ..federation.model import GA_METHODS, METHODS, FederationOptions
 from ..federation.platform import Platform
-from ..federation.schedule import FederatedSchedule, PackageProblem, schedule_workload
+from ..federation.schedule import FederatedSchedule, PackageProblem, carry_over, schedule_workload
 from .federation_ga import FederationGAConfig, run_package_ga
 from .run import RunFolder
 
@@ -71,7 +72,8 @@ class FederationRunConfig:
             "kind": "federation", "trace": self.trace, "method": self.method, "package_size": self.package_size,
             "jobs": self.jobs, "offset": self.offset, "procs": self.procs, "comm_seed": self.comm_seed,
             "sigma_range": list(self.sigma_range), "ptbw_range": list(self.ptbw_range),
-            "options": self.options.to_dict(), "comm_reading": COMM_READING, "package_reading": PACKAGE_READING,
+            "options": self.options.to_dict(), "comm_reading": COMM_READING,
+            "package_reading": PACKAGE_CARRY_READING if self.options.package_start == "carry" else PACKAGE_READING,
         }
         if self.method in GA_METHODS:
             d["ga"] = self.ga.to_dict()
@@ -201,6 +203,7 @@ def run_federation(
     jobs = jobs if jobs is not None else load_jobs(config)
     jobs.check_fits(platform)
     slices = packages(len(jobs), config.package_size)
+    config.options.check_packages(len(slices))
     if config.method in GA_METHODS:  # a package's GA holds parents, offspring and their merge (int64 orders)
         from .settings import check_memory
 
@@ -232,17 +235,25 @@ def run_federation(
     if on_start is not None:
         on_start(len(slices) * config.ga.generations, len(state["done"]) * config.ga.generations
                  + (len(state["current"]["rows"]) if state.get("current") else 0))
+    choice = None
+    if executor_spec == "auto":  # --workers not given: from the measured cost of an evaluation
+        choice = choose_workers(problems[len(state["done"]) if len(state["done"]) < len(problems) else 0], config.ga.pop)
+        executor_spec, workers = ("serial", 1) if choice["workers"] == 1 else (f"processes:{choice['workers']}", None)
+    carry_reading = config.options.package_start == "carry"
     try:
         with make_executor(executor_spec, workers=workers, payload=problems) as executor:
             serial = isinstance(executor, SerialExecutor)  # process CPU = the GA's CPU only without workers
             for p in range(len(state["done"]), len(slices)):
+                carry = (carry_over(jobs, platform, config.options, method, [d["order"] for d in state["done"]])
+                         if carry_reading else None)
+                problem = problems[p].with_carry(carry)
                 seed_order, metl_mk = None, None
                 if method == "ga-metl":
-                    seed_order = problems[p].metl_order()
-                    metl_mk = problems[p].makespan(seed_order)
+                    seed_order = problem.metl_order()
+                    metl_mk = problem.makespan(seed_order)
                 cur = run_package_ga(run, state, p, len(problems[p]), config.ga, executor, seed_order,
                                      on_generation=on_generation, on_evaluation=on_evaluation,
-                                     checkpoint_every=checkpoint_every)
+                                     checkpoint_every=checkpoint_every, carry=carry)
                 old = run.file("history.csv").read_text() if run.file("history.csv").exists() else ""
                 run.write_text("history.csv", _history_text(old, p, cur["rows"]))
                 state["done"].append({"package": p, "jobs": len(problems[p]), "makespan": cur["best"],
@@ -262,7 +273,67 @@ def run_federation(
     seconds = float(sum(d["seconds"] for d in state["done"]))
     cpus = [d.get("cpu_seconds") for d in state["done"]]
     cpu = None if None in cpus else float(sum(cpus))
-    return _finish(run, config, jobs, sched, seconds, state["done"], cpu)
+    return _finish(run, config, jobs, sched, seconds, state["done"], cpu,
+                   {"workers": executor_workers(executor_spec, workers), **({"workers_choice": choice} if choice else {})})
+
+
+#: estimated cost of sending a generation's population to a pool of local worker processes and
+#: collecting the fitness values: a fixed round trip per worker plus the population's bytes. Set
+#: from one measurement on the shared 2-core machine (load ~4): 200 orders of a 100-job package took
+#: 5.9 ms per generation serially and 6.7 ms (median; 3.3 ms best) with 2 workers, i.e. ~3.7 ms of
+#: dispatch beside half the evaluations; the estimate for 2 workers here is 4.3 ms
+DISPATCH_SECONDS_PER_WORKER = 2e-3
+DISPATCH_SECONDS_PER_BYTE = 2e-9
+
+
+def choose_workers(problem: PackageProblem, pop: int, *, cores: int | None = None, repeat: int = 20) -> dict[str, Any]:
+    """The local worker count for a GA generation of ``pop`` evaluations of ``problem``, from the
+    measured evaluation time (not the core count): w workers pay off when the evaluation time they
+    save, T (1 - 1/w) with T = pop x one evaluation, exceeds the dispatch cost w x
+    :data:`DISPATCH_SECONDS_PER_WORKER` + population bytes x :data:`DISPATCH_SECONDS_PER_BYTE`;
+    1 worker (in this process) otherwise. Returns {"workers", "evaluation_ms", "generation_ms",
+    "dispatch_ms"} (the dispatch estimate of the chosen count, or of 2 workers when 1 is chosen)."""
+    import os
+
+    cores = cores or os.cpu_count() or 1
+    X = np.tile(np.arange(len(problem), dtype=np.int64), (repeat, 1))
+    rng = np.random.default_rng(0)
+    for x in X:
+        rng.shuffle(x)
+    problem.makespans(X[:1])  # compiled (or loaded) before timing
+    t0 = time.perf_counter()
+    problem.makespans(X)
+    one = (time.perf_counter() - t0) / repeat
+    return workers_for(one, pop, len(problem), cores)
+
+
+def workers_for(evaluation_seconds: float, pop: int, n_jobs: int, cores: int) -> dict[str, Any]:
+    """:func:`choose_workers`'s rule on a given evaluation time (seconds) and core count."""
+    T = evaluation_seconds * pop
+
+    def dispatch(w: int) -> float:
+        return w * DISPATCH_SECONDS_PER_WORKER + pop * n_jobs * 8 * DISPATCH_SECONDS_PER_BYTE
+
+    best, best_time = 1, T
+    for w in range(2, max(1, cores) + 1):
+        t = T / w + dispatch(w)
+        if t < best_time:
+            best, best_time = w, t
+    return {"workers": best, "evaluation_ms": evaluation_seconds * 1e3, "generation_ms": T * 1e3,
+            "dispatch_ms": dispatch(max(best, 2)) * 1e3}
+
+
+def executor_workers(spec: str | None, workers: int | None) -> int | None:
+    """Worker processes of an executor spec (1 = this process; None when not known: all cores / Dask)."""
+    import os
+
+    if spec in ("serial", "auto") or (spec is None and workers == 1):
+        return 1
+    if spec and spec.startswith("processes:"):
+        return int(spec.split(":", 1)[1])
+    if spec in (None, "processes"):
+        return workers or os.cpu_count()
+    return workers
 
 
 def _warm_up(jobs: FederatedJobs, platform: Platform, config: FederationRunConfig) -> None:
@@ -280,11 +351,13 @@ def _warm_up(jobs: FederatedJobs, platform: Platform, config: FederationRunConfi
 
 
 def _finish(run: RunFolder, config: FederationRunConfig, jobs: FederatedJobs, sched: FederatedSchedule,
-            seconds: float, pkg_rows: list[dict[str, Any]], cpu_seconds: float | None) -> FederationRunResult:
+            seconds: float, pkg_rows: list[dict[str, Any]], cpu_seconds: float | None,
+            extra: dict[str, Any] | None = None) -> FederationRunResult:
     result = {"method": config.method, "makespan": sched.makespan, "jobs": len(jobs),
               "package_size": config.package_size, "seconds": seconds}
     if cpu_seconds is not None:  # GA runs with worker processes: their CPU is not this process's
         result["cpu_seconds"] = cpu_seconds
+    result.update(extra or {})
     run.write_text("packages.csv", _packages_csv(pkg_rows))
     run.write_text("orders.json", json.dumps([[int(v) for v in o] for o in sched.orders]) + "\n")
     run.write_text("result.json", json.dumps(result, indent=2) + "\n")

@@ -114,6 +114,30 @@ def test_group_reading_form_at_submit():
         assert list(s.start) == [0.0, 20000.0, 20000.0, 40000.0, 60000.0]
 
 
+def test_group_reading_group_end():
+    """m = 4, long jobs only. R (2 wide, 20,000 s) starts alone at 0 (one job is no group). At 1, X (2 wide,
+    estimate 40,000, runs 5,000) and Y (2 wide, 12,000) form a group (2 jobs, 4 > 0.5 x 4 processors);
+    first level only, no long-wide jobs: the plan is the LSF (here submit) order, X at 0, Y at 19,999
+    (R's end). Fig. 8: finishes 19,999 (utilization 1), 31,999 (1.0), 40,000 (0.899, a drop > 0.1 and >=
+    0.5): the group finishes at X's planned end, X is the group-finish job. X ends early, at 5,001: under
+    "finish" the group ends there (6.3.3) and Y leaves the plan (a group of one cannot form): no plan record
+    at 5,001; under "started" Y is still planned, recalculated to start now. Y starts at 5,001 either way
+    (FIFO on the 2 free nodes, or the plan)."""
+    from dataclasses import replace
+
+    w = _workload([(0, 20000, 2), (1, 5000, 2), (1, 12000, 2)], 4).replace(estimate=np.array([20000.0, 40000.0,
+                                                                                               12000.0]))
+    g = GroupConfig(group_min=(2, 10), size_factor=(0.5, 1.5), work_lambda=(0.1, 2.0), second_level=False,
+                    long_wide=((1.1, 15000.0), (0.1, 800.0)))
+    times = {}
+    for end in ("started", "finish"):
+        s = simulate_scojo(w, 4, ScojoConfig(optimizer=replace(g, group_end=end)))
+        validate_schedule(s)
+        assert list(s.start) == [0.0, 1.0, 5001.0] and s.timeshare.search_stats["groups"] == 1
+        times[end] = s.timeshare.plans.time.tolist()
+    assert times["started"] == [1.0, 3600.0, 5001.0] and times["finish"] == [1.0, 3600.0]
+
+
 def test_bottomline_group_scope_searches_only_formed_groups():
     """The bottom line on the thesis' groups (scope "group") searches the hand-worked group with its own
     objective (excessive wait, then slowdown: A first, as the optimiser) and keeps the plan; when the

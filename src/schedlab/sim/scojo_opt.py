@@ -15,7 +15,7 @@ import numpy as np
 from ..errors import StrategyError
 
 _SEARCH = {"lds": 1, "dds": 2}
-#: the group-formation readings (GroupConfig fields) and their codes for the engine, default first
+#: the group-formation readings (GroupConfig fields); a value's code for the engine is its index
 _READINGS = {
     "form_at": ("pass", "submit", "slice_start"),
     "form_class": ("current", "both"),
@@ -161,12 +161,17 @@ class GroupConfig:
     join a plan (they may be plan-backfilled); True: at a pass of the class, its jobs submitted after the
     group formed are appended to the plan (arrival order, up to ``group_max``), placed after the planned
     jobs like any plan job."""
-    group_end: str = "started"
+    group_end: str = "finish"
     """Decision 9, when a group ends ("no two groups of the same slice types can be formed
-    simultaneously", 6.2). ``"started"``: when its last planned job has started; ``"finish"``: also at
-    its group finish time (Fig. 6: "FinishEvent && currentTime == plan[currentState].groupFinishTime"):
-    planned jobs not started by formation time + the group finish (6.3.3, virtual seconds read as
-    seconds) leave the plan and a new group may form. Needs ``finish_rule``."""
+    simultaneously", 6.2). ``"started"``: when its last planned job has started (Fig. 6's
+    "plan[currentState].size == 0"; the default before issue 33); ``"finish"`` (default, Fig. 6's
+    full condition): also when its group-finish job has terminated
+    (Fig. 6: "FinishEvent && currentTime == plan[currentState].groupFinishTime"; 6.3.3: "If the
+    group-finish job ends up completing its execution in a non-type slice, we assert that the group
+    would be finished upon encountering the next finish event within the group slice"): at the first
+    pass of the class after that job ended, its planned jobs not yet started leave the plan and a new
+    group may form. The group-finish job is the kept plan job whose planned end is nearest the group
+    finish of Fig. 8. Needs ``finish_rule``."""
     plan_nodes: str = "own_held"
     """Decision 10, which nodes plan jobs take. 6.6.1: "The case of jobs 1 and 14 are important to
     observe as they are getting backfilled into the group slice. In such a scenario, we have to ensure

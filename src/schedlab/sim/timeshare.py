@@ -369,12 +369,13 @@ def _bl_search(g, pn, t, inv_share, gg, bound, w, est, wait0, T, F, P, stats, se
 
 @njit
 def _form_group(c, t, s_end, gp, gg, m, submit, est, done, seg, w, cls, wq, wq_n, pq, pq_n, run, run_n, status,
-                inplan, plan, wait0, rel_t, rel_w, T, F, stats, maxwait, gend):
+                inplan, plan, wait0, rel_t, rel_w, T, F, stats, maxwait, gjob):
     """Thesis 6.1 / 7.2 group formation for class c and its plan (6.3, 6.5); the plan's length. The
     readings of GroupConfig (issue 33 item 2): gg[12] criteria on the group (else the queue), gg[13]
     run-time rule, gg[14] "more than" the minimum, gg[15] which jobs (submit, LSF, long-wide first);
-    gg[19] the bottom line's search instead of the optimiser's (scope "group"). ``gend[c]`` gets the
-    group's finish time (formation + group finish; inf without the finish rule)."""
+    gg[19] the bottom line's search instead of the optimiser's (scope "group"). ``gjob[c]`` gets the
+    group-finish job (6.3.3: the kept plan job whose planned end is nearest the group finish; -1
+    without the finish rule)."""
     nw = 0
     cand = np.empty(wq_n[c], np.int64)
     for q in range(wq_n[c]):
@@ -438,7 +439,7 @@ def _form_group(c, t, s_end, gp, gg, m, submit, est, done, seg, w, cls, wq, wq_n
     vs = np.empty(ng, np.float64)
     evaluate(out, ng, w, est, wait0, gp[c, 23], gp[c, 0], False, 0.0, T, F, P, Tw, Fw, vs)
     keep = ng
-    gend[c] = np.inf
+    gjob[c] = -1
     if gg[9] > 0:  # group finish (Fig. 8): plan jobs starting at or after it leave the plan
         v = np.zeros(nr + ng, np.float64)
         e = np.empty(nr + ng, np.float64)
@@ -450,12 +451,15 @@ def _form_group(c, t, s_end, gp, gg, m, submit, est, done, seg, w, cls, wq, wq_n
             e[nr + a] = vs[a] + est[out[a]]
             wd[nr + a] = w[out[a]]
         fin = group_finish(v, e, wd, nr + ng, m, gg[1], gg[2])
-        gend[c] = t + fin
         keep = 0
+        near = np.inf
         for a in range(ng):
             if vs[a] < fin - EPS or a == 0:
                 out[keep] = out[a]
                 keep += 1
+                if abs(vs[a] + est[out[a]] - fin) < near:
+                    near = abs(vs[a] + est[out[a]] - fin)
+                    gjob[c] = out[a]
     for a in range(keep):
         plan[c, a] = out[a]
         inplan[out[a]] = True
@@ -638,7 +642,7 @@ def _run(submit, est, p, w, cls, m, share_table, order, cycle, min_slice, overhe
     keep_plan = mode == 1 or gg[19] > 0  # the optimiser, or the bottom line on the thesis' groups
     arr_t = np.full(3, -1.0)  # last arrival time per class
     form_t = np.zeros(3)  # formation time of each class's current group
-    gend = np.full(3, np.inf)  # its group finish time
+    gjob = np.full(3, -1, np.int64)  # its group-finish job (6.3.3)
     sl_first = False  # the next pass is the first of its slice
     fault[1] = fault[0] > 0
     # plan records (pass id, time, class; plan jobs with their virtual starts; backfilled jobs) and
@@ -830,7 +834,8 @@ def _run(submit, est, p, w, cls, m, share_table, order, cycle, min_slice, overhe
         if mode > 0 and gp[c, 22] > 0:
             pn = 0
             if keep_plan:
-                if gg[17] > 0 and t >= gend[c]:  # group_end "finish": the group ends at its finish time
+                if gg[17] > 0 and gjob[c] >= 0 and status[gjob[c]] == DONE:  # group_end "finish"
+                    gjob[c] = -1
                     for a in range(plan_n[c]):
                         inplan[plan[c, a]] = False
                     plan_n[c] = 0
@@ -852,7 +857,7 @@ def _run(submit, est, p, w, cls, m, share_table, order, cycle, min_slice, overhe
                         continue
                     pk = _form_group(k, t, s_end, gp, gg, m, submit, est, done, seg, w, cls, wq, wq_n, pq, pq_n,
                                      run, run_n, status, inplan, plan, wait0, rel_t, rel_w, pT, pF, stats, maxwait,
-                                     gend)
+                                     gjob)
                     plan_n[k] = pk
                     form_t[k] = t
                     if k == c:

@@ -301,7 +301,8 @@ def report() -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("what", choices=("plain", "sweep", "report"))
-    ap.add_argument("--workloads", default=None, help="comma-separated set-ups (lublin-seedN, SDSC-BLUE-head10000-exact)")
+    ap.add_argument("--workloads", default=None,
+                    help="comma-separated set-ups (lublin-seedN, SDSC-BLUE-head10000-exact, LANL-CM5-head10000-exact)")
     ap.add_argument("--readings", default="all", help="keys of READINGS separated by ';'")
     a = ap.parse_args()
     if a.what == "plain":

@@ -870,9 +870,10 @@ def _run(submit, est, p, w, cls, m, share_table, order, cycle, min_slice, overhe
                                       free_elig, maxwait, pT, pF, P0, stats)
             if pn > 0:
                 normal = False
-                run_n, nb = _plan_pass(c, t, s_end, pn, smart, gg[3] > 0, gg[18] > 0, submit, est, done, w, cls, m, nodes, off,
-                                       node_run, held, free_elig, status, seg, last, first, run, run_n, n_run_cls, wq,
-                                       wq_n, pq, pq_n, inplan, plan, vs, rel_t, rel_w, pT, pF, stats, bfs, fault)
+                run_n, nb = _plan_pass(c, t, s_end, pn, smart, gg[3] > 0, gg[18] > 0, submit, est, done, w, cls, m,
+                                       nodes, off, node_run, held, free_elig, status, seg, last, first, run, run_n,
+                                       n_run_cls, wq, wq_n, pq, pq_n, inplan, plan, vs, rel_t, rel_w, pT, pF, stats,
+                                       bfs, fault)
                 # the plan committed to in this pass (rule 6 of validate_ts replays it)
                 rc_pid = _grow(rc_pid, nrc)
                 rc_t = _grow(rc_t, nrc)

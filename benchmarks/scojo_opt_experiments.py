@@ -102,14 +102,18 @@ def report() -> None:
           "python benchmarks/scojo_opt_experiments.py --report", "```", ""]
     L += ["Policies: `scojo` = plain SCOJO-PECT (issue 12); `scojo-opt` = the thesis' group optimiser with the "
           "defaults of `GroupConfig` (L30/M20 groups, DDS, 10,000 schedules per decision, B&B, force shifting 1.5, "
-          "weighted best-of-three 1.1/0.95/1.1, Fig. 8 group finish with delta 0.1 / minUtil 0.5); "
+          "weighted best-of-three 1.1/0.95/1.1, Fig. 8 group finish with delta 0.1 / minUtil 0.5, a group ending "
+          "when its last planned job has started or its group-finish job has terminated: `group_end=\"finish\"`, "
+          "the default since issue 33, see readings.md); "
           "`/first-level` = without the second search level; `scojo-bottomline` = DDS/LXF/dynB (method-notes "
           "topic 4, `BottomLineConfig`); `/no-smart` = smart backfilling off. Bounded slowdown with bound 600 s, "
           "classes by run time (short < 10 min <= medium < 3 h <= long), width narrow <= 10 % < medium <= 50 % < "
           "wide. Every schedule passed the shared validator as it stood when it was run; its rule 6 then only "
           "checked the engine's own count of passes in which a backfill delayed a planned job (0 in every run). "
           "Rule 6 now replays every committed plan against the schedule without that count "
-          "(`schedlab.sim.validate_ts`); these runs predate the replay and were not rerun.", ""]
+          "(`schedlab.sim.validate_ts`): the `scojo-opt`, `scojo-opt/first-level` and `scojo-opt/no-smart` runs "
+          "were re-run under it with the issue-33 default (readings.md, item 6); the `scojo-bottomline` runs "
+          "(queue scope, which the group readings do not touch) predate the replay and were not re-run.", ""]
     missing = [(w, p) for w in wls for p in POLICIES if p not in parts[w]]
     if missing:
         L += [f"**Incomplete**: {len(missing)} runs missing: " + ", ".join(f"{w} {p}" for w, p in missing), ""]

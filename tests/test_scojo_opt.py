@@ -50,12 +50,123 @@ def test_hand_worked_group():
     assert list(small.start) == [0.0, 0.0, 40000.0]
 
 
+# ------------------------------------------------------------------ the group-formation readings (issue 33)
+def _hand(**reading):
+    """The hand-worked example above under HAND with some GroupConfig fields changed; (starts, stats)."""
+    from dataclasses import replace
+
+    w = _workload([(0, 20000, 1), (0, 40000, 1), (0, 20000, 4)], 4)
+    s = simulate_scojo(w, 4, ScojoConfig(optimizer=replace(HAND, **reading)))
+    validate_schedule(s)
+    return list(s.start), s.timeshare.search_stats
+
+
+GROUPED = [20000.0, 20000.0, 0.0]  # the hand-worked group's plan (A first)
+FIFO = [0.0, 0.0, 40000.0]  # no group: plain FIFO
+
+
+@pytest.mark.parametrize("reading,starts", [
+    # min_rule: 3 waiting jobs are "at least 3" but not "more than 3"
+    ({"group_min": (3, 10)}, GROUPED),
+    ({"group_min": (3, 10), "min_rule": "more_than"}, FIFO),
+    # runtime_rule: mean estimate 26,667 s; "work_mean": 35,000 > 1 x 26,667 forms, > 1.5 x 26,667 not
+    ({"runtime_rule": "work_mean"}, GROUPED),
+    ({"runtime_rule": "work_mean", "work_lambda": (1.5, 2.0)}, FIFO),
+    # "mean_below" (6.1): the group's mean 26,667 must be below lambda x avg_runtime
+    ({"runtime_rule": "mean_below"}, FIFO),
+    ({"runtime_rule": "mean_below", "avg_runtime": (30000.0, 800.0)}, GROUPED),
+    # take: with groups of 2 the first in arrival order are B, C (FIFO starts, next test); long-wide jobs
+    # (here: >= half the machine, A only) first: the group A, B, searched: A at 0, B at 20,000, and C,
+    # outside the group, plan-backfilled beside B when A ends
+    ({"group_max": (2, 20), "take": "wide_first", "long_wide": ((0.5, 15000.0), (0.1, 800.0))}, GROUPED),
+])
+def test_group_readings_hand_worked(reading, starts):
+    got, stats = _hand(**reading)
+    assert got == starts and stats["groups_long"] == (0 if starts == FIFO else 1)
+
+
+def test_group_readings_criteria_scope_counts():
+    """With groups of 2 the queue scope forms the group B, C (6 > 4 processors in the queue), the group
+    scope does not (B and C hold 2 <= 4)."""
+    assert _hand(group_max=(2, 20))[1]["groups_long"] == 1
+    assert _hand(group_max=(2, 20), criteria_scope="group")[1]["groups_long"] == 0
+
+
+def test_group_reading_form_at_submit():
+    """m = 4, long jobs only, groups of 2 or more: D (4 wide) runs 0-20,000; B, C (1 wide, 20,000 and
+    30,000 s) arrive at 10, 20, E, F (3 wide) at 30, 40. At 20 (an arrival) B, C form a group under both
+    readings; E and F arrive during the plan and stay out. 20,000: D ends, B and C start (the plan), E and
+    F do not fit beside them. 40,000: B ends, no arrival: "pass" forms the group E, F there, "submit" does
+    not (no arrival follows); E starts at 40,000 either way (plan or FIFO), F when E ends."""
+    rows = [(0, 20000, 4), (10, 20000, 1), (20, 30000, 1), (30, 20000, 3), (40, 20000, 3)]
+    w = _workload(rows, 4)
+    cfg = GroupConfig(group_min=(2, 10), size_factor=(0.1, 1.5), work_lambda=(0.1, 2.0))
+    runs = {}
+    for form_at in ("pass", "submit"):
+        from dataclasses import replace
+
+        s = simulate_scojo(w, 4, ScojoConfig(optimizer=replace(cfg, form_at=form_at)))
+        validate_schedule(s)
+        runs[form_at] = s
+    assert runs["pass"].timeshare.search_stats["groups_long"] == 2
+    assert runs["submit"].timeshare.search_stats["groups_long"] == 1
+    for s in runs.values():
+        assert list(s.start) == [0.0, 20000.0, 20000.0, 40000.0, 60000.0]
+
+
+def test_group_reading_group_end():
+    """m = 4, long jobs only. R (2 wide, 20,000 s) starts alone at 0 (one job is no group). At 1, X (2 wide,
+    estimate 40,000, runs 5,000) and Y (2 wide, 12,000) form a group (2 jobs, 4 > 0.5 x 4 processors);
+    first level only, no long-wide jobs: the plan is the LSF (here submit) order, X at 0, Y at 19,999
+    (R's end). Fig. 8: finishes 19,999 (utilization 1), 31,999 (1.0), 40,000 (0.899, a drop > 0.1 and >=
+    0.5): the group finishes at X's planned end, X is the group-finish job. X ends early, at 5,001: under
+    "finish" the group ends there (6.3.3) and Y leaves the plan (a group of one cannot form): no plan record
+    at 5,001; under "started" Y is still planned, recalculated to start now. Y starts at 5,001 either way
+    (FIFO on the 2 free nodes, or the plan)."""
+    from dataclasses import replace
+
+    w = _workload([(0, 20000, 2), (1, 5000, 2), (1, 12000, 2)], 4).replace(estimate=np.array([20000.0, 40000.0,
+                                                                                               12000.0]))
+    g = GroupConfig(group_min=(2, 10), size_factor=(0.5, 1.5), work_lambda=(0.1, 2.0), second_level=False,
+                    long_wide=((1.1, 15000.0), (0.1, 800.0)))
+    times = {}
+    for end in ("started", "finish"):
+        s = simulate_scojo(w, 4, ScojoConfig(optimizer=replace(g, group_end=end)))
+        validate_schedule(s)
+        assert list(s.start) == [0.0, 1.0, 5001.0] and s.timeshare.search_stats["groups"] == 1
+        times[end] = s.timeshare.plans.time.tolist()
+    assert times["started"] == [1.0, 3600.0, 5001.0] and times["finish"] == [1.0, 3600.0]
+
+
+def test_bottomline_group_scope_searches_only_formed_groups():
+    """The bottom line on the thesis' groups (scope "group") searches the hand-worked group with its own
+    objective (excessive wait, then slowdown: A first, as the optimiser) and keeps the plan; when the
+    criteria do not hold (a minimum of 4 jobs) it forms no group and the slice runs FIFO, while the
+    queue scope searches the waiting queue at every pass regardless."""
+    w = _workload([(0, 20000, 1), (0, 40000, 1), (0, 20000, 4)], 4)
+    from dataclasses import replace
+
+    for group, starts, groups in ((HAND, GROUPED, 1), (replace(HAND, group_min=(4, 10)), FIFO, 0)):
+        s = simulate_scojo(w, 4, ScojoConfig(optimizer=BottomLineConfig(scope="group", group=group)))
+        validate_schedule(s)
+        assert list(s.start) == starts and s.timeshare.search_stats["groups_long"] == groups
+    q = simulate_scojo(w, 4, ScojoConfig(optimizer=BottomLineConfig()))
+    validate_schedule(q)
+    assert list(q.start) == GROUPED and q.timeshare.search_stats["groups"] == 0
+
+
 CONFIGS = {
     "opt-dds": ScojoConfig(optimizer=GroupConfig(budget=2000)),
     "opt-lds-no-smart": ScojoConfig(smart_backfill=False, optimizer=GroupConfig(search="lds", budget=2000)),
     "opt-first-level": ScojoConfig(optimizer=GroupConfig(second_level=False)),
     "bottomline": ScojoConfig(optimizer=BottomLineConfig(budget=200)),
     "bottomline-no-smart": ScojoConfig(smart_backfill=False, optimizer=BottomLineConfig(budget=200)),
+    "bottomline-group-scope": ScojoConfig(optimizer=BottomLineConfig(budget=2000, scope="group")),
+    # the readings of issue 33 item 2 that the hand-worked tests do not reach
+    "opt-readings-1": ScojoConfig(optimizer=GroupConfig(budget=2000, form_class="both", join=True,
+                                                        group_end="finish", plan_nodes="any_held")),
+    "opt-readings-2": ScojoConfig(smart_backfill=False, optimizer=GroupConfig(
+        budget=2000, form_at="slice_start", take="lsf", criteria_scope="group", runtime_rule="work_mean")),
 }
 
 
@@ -75,7 +186,7 @@ def test_synthetic_valid_and_groups(synthetic, name):
     assert plans.passes > 0 and plans.plan_job.size >= plans.passes
     if name != "bottomline-no-smart":  # the bottom line without smart backfilling backfills nothing here
         assert plans.bf_job.size > 0
-    if name.startswith("opt"):
+    if name.startswith("opt") or name == "bottomline-group-scope":
         assert stats["groups"] > 0 and stats["groups"] == stats["groups_medium"] + stats["groups_long"]
         assert stats["grouped_jobs"] >= stats["groups"]
         if name != "opt-first-level":
@@ -249,7 +360,13 @@ def test_rule6_rejects_corrupted_records(small_opt):
 
 
 @pytest.mark.parametrize("kwargs", [{"search": "bfs"}, {"budget": 0}, {"group_min": (40, 10)},
-                                    {"group_max": (100, 20)}, {"select": "best"}, {"force_shift_ratio": -1.0}])
+                                    {"group_max": (100, 20)}, {"select": "best"}, {"force_shift_ratio": -1.0},
+                                    {"form_at": "never"}, {"take": "random"}, {"plan_nodes": "all"}])
 def test_bad_group_options(kwargs):
     with pytest.raises(StrategyError):
         GroupConfig(**kwargs)
+
+
+def test_bad_bottomline_scope():
+    with pytest.raises(StrategyError, match="scope"):
+        BottomLineConfig(scope="groups")

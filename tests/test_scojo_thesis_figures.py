@@ -5,14 +5,18 @@ the slice lengths, the machine size of Fig. 13 and the jobs running before the t
 not given. Each test below fixes them (stated in its docstring), works the schedule out by hand
 from the engine's rules (the module docstring of schedlab.sim.timeshare) and asserts it; every
 schedule goes through the shared validator (rule 6, the plan replay, for Fig. 13). The
-statements of the text that the engine's readings do not reproduce are separate tests marked
-``xfail(strict=True)`` naming the reading (docs/results/scojo-opt/definitions.md, item 2).
+statements of the text that the engine's default readings do not reproduce are separate tests:
+under the GroupConfig reading that gives them (Fig. 13: ``plan_nodes``, ``join``; issue 33 item 2)
+beside a test of the default, or, where no reading gives them, marked ``xfail(strict=True)``
+naming the reading (docs/results/scojo-opt/definitions.md, item 2).
 
 Time units are the tables' (no seconds are given); switch overhead 0 ("switching overhead
 between slices not shown", Section 4).
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 import pytest
@@ -187,26 +191,62 @@ def test_fig13_group_and_backfills_hand_worked(fig13):
     assert backfilled[90] == [J[14]] and s.start[J[14]] == 90 and ts.nodes_of(J[14]).tolist() == [7, 8, 9]
     assert _iv(s, J[13]) == [(75, 90)]
     assert stats["plan_delays"] == 0
-    assert J[15] not in p.plan_job.tolist()  # arrivals during a plan do not join it (next tests)
+    assert J[15] not in p.plan_job.tolist()  # default join=False: arrivals during a plan do not join it
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "reading, not a defect: 'The case of jobs 1 and 14 are important to observe as they are getting "
-    "backfilled into the group slice. In such a scenario, we have to ensure that the job starts on "
-    "the same nodes and the optimized plan is not disturbed' (6.6.1). Plan jobs take the lowest free "
-    "nodes not held by preempted jobs of their own class (timeshare._pick_nodes), so J9 takes J1's "
-    "held nodes 0, 1 and J1 cannot resume in the group slice; a reading that keeps other classes' "
-    "held nodes for last is not implemented."))
-def test_fig13_thesis_job1_backfilled_into_group_slice(fig13):
-    s = fig13
-    group_slice = (63.89, 100.0)
-    assert any(group_slice[0] <= a < group_slice[1] for a, _ in _iv(s, J[1]))
+def _fig13_under(**reading):
+    """Fig. 13's set-up with one group-formation reading of GroupConfig changed (issue 33 item 2)."""
+    cfg = dataclasses.replace(FIG13_CFG, optimizer=dataclasses.replace(FIG13_GROUP, **reading))
+    s = simulate_scojo(_workload(FIG13_ROWS, 12), 12, cfg, kill=False)
+    validate_schedule(s)  # rule 6 included
+    return s
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "reading, not a defect: 'Say the group ends when job 15 gets finished ... The group finishes once "
-    "Job 15 gets terminated' (6.6.1) puts J15 (arrives at 90, after the group was formed at 41 in the "
-    "text) in the group; the engine's group is the waiting jobs at formation "
-    "(timeshare._form_group), later arrivals never join a plan."))
-def test_fig13_thesis_job15_in_the_group(fig13):
-    assert J[15] in fig13.timeshare.plans.plan_job.tolist()
+def _records(s):
+    """time -> (plan jobs, virtual starts rounded, backfilled jobs) of every plan pass."""
+    p = s.timeshare.plans
+    return {round(float(p.time[k]), 2): (p.plan_job[p.plan_off[k]:p.plan_off[k + 1]].tolist(),
+                                         np.round(p.plan_start[p.plan_off[k]:p.plan_off[k + 1]], 2).tolist(),
+                                         p.bf_job[p.bf_off[k]:p.bf_off[k + 1]].tolist()) for k in range(p.passes)}
+
+
+def test_fig13_job1_not_in_group_slice_by_default(fig13):
+    """Default plan_nodes="own_held": J9 takes J1's held nodes 0, 1 at 63.89 (above), so the
+    preempted long J1 cannot resume before J9 ends (103.89), after the group slice [63.89, 100)."""
+    assert not any(63.89 <= a < 100 for a, _ in _iv(fig13, J[1]))
+
+
+def test_fig13_thesis_job1_backfilled_into_group_slice_under_any_held():
+    """Reading plan_nodes="any_held" (6.6.1: "we have to ensure that the job starts on the same
+    nodes and the optimized plan is not disturbed"), worked by hand as in the default test:
+    63.89: the same group and plan (the profile counts processors): J8 2.11, J9 0, J10 40, J11 70,
+    J12 67.11. J9 is due, but the free nodes that no preempted job holds are 10, 11 (0, 1 are J1's):
+    J9 waits. J1 (2 nodes, 36.11 of its 100 left) cannot be backfilled: J0's 8 and J9's 3 planned
+    processors leave 1 in [0, 2.11).
+    66: J0 ends; plan J8 0, J9 0, J10 40, J11 70, J12 65: J8 on 2-6, J9 on 7-9 (unheld nodes); J1
+    until the slice end (34) beside them: 5 + 3 + 2 <= 12 until J9's end at 40, J10 not before 40:
+    J1 resumes on its nodes 0, 1 at 66, in the group slice ("jobs 1 and 14 ... backfilled into
+    the group slice"), and runs on into the next (long) slice to its end at 102.11."""
+    s = _fig13_under(plan_nodes="any_held")
+    rec = _records(s)
+    assert rec[63.89] == ([J[8], J[9], J[10], J[11], J[12]], [2.11, 0.0, 40.0, 70.0, 67.11], [])
+    assert rec[66.0] == ([J[8], J[9], J[10], J[11], J[12]], [0.0, 0.0, 40.0, 70.0, 65.0], [J[1]])
+    assert s.start[J[8]] == 66 and s.start[J[9]] == 66
+    assert s.timeshare.nodes_of(J[8]).tolist() == [2, 3, 4, 5, 6] and s.timeshare.nodes_of(J[9]).tolist() == [7, 8, 9]
+    assert _iv(s, J[1])[2] == (66, 102.11) and s.timeshare.nodes_of(J[1]).tolist() == [0, 1]
+    assert s.timeshare.search_stats["plan_delays"] == 0
+
+
+def test_fig13_thesis_job15_in_the_group_under_join():
+    """Reading join=True (6.6.1: "Say the group ends when job 15 gets finished"): as in the default
+    test up to 90; at 90 J15 (medium, 6 nodes) arrives while J10, J11, J12 of the plan wait and joins
+    it at the end. Profile before the backfills: J8 (5) 41 left, J9 (3) 13.89 left: J10 (6) at 13.89,
+    J11 (7) at 43.89 (J10's end), J12 (5) at 41 (J8's end leaves 6), J15 (6) at 113.89 (from 43.89
+    J11 and J12 fill the 12 nodes; J12's end at 91 frees 5, J11's end at 113.89 the rest). J15 then
+    starts as a planned job when it is due, the group's last job."""
+    s = _fig13_under(join=True)
+    rec = _records(s)
+    assert rec[90.0][0] == [J[10], J[11], J[12], J[15]] and rec[90.0][1] == [13.89, 43.89, 41.0, 113.89]
+    assert s.timeshare.search_stats["grouped_jobs"] == 6
+    last = max(rec)
+    assert rec[last][0] == [J[15]] and rec[last][1] == [0.0] and round(float(s.start[J[15]]), 2) == last

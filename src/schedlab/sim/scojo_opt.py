@@ -15,6 +15,19 @@ import numpy as np
 from ..errors import StrategyError
 
 _SEARCH = {"lds": 1, "dds": 2}
+#: the group-formation readings (GroupConfig fields); a value's code for the engine is its index
+_READINGS = {
+    "form_at": ("pass", "submit", "slice_start"),
+    "form_class": ("current", "both"),
+    "criteria_scope": ("queue", "group"),
+    "runtime_rule": ("work_constant", "work_mean", "mean_below"),
+    "min_rule": ("at_least", "more_than"),
+    "take": ("submit", "lsf", "wide_first"),
+    "group_end": ("started", "finish"),
+    "plan_nodes": ("own_held", "any_held"),
+}
+#: length of the engine's global parameter vector (the fault-injection slot of the tests follows it)
+GG_LEN = 20
 
 
 @dataclass(frozen=True)
@@ -100,6 +113,72 @@ class GroupConfig:
     have potential chances to be backfilled into the plan ... Dynamic jobs are guaranteed to run
     within the group only until the end of slice". With smart backfilling on, every pass already
     tries them; this matters when smart backfilling is off (only jobs submitted at that event)."""
+    # ---- the open group-formation decisions (issue 33 item 2; docs/results/scojo-opt/definitions.md
+    # section 2 lists them with the sentences and the file:line of the engine)
+    form_at: str = "pass"
+    """Decision 1, when the criteria are checked. Thesis Fig. 6: "if(SubmitEvent &&
+    !inGroup(Med OR Long State) || (FinishEvent && currentTime == plan[currentState].groupFinishTime)
+    || plan[currentState].size == 0) { jobgroup = createJobGroup() ...". ``"pass"``: at every
+    scheduling pass of the class's slice while it has no plan left (the ``plan.size == 0`` clause);
+    ``"submit"``: only at a pass with an arrival of the class (the ``SubmitEvent`` clause alone);
+    ``"slice_start"``: only at the first pass of a slice (6.2: "If the optimizer is on and a group is
+    not formed for the current slice")."""
+    form_class: str = "current"
+    """Decision 2, for which class. Thesis 6.1: "The number of jobs depends upon the type of currently
+    running slice"; 7.2: "If the current slice is long, then ...". ``"current"``: only the class of the
+    slice; ``"both"``: at a pass of a medium or long slice the other groupable class may form its
+    group too (its plan runs in its own slices; its jobs are not smart-backfilled meanwhile)."""
+    criteria_scope: str = "queue"
+    """Decision 3. Thesis 7.2: "the total job size of the waiting jobs should be greater than twice
+    the machine size", "the ratio of total accumulated work to the machine size should be greater than
+    the product of lambda (constant) and average runtime of the waiting jobs"; 6.1: "The jobs are also
+    required to occupy more than the machine size". ``"queue"``: count, size and work over every waiting
+    job of the class not in a plan ("the waiting jobs"); ``"group"``: over the candidate group only
+    (at most ``group_max`` jobs, 6.1 "The jobs")."""
+    runtime_rule: str = "work_constant"
+    """Decision 5, the run-time criterion. 7.2: "the ratio of total accumulated work to the machine size
+    should be greater than the product of lambda (constant) and average runtime of the waiting jobs
+    ... The average runtime for long jobs is set to 15000 and lambda is set to 1. For medium jobs, the
+    average runtime is set to 800 and lambda is assigned the value 2"; 6.1: "The ideal average runtime
+    of the grouped jobs is lower than a factor times the set runtime for the type of current slice".
+    ``"work_constant"``: work / m > lambda x ``avg_runtime`` (the constants as printed);
+    ``"work_mean"``: work / m > lambda x the mean estimate of the waiting jobs (7.2's "average runtime
+    of the waiting jobs"); ``"mean_below"``: 6.1, the group's mean estimate < lambda x ``avg_runtime``
+    (an upper bound; no work criterion)."""
+    min_rule: str = "at_least"
+    """Decision 6. 7.2: "The minimum number of jobs in a group is set to five for long jobs and ten for
+    medium job class" (``"at_least"``); 6.6.1: "let us assume that groups are formed when more than five
+    jobs of same type are waiting" (``"more_than"``: strictly more than ``group_min``)."""
+    take: str = "submit"
+    """Decision 7, which jobs a group takes when more than ``group_max`` wait (6.1 / 7.2 name no order).
+    ``"submit"``: the first in arrival order; ``"lsf"``: the first in the search's heuristic order
+    (5.1.2, largest slowdown first); ``"wide_first"``: the long-wide jobs of the class first (7.3: "In
+    the first level, we search all permutations of the long-wide jobs"), then arrival order."""
+    join: bool = False
+    """Decision 8, arrivals while a plan runs. 6.6.2: "individual dynamic job submission events within
+    the group scheduling frame may have potential chances to be backfilled into the plan"; 6.6.1: "Say
+    the group ends when job 15 gets finished" (job 15 arrives after the group formed). False: they never
+    join a plan (they may be plan-backfilled); True: at a pass of the class, its jobs submitted after the
+    group formed are appended to the plan (arrival order, up to ``group_max``), placed after the planned
+    jobs like any plan job."""
+    group_end: str = "finish"
+    """Decision 9, when a group ends ("no two groups of the same slice types can be formed
+    simultaneously", 6.2). ``"started"``: when its last planned job has started (Fig. 6's
+    "plan[currentState].size == 0"; the default before issue 33); ``"finish"`` (default, Fig. 6's
+    full condition): also when its group-finish job has terminated
+    (Fig. 6: "FinishEvent && currentTime == plan[currentState].groupFinishTime"; 6.3.3: "If the
+    group-finish job ends up completing its execution in a non-type slice, we assert that the group
+    would be finished upon encountering the next finish event within the group slice"): at the first
+    pass of the class after that job ended, its planned jobs not yet started leave the plan and a new
+    group may form. The group-finish job is the kept plan job whose planned end is nearest the group
+    finish of Fig. 8. Needs ``finish_rule``."""
+    plan_nodes: str = "own_held"
+    """Decision 10, which nodes plan jobs take. 6.6.1: "The case of jobs 1 and 14 are important to
+    observe as they are getting backfilled into the group slice. In such a scenario, we have to ensure
+    that the job starts on the same nodes and the optimized plan is not disturbed." ``"own_held"``: the
+    lowest free nodes not held by preempted jobs of their own class (as every job); ``"any_held"``:
+    only nodes held by no preempted job of any class (a due plan job that does not fit on them waits),
+    so a preempted job of another class can resume on its nodes in the group slice."""
 
     def __post_init__(self) -> None:
         if self.search not in _SEARCH:
@@ -108,6 +187,10 @@ class GroupConfig:
             raise StrategyError(f"scojo-opt budget_scope must be 'decision' or 'subgroup', got {self.budget_scope!r}")
         if self.select not in ("weighted", "bsld"):
             raise StrategyError(f"scojo-opt select must be 'weighted' or 'bsld', got {self.select!r}")
+        for name, allowed in _READINGS.items():
+            if getattr(self, name) not in allowed:
+                raise StrategyError(f"scojo-opt {name} must be one of {', '.join(map(repr, allowed))}, got "
+                                    f"{getattr(self, name)!r}")
         for name in ("budget", "subgroup_size", "max_long_wide"):
             if int(getattr(self, name)) < 1:
                 raise StrategyError(f"scojo-opt {name} must be >= 1, got {getattr(self, name)!r}")
@@ -136,8 +219,11 @@ class GroupConfig:
             gp[k, 17:23] = (self.group_min[row], self.group_max[row], self.size_factor[row], self.work_lambda[row],
                             self.avg_runtime[row], 1.0)
             gp[k, 23] = 1.0 / shares[row] if shares[row] > 0 else 1.0
+        code = {name: allowed.index(getattr(self, name)) for name, allowed in _READINGS.items()}
         gg = np.array([1.0, self.finish_delta, self.finish_min_util, self.dynamic_backfill, 0, 0, 0, -1.0, 600.0,
-                       self.finish_rule], np.float64)
+                       self.finish_rule, code["form_at"], code["form_class"], code["criteria_scope"],
+                       code["runtime_rule"], code["min_rule"], code["take"], self.join, code["group_end"],
+                       code["plan_nodes"], 0.0], np.float64)
         return gp, gg
 
 
@@ -161,10 +247,25 @@ class BottomLineConfig:
     dynamic_backfill: bool = False
     """Not part of the bottom line (method-notes: "backfilling between events: none beyond what the
     profile placement gives")."""
+    scope: str = "queue"
+    """Which jobs it searches (issue 33 item 3). Method-notes topic 4 step 1: "W = set of waiting jobs at
+    time t (inside SCOJO-PECT: the waiting jobs of the current slice's class, or the job group selected
+    by the thesis's group-formation rule)". ``"queue"``: the class's waiting queue (its first
+    ``max_jobs`` in LXF order) at every pass, re-searched at every event, no plan kept (step 8);
+    ``"group"``: only the groups the thesis' rule forms (``group``: the same criteria, the same jobs,
+    the same group-finish cut), searched once per group with the bottom line's own search (LXF, DDS,
+    excessive wait then slowdown, dynB) and kept as a plan like the optimiser's, so that both
+    schedulers search the same groups with the same budget per decision (thesis 9.5 calls its baseline
+    "an approximation")."""
+    group: GroupConfig = GroupConfig()
+    """With ``scope="group"``: the group formation (and finish cut) to use; its search options are
+    unused."""
 
     def __post_init__(self) -> None:
         if self.search not in _SEARCH:
             raise StrategyError(f"scojo-bottomline search must be 'lds' or 'dds', got {self.search!r}")
+        if self.scope not in ("queue", "group"):
+            raise StrategyError(f"scojo-bottomline scope must be 'queue' or 'group', got {self.scope!r}")
         if int(self.budget) < 1 or not 1 <= int(self.max_jobs) <= 64:
             raise StrategyError(f"scojo-bottomline needs budget >= 1 and 1 <= max_jobs <= 64, got "
                                 f"{self.budget!r}, {self.max_jobs!r}")
@@ -173,13 +274,18 @@ class BottomLineConfig:
 
     @property
     def label(self) -> str:
-        return "scojo-bottomline"
+        return "scojo-bottomline" + ("" if self.scope == "queue" else " (group scope)")
 
     def arrays(self, shares: tuple[float, float, float]) -> tuple[np.ndarray, np.ndarray]:
-        gp = np.zeros((3, 24), np.float64)
-        for row, k in ((0, 2), (1, 1)):
-            gp[k, 22] = 1.0
-            gp[k, 23] = 1.0 / shares[row] if shares[row] > 0 else 1.0
-        gg = np.array([2.0, 0.0, 0.0, self.dynamic_backfill, self.budget, self.max_jobs, _SEARCH[self.search],
-                       -1.0 if self.wait_bound is None else self.wait_bound, 600.0, 0.0], np.float64)
+        if self.scope == "group":
+            gp, gg = self.group.arrays(shares)
+        else:
+            gp = np.zeros((3, 24), np.float64)
+            for row, k in ((0, 2), (1, 1)):
+                gp[k, 22] = 1.0
+                gp[k, 23] = 1.0 / shares[row] if shares[row] > 0 else 1.0
+            gg = np.zeros(GG_LEN, np.float64)
+        gg[[0, 3, 4, 5, 6, 7, 8, 19]] = (2.0, self.dynamic_backfill, self.budget, self.max_jobs, _SEARCH[self.search],
+                                         -1.0 if self.wait_bound is None else self.wait_bound, 600.0,
+                                         self.scope == "group")
         return gp, gg

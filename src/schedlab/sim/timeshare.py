@@ -46,9 +46,10 @@ import numpy as np
 from .._config import njit
 from ..errors import StrategyError
 from ..workload.model import Workload
-from .groupsearch import EPS, earliest, evaluate, group_finish, occupy, optimise_group, profile_build, tree_search
+from .groupsearch import (EPS, earliest, evaluate, group_finish, lsf_order, occupy, optimise_group, profile_build,
+                          tree_search)
 from .model import Machine
-from .scojo_opt import BottomLineConfig, GroupConfig
+from .scojo_opt import GG_LEN, BottomLineConfig, GroupConfig
 
 SHORT, MEDIUM, LONG = 0, 1, 2
 CLASS_NAMES = ("short", "medium", "long")
@@ -200,6 +201,21 @@ def _pick_nodes(j, k, nodes, off, w, node_run, held):
 
 
 @njit
+def _pick_unheld(j, nodes, off, w, node_run, held):
+    """Job j takes the lowest-numbered free nodes that no preempted job holds; how many it found
+    (fewer than its width: the node list is incomplete and the job must not start)."""
+    q = off[j]
+    end = off[j] + w[j]
+    for x in range(node_run.shape[0]):
+        if q == end:
+            break
+        if node_run[x] == -1 and held[0, x] == -1 and held[1, x] == -1 and held[2, x] == -1:
+            nodes[q] = x
+            q += 1
+    return q - off[j]
+
+
+@njit
 def _nodes_free(j, nodes, off, w, node_run):
     for q in range(off[j], off[j] + w[j]):
         if node_run[nodes[q]] != -1:
@@ -315,39 +331,115 @@ def _base_profile(c, t, s_end, run, run_n, pq, pq_n, status, cls, est, done, seg
 
 
 @njit
+def _plan_left(c, plan, plan_n, status):
+    """Keep the jobs of class c's plan that have not started (in plan order); how many."""
+    pn = 0
+    for a in range(plan_n[c]):
+        j = plan[c, a]
+        if status[j] == WAITING:
+            plan[c, pn] = j
+            pn += 1
+    plan_n[c] = pn
+    return pn
+
+
+@njit
+def _bl_search(g, pn, t, inv_share, gg, bound, w, est, wait0, T, F, P, stats, search):
+    """The bottom line's decision (method-notes topic 4 steps 2-7) on the jobs ``g[:pn]``: sorted in
+    place by LXF (largest expansion factor first, ties by earlier submission, i.e. position in g), then,
+    if ``search`` and pn >= 2, the best order found by DDS/LDS within the budget (gg[4]) is written
+    back into g."""
+    key = np.empty(pn, np.float64)
+    for a in range(pn):
+        r = max(est[g[a]], 1.0)
+        key[a] = -(wait0[g[a]] + r) / r
+    o = np.argsort(key, kind="mergesort")
+    g[:pn] = g[o]
+    if search and pn >= 2:
+        te = np.empty(1, np.float64)
+        ta = np.empty(1, np.float64)
+        to = np.empty((1, pn), np.int64)
+        rec = np.empty((0, pn), np.int64)
+        kept = tree_search(g, pn, w, est, wait0, inv_share, gg[8], True, bound, T, F, P, int(gg[6]), int(gg[4]),
+                           False, 0.0, te, ta, to, stats[ST_EXPLORED:ST_EXPLORED + 3], rec)
+        stats[ST_SEARCHES] += 1
+        if kept > 0:
+            g[:pn] = to[0, :pn]
+
+
+@njit
 def _form_group(c, t, s_end, gp, gg, m, submit, est, done, seg, w, cls, wq, wq_n, pq, pq_n, run, run_n, status,
-                inplan, plan, wait0, rel_t, rel_w, T, F, stats):
-    """Thesis 6.1 / 7.2 group formation for class c and its plan (6.3, 6.5); the plan's length."""
+                inplan, plan, wait0, rel_t, rel_w, T, F, stats, maxwait, gjob):
+    """Thesis 6.1 / 7.2 group formation for class c and its plan (6.3, 6.5); the plan's length. The
+    readings of GroupConfig (issue 33 item 2): gg[12] criteria on the group (else the queue), gg[13]
+    run-time rule, gg[14] "more than" the minimum, gg[15] which jobs (submit, LSF, long-wide first);
+    gg[19] the bottom line's search instead of the optimiser's (scope "group"). ``gjob[c]`` gets the
+    group-finish job (6.3.3: the kept plan job whose planned end is nearest the group finish; -1
+    without the finish rule)."""
     nw = 0
-    sw = 0
-    work = 0.0
+    cand = np.empty(wq_n[c], np.int64)
     for q in range(wq_n[c]):
         j = wq[c, q]
         if status[j] == WAITING and not inplan[j]:
-            nw += 1
-            sw += w[j]
-            work += w[j] * est[j]
-    if nw < gp[c, 17] or sw <= gp[c, 19] * m or work / m <= gp[c, 20] * gp[c, 21]:
-        return 0
-    ng = min(nw, int(gp[c, 18]))
-    g = np.empty(ng, np.int64)
-    a = 0
-    for q in range(wq_n[c]):
-        j = wq[c, q]
-        if status[j] == WAITING and not inplan[j] and a < ng:
-            g[a] = j
+            cand[nw] = j
             wait0[j] = t - submit[j]
-            a += 1
+            nw += 1
+    if nw == 0:
+        return 0
+    take = int(gg[15])
+    if take == 1:  # LSF: the search's heuristic order (5.1.2)
+        o = cand[:nw].copy()
+        lsf_order(o, nw, est, wait0, gp[c, 0], cand)
+    elif take == 2:  # long-wide jobs first, then arrival order
+        o = cand[:nw].copy()
+        a = 0
+        for pas in range(2):
+            for q in range(nw):
+                j = o[q]
+                wide = w[j] >= gp[c, 1] * m and est[j] >= gp[c, 2]
+                if wide == (pas == 0):
+                    cand[a] = j
+                    a += 1
+    ng = min(nw, int(gp[c, 18]))
+    ns = ng if gg[12] > 0 else nw  # the jobs the criteria see: the candidate group or the queue
+    sw = 0
+    work = 0.0
+    rsum = 0.0
+    for a in range(ns):
+        j = cand[a]
+        sw += w[j]
+        work += w[j] * est[j]
+        rsum += est[j]
+    few = ns <= gp[c, 17] if gg[14] > 0 else ns < gp[c, 17]
+    rule = int(gg[13])
+    if rule == 0:
+        short = work / m <= gp[c, 20] * gp[c, 21]
+    elif rule == 1:
+        short = work / m <= gp[c, 20] * (rsum / ns)
+    else:
+        gsum = 0.0
+        for a in range(ng):
+            gsum += est[cand[a]]
+        short = gsum / ng >= gp[c, 20] * gp[c, 21]
+    if few or sw <= gp[c, 19] * m or short:
+        return 0
+    g = cand[:ng].copy()
     P, nr = _base_profile(c, t, s_end, run, run_n, pq, pq_n, status, cls, est, done, seg, w, m, rel_t, rel_w, T, F)
     out = np.empty(ng, np.int64)
-    optimise_group(g, ng, w, est, wait0, gp[c, 23], m, T, F, P, gp[c, :17], stats[ST_EXPLORED:ST_EXPLORED + 3], out)
-    stats[ST_SEARCHES] += 1
+    if gg[19] > 0:  # the bottom line on the same group
+        _bl_search(g, ng, t, gp[c, 23], gg, gg[7] if gg[7] >= 0 else maxwait, w, est, wait0, T, F, P, stats, True)
+        out[:] = g
+    else:
+        optimise_group(g, ng, w, est, wait0, gp[c, 23], m, T, F, P, gp[c, :17], stats[ST_EXPLORED:ST_EXPLORED + 3],
+                       out)
+        stats[ST_SEARCHES] += 1
     cap = P + 2 * ng + 4
     Tw = np.empty(cap, np.float64)
     Fw = np.empty(cap, np.int64)
     vs = np.empty(ng, np.float64)
     evaluate(out, ng, w, est, wait0, gp[c, 23], gp[c, 0], False, 0.0, T, F, P, Tw, Fw, vs)
     keep = ng
+    gjob[c] = -1
     if gg[9] > 0:  # group finish (Fig. 8): plan jobs starting at or after it leave the plan
         v = np.zeros(nr + ng, np.float64)
         e = np.empty(nr + ng, np.float64)
@@ -360,10 +452,14 @@ def _form_group(c, t, s_end, gp, gg, m, submit, est, done, seg, w, cls, wq, wq_n
             wd[nr + a] = w[out[a]]
         fin = group_finish(v, e, wd, nr + ng, m, gg[1], gg[2])
         keep = 0
+        near = np.inf
         for a in range(ng):
             if vs[a] < fin - EPS or a == 0:
                 out[keep] = out[a]
                 keep += 1
+                if abs(vs[a] + est[out[a]] - fin) < near:
+                    near = abs(vs[a] + est[out[a]] - fin)
+                    gjob[c] = out[a]
     for a in range(keep):
         plan[c, a] = out[a]
         inplan[out[a]] = True
@@ -373,7 +469,7 @@ def _form_group(c, t, s_end, gp, gg, m, submit, est, done, seg, w, cls, wq, wq_n
 
 
 @njit
-def _plan_pass(c, t, s_end, pn, smart, dyn, submit, est, done, w, cls, m, nodes, off, node_run, held, free_elig,
+def _plan_pass(c, t, s_end, pn, smart, dyn, unheld, submit, est, done, w, cls, m, nodes, off, node_run, held, free_elig,
                status, seg, last, first, run, run_n, n_run_cls, wq, wq_n, pq, pq_n, inplan, plan, vs, rel_t, rel_w,
                T, F, stats, bf, fault):
     """A pass of a slice of class c that has a plan (thesis Fig. 6, "inGroup" branch): recalculate
@@ -396,8 +492,12 @@ def _plan_pass(c, t, s_end, pn, smart, dyn, submit, est, done, w, cls, m, nodes,
             j = plan[c, a]
             if w[j] > free_elig[c]:
                 break
-            run_n = _launch(j, c, t, True, nodes, off, w, node_run, held, free_elig, status, seg, last, first, run,
-                            run_n, n_run_cls)
+            if unheld:  # plan_nodes "any_held": only nodes no preempted job holds
+                if _pick_unheld(j, nodes, off, w, node_run, held) < w[j]:
+                    break
+                first[j] = t
+            run_n = _launch(j, c, t, not unheld, nodes, off, w, node_run, held, free_elig, status, seg, last, first,
+                            run, run_n, n_run_cls)
     for q in range(wq_n[c]):  # plan backfilling of the class's other waiting jobs
         j = wq[c, q]
         if status[j] != WAITING or inplan[j] or w[j] > free_elig[c]:
@@ -461,35 +561,20 @@ def _bottomline_plan(c, t, gp, gg, m, submit, est, w, wq, wq_n, status, inplan, 
     if nw == 0:
         return 0
     cand = np.empty(nw, np.int64)
-    key = np.empty(nw, np.float64)
     a = 0
     for q in range(wq_n[c]):
         j = wq[c, q]
         if status[j] == WAITING:
-            r = max(est[j], 1.0)
             cand[a] = j
-            key[a] = -(t - submit[j] + r) / r
+            wait0[j] = t - submit[j]
             a += 1
-    o = np.argsort(key, kind="mergesort")
+    _bl_search(cand, nw, t, gp[c, 23], gg, 0.0, w, est, wait0, T, F, P, stats, False)  # LXF order only
     pn = min(nw, int(gg[5]))
-    g = np.empty(pn, np.int64)
+    g = cand[:pn].copy()
     fits = False
     for a in range(pn):
-        j = cand[o[a]]
-        g[a] = j
-        wait0[j] = t - submit[j]
-        fits = fits or w[j] <= free_elig[c]
-    if fits and pn >= 2:
-        bound = gg[7] if gg[7] >= 0 else maxwait
-        te = np.empty(1, np.float64)
-        ta = np.empty(1, np.float64)
-        to = np.empty((1, pn), np.int64)
-        rec = np.empty((0, pn), np.int64)
-        kept = tree_search(g, pn, w, est, wait0, gp[c, 23], gg[8], True, bound, T, F, P, int(gg[6]), int(gg[4]),
-                           False, 0.0, te, ta, to, stats[ST_EXPLORED:ST_EXPLORED + 3], rec)
-        stats[ST_SEARCHES] += 1
-        if kept > 0:
-            g[:] = to[0, :pn]
+        fits = fits or w[g[a]] <= free_elig[c]
+    _bl_search(g, pn, t, gp[c, 23], gg, gg[7] if gg[7] >= 0 else maxwait, w, est, wait0, T, F, P, stats, fits)
     for a in range(pn):
         plan[c, a] = g[a]
         inplan[g[a]] = True
@@ -553,7 +638,12 @@ def _run(submit, est, p, w, cls, m, share_table, order, cycle, min_slice, overhe
     maxwait = 0.0
     bfs = np.empty(m + 1, np.int64)
     fault = np.zeros(2, np.int64)
-    fault[0] = int(gg[10]) if gg.shape[0] > 10 else 0
+    fault[0] = int(gg[GG_LEN]) if gg.shape[0] > GG_LEN else 0
+    keep_plan = mode == 1 or gg[19] > 0  # the optimiser, or the bottom line on the thesis' groups
+    arr_t = np.full(3, -1.0)  # last arrival time per class
+    form_t = np.zeros(3)  # formation time of each class's current group
+    gjob = np.full(3, -1, np.int64)  # its group-finish job (6.3.3)
+    sl_first = False  # the next pass is the first of its slice
     fault[1] = fault[0] > 0
     # plan records (pass id, time, class; plan jobs with their virtual starts; backfilled jobs) and
     # the launch log (job, time, pass id) of every pass
@@ -616,6 +706,7 @@ def _run(submit, est, p, w, cls, m, share_table, order, cycle, min_slice, overhe
             wq[k, wq_n[k]] = i
             wq_n[k] += 1
             status[i] = WAITING
+            arr_t[k] = t
             i += 1
         # ------------------------------------------------------------ 3. cycle / slice boundary
         for k in range(3):
@@ -629,6 +720,7 @@ def _run(submit, est, p, w, cls, m, share_table, order, cycle, min_slice, overhe
                 s_end = t + cyc_len[0]
                 pending = False
                 sl_cls, sl_b, sl_e, nsl = _record(sl_cls, sl_b, sl_e, nsl, cur, s_begin, s_end)
+                sl_first = True
         elif t >= s_end:
             c = cur
             cyc_pos += 1
@@ -723,12 +815,15 @@ def _run(submit, est, p, w, cls, m, share_table, order, cycle, min_slice, overhe
             s_end = s_begin + lam
             cur = nx
             sl_cls, sl_b, sl_e, nsl = _record(sl_cls, sl_b, sl_e, nsl, cur, s_begin, s_end)
+            sl_first = True
         # ------------------------------------------------------------ 4. scheduling pass
         if cur < 0 or t < s_begin:
             continue
         pending = False
         c = cur
         run0 = run_n
+        first_pass = sl_first
+        sl_first = False
         # (a) resume preempted c-jobs on their nodes
         for q in range(pq_n[c]):
             j = pq[c, q]
@@ -738,15 +833,35 @@ def _run(submit, est, p, w, cls, m, share_table, order, cycle, min_slice, overhe
         normal = True
         if mode > 0 and gp[c, 22] > 0:
             pn = 0
-            if mode == 1:
-                for a in range(plan_n[c]):  # the plan's jobs not started yet
-                    j = plan[c, a]
-                    if status[j] == WAITING:
-                        plan[c, pn] = j
-                        pn += 1
-                if pn == 0:
-                    pn = _form_group(c, t, s_end, gp, gg, m, submit, est, done, seg, w, cls, wq, wq_n, pq, pq_n,
-                                     run, run_n, status, inplan, plan, wait0, rel_t, rel_w, pT, pF, stats)
+            if keep_plan:
+                if gg[17] > 0 and gjob[c] >= 0 and status[gjob[c]] == DONE:  # group_end "finish"
+                    gjob[c] = -1
+                    for a in range(plan_n[c]):
+                        inplan[plan[c, a]] = False
+                    plan_n[c] = 0
+                pn = _plan_left(c, plan, plan_n, status)
+                if pn > 0 and gg[16] > 0:  # join: the class's arrivals since the group formed
+                    for q in range(wq_n[c]):
+                        j = wq[c, q]
+                        if pn < gp[c, 18] and status[j] == WAITING and not inplan[j] and submit[j] > form_t[c]:
+                            plan[c, pn] = j
+                            inplan[j] = True
+                            pn += 1
+                            stats[ST_GROUPED] += 1
+                for k in (c, 3 - c):  # form_class "both": the other groupable class too
+                    if k != c and (gg[11] == 0 or _plan_left(k, plan, plan_n, status) > 0):
+                        continue
+                    if k == c and pn > 0:
+                        continue
+                    if (gg[10] == 1 and arr_t[k] != t) or (gg[10] == 2 and not first_pass):
+                        continue
+                    pk = _form_group(k, t, s_end, gp, gg, m, submit, est, done, seg, w, cls, wq, wq_n, pq, pq_n,
+                                     run, run_n, status, inplan, plan, wait0, rel_t, rel_w, pT, pF, stats, maxwait,
+                                     gjob)
+                    plan_n[k] = pk
+                    form_t[k] = t
+                    if k == c:
+                        pn = pk
                 plan_n[c] = pn
             else:
                 P0, nr = _base_profile(c, t, s_end, run, run_n, pq, pq_n, status, cls, est, done, seg, w, m, rel_t,
@@ -755,9 +870,10 @@ def _run(submit, est, p, w, cls, m, share_table, order, cycle, min_slice, overhe
                                       free_elig, maxwait, pT, pF, P0, stats)
             if pn > 0:
                 normal = False
-                run_n, nb = _plan_pass(c, t, s_end, pn, smart, gg[3] > 0, submit, est, done, w, cls, m, nodes, off,
-                                       node_run, held, free_elig, status, seg, last, first, run, run_n, n_run_cls, wq,
-                                       wq_n, pq, pq_n, inplan, plan, vs, rel_t, rel_w, pT, pF, stats, bfs, fault)
+                run_n, nb = _plan_pass(c, t, s_end, pn, smart, gg[3] > 0, gg[18] > 0, submit, est, done, w, cls, m,
+                                       nodes, off, node_run, held, free_elig, status, seg, last, first, run, run_n,
+                                       n_run_cls, wq, wq_n, pq, pq_n, inplan, plan, vs, rel_t, rel_w, pT, pF, stats,
+                                       bfs, fault)
                 # the plan committed to in this pass (rule 6 of validate_ts replays it)
                 rc_pid = _grow(rc_pid, nrc)
                 rc_t = _grow(rc_t, nrc)
@@ -780,7 +896,7 @@ def _run(submit, est, p, w, cls, m, share_table, order, cycle, min_slice, overhe
                 rc_boff = _grow(rc_boff, nrc)
                 rc_poff[nrc] = npj
                 rc_boff[nrc] = nbj
-                if mode == 2:
+                if not keep_plan:
                     for a in range(pn):
                         inplan[plan[c, a]] = False
                 else:
@@ -963,7 +1079,7 @@ def simulate_scojo(workload: Workload, machine: Machine | int, config: ScojoConf
     cls_sorted = config.classify(est)
     order = np.array([_LETTER[ch] for ch in config.order], dtype=np.int64)
     if config.optimizer is None:
-        mode, gp, gg = 0, np.zeros((3, 24)), np.zeros(10)
+        mode, gp, gg = 0, np.zeros((3, 24)), np.zeros(GG_LEN)
     else:
         mode = 1 if isinstance(config.optimizer, GroupConfig) else 2
         gp, gg = config.optimizer.arrays(config.shares)

@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 
 COLS = ["AWRT", "AWRT1", "AWRT2", "AWRT3", "AWRT4", "AWRT5"]
+#: run-folder suffix -> row label: CTC runs on the papers' 430 processors; the header's 338 is a variant
+LABELS = {"CTC430": "CTC (430 processors, as the papers)", "CTC": "CTC338 (header's batch partition; variant)"}
 
 
 def fmt(v):
@@ -34,7 +36,7 @@ def main() -> None:
             row = json.loads((run / "comparison.json").read_text())[0]
             hist = (run / "history.csv").read_text().splitlines()
             steps = len(hist) - 1
-            print(f"| {run.name.split('-', 1)[1]} | " + " | ".join(fmt(row.get(f"{c}_improvement_pct")) for c in COLS)
+            print(f"| {LABELS.get(run.name.split('-', 1)[1], run.name.split('-', 1)[1])} | " + " | ".join(fmt(row.get(f"{c}_improvement_pct")) for c in COLS)
                   + f" | {fmt(row.get('UTIL_diff_points'))} | {fmt(row.get('objective_improvement_pct'))} | {steps} steps |")
         print()
 

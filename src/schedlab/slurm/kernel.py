@@ -1,0 +1,510 @@
+"""The compiled loop of ``--policy slurm`` (kernels only; the driver is :mod:`schedlab.slurm.policy`).
+
+Why a loop of its own rather than :func:`schedlab.sim.loop.site_loop`: Slurm's schedulers are
+time-driven (the main scheduler every ``sched_interval`` and ``batch_sched_delay`` after a
+submission, backfill ``bf_interval`` after its last pass, priorities every
+``PriorityCalcPeriod``), they see CPUs on *nodes* (a backfill reservation takes whole nodes, the
+stop rule takes a partition's nodes) and partitions, none of which the site state of
+:mod:`schedlab.sim.state` holds (one pool of m processors, one queue in a static order). The state
+changes still go through a few operations, as in :mod:`schedlab.sim.ops`: :func:`_start`
+(allocate CPUs on nodes, record the finish), :func:`_end` (free them, charge usage) and
+:func:`_recalc` (decay usage, recompute priorities); the two passes only decide.
+
+Everything is in numpy arrays indexed by job number (jobs sorted by submit time, ties in trace
+order); rows of ``JF``/``JI`` and slots of ``P``/``O`` are named below.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._config import njit
+
+# JF rows (float64 per job)
+F_SUBMIT, F_RUNTIME, F_LIMIT, F_STATIC = 0, 1, 2, 3
+N_JF = 4
+# JI rows (int64 per job)
+I_CPUS, I_PART, I_ACCT, I_AOFF = 0, 1, 2, 3
+N_JI = 4
+# P slots (float64 parameters)
+(P_W_AGE, P_W_FS, P_MAX_AGE, P_HALF_LIFE, P_CALC, P_SCHED_INTERVAL, P_DEPTH, P_BATCH_DELAY,
+ P_BF_INTERVAL, P_BF_WINDOW, P_BF_RES, P_BF_MAX_TEST, P_OVER_TIME, P_DAMP, P_T0) = range(15)
+N_P = 15
+# O slots (int64 options; each is a named option of SlurmPolicy)
+(O_BACKFILL, O_KILL_PERIODIC, O_FLOOR_PRIO, O_FAIR_TREE, O_DECAY_EXACT, O_SUBMIT_IMMEDIATE,
+ O_MAIN_FULL, O_STOP_PARTITION_ONLY, O_BF_COUNT_POPPED, O_BF_TOUCH_EXCLUSIVE, O_WILLRUN_EXACT,
+ O_RESERVE_FIRST_ONLY, O_ACCRUE_AT_END) = range(13)
+N_O = 13
+KILL_PERIOD = 30.0  # PERIODIC_TIMEOUT of slurmctld.h: job_time_limit runs every 30 s
+BY_MAIN, BY_BACKFILL = 1, 2
+
+
+@njit
+def _fs_factors(usage, shares, fs, fair_tree, damp):
+    """Fair-share factor per account (a flat tree: every account a child of root, one leaf each).
+
+    classic (classic_fair_share.shtml): F = 2^(-(UE/S)/d), UE = the account's normalised usage
+    (a child of root: its effective usage is its own); S its normalised shares (0 shares: F = 0).
+    Fair Tree (fair_tree.shtml): LF = S/U ("infinity if the association has no usage"); accounts
+    ranked by LF, equal LF the same rank, the highest rank / count = 1.0."""
+    A = usage.shape[0]
+    total = usage.sum()
+    if not fair_tree:
+        for a in range(A):
+            s = shares[a]
+            if s <= 0.0:
+                fs[a] = 0.0
+            else:
+                ue = usage[a] / total if total > 0.0 else 0.0
+                fs[a] = 2.0 ** (-(ue / s) / damp)
+        return
+    lf = np.empty(A)
+    for a in range(A):
+        u = usage[a] / total if total > 0.0 else 0.0
+        lf[a] = np.inf if u <= 0.0 else shares[a] / u
+    order = np.argsort(-lf, kind="mergesort")
+    rank = A
+    for k in range(A):
+        a = order[k]
+        if k > 0 and lf[a] != lf[order[k - 1]]:
+            rank = A - k
+        fs[a] = rank / A
+
+
+@njit
+def _priority(j, now, JF, JI, P, O, fs):
+    """Job_priority (priority_multifactor.shtml) = static part (size, partition, QOS: fixed per job)
+    + PriorityWeightAge * age + PriorityWeightFairshare * fair-share; a sum below 1 is 1, and with
+    priority_rounding='floor-int' it is truncated to an integer (_get_priority_internal)."""
+    p = JF[F_STATIC, j]
+    if P[P_W_AGE] > 0.0:
+        age = now - JF[F_SUBMIT, j]
+        if P[P_MAX_AGE] > 0.0:
+            p += P[P_W_AGE] * min(max(age, 0.0), P[P_MAX_AGE]) / P[P_MAX_AGE]
+    if P[P_W_FS] > 0.0:
+        p += P[P_W_FS] * fs[JI[I_ACCT, j]]
+    if p < 1.0:
+        p = 1.0
+    if O[O_FLOOR_PRIO]:
+        p = np.floor(p)
+    return p
+
+
+@njit
+def _order(pend, npend, prio, tier, JI):
+    """The queue order of both schedulers (sort_job_queue2): higher PriorityTier, higher priority,
+    earlier submit, smaller job number. ``pend[:npend]`` is kept in job-number order, so a stable
+    sort by (tier, priority) gives the rest."""
+    key = np.empty(npend)
+    for k in range(npend):
+        j = pend[k]
+        key[k] = -(tier[JI[I_PART, j]] * 8589934592.0 + prio[j])
+    idx = np.argsort(key, kind="mergesort")
+    out = np.empty(npend, dtype=np.int64)
+    for k in range(npend):
+        out[k] = pend[idx[k]]
+    return out
+
+
+@njit
+def _start(j, now, allowed, free, node_cpus, JF, JI, P, O, anode, acnt, alen, start, finish, expend, run, nrun):
+    """Start job j now on the lowest-numbered ``allowed`` nodes with free CPUs (CR_CPU: a job may
+    take CPUs of several nodes); its finish is start + runtime, or its kill time when its runtime
+    passes its limit (+ OverTimeLimit). Returns the new number of running jobs."""
+    need = JI[I_CPUS, j]
+    off = JI[I_AOFF, j]
+    k = 0
+    for v in range(free.shape[0]):
+        if need == 0:
+            break
+        if allowed[v] and free[v] > 0:
+            take = min(free[v], need)
+            free[v] -= take
+            need -= take
+            anode[off + k] = v
+            acnt[off + k] = take
+            k += 1
+    alen[j] = k
+    start[j] = now
+    lim = JF[F_LIMIT, j]
+    run_t = JF[F_RUNTIME, j]
+    over = lim + P[P_OVER_TIME]
+    if run_t > over:
+        if O[O_KILL_PERIODIC]:
+            t0 = P[P_T0]
+            kill = t0 + np.ceil((now + over - t0) / KILL_PERIOD) * KILL_PERIOD
+            finish[j] = kill
+        else:
+            finish[j] = now + over
+    else:
+        finish[j] = now + run_t
+    expend[j] = now + lim
+    run[nrun] = j
+    return nrun + 1
+
+
+@njit
+def _charge(j, t_from, t_to, JI, usage, start):
+    """Usage (allocated CPUs * seconds, priority_multifactor.shtml) of job j over [t_from, t_to]."""
+    a = max(t_from, start[j])
+    if t_to > a:
+        usage[JI[I_ACCT, j]] += JI[I_CPUS, j] * (t_to - a)
+
+
+@njit
+def _remove(arr, n, j):
+    """Remove j from arr[:n] keeping order; returns n - 1 (n when absent)."""
+    p = 0
+    while p < n and arr[p] != j:
+        p += 1
+    if p == n:
+        return n
+    for q in range(p, n - 1):
+        arr[q] = arr[q + 1]
+    return n - 1
+
+
+@njit
+def _main(now, full, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI, P, O,
+          anode, acnt, alen, start, finish, expend, run, nrun, by):
+    """The main scheduler (job_scheduler.c _schedule): the queue in order; a job that fits on the
+    CPUs still free starts; the first job of a partition that does not fit marks the partition
+    failed: later jobs of it are skipped, and (stop_scope='partition-and-nodes') its nodes are
+    taken from every later job. Event-driven runs test at most default_queue_depth jobs
+    (depth counted before the failed-partition skip), periodic ones all. Returns (npend, nrun)."""
+    if npend == 0:
+        return npend, nrun
+    order = _order(pend, npend, prio, tier, JI)
+    P_ = part_nodes.shape[0]
+    N = free.shape[0]
+    failed = np.zeros(P_, dtype=np.uint8)
+    blocked = np.zeros(N, dtype=np.uint8)
+    allowed = np.empty(N, dtype=np.uint8)
+    depth = 0
+    limit = np.inf if (full or O[O_MAIN_FULL]) else P[P_DEPTH]
+    for k in range(order.shape[0]):
+        j = order[k]
+        if depth > limit:
+            break
+        depth += 1
+        p = JI[I_PART, j]
+        if failed[p]:
+            continue
+        avail = 0
+        for v in range(N):
+            ok = part_nodes[p, v] and not blocked[v]
+            allowed[v] = ok
+            if ok:
+                avail += free[v]
+        if avail >= JI[I_CPUS, j]:
+            nrun = _start(j, now, allowed, free, node_cpus, JF, JI, P, O, anode, acnt, alen, start, finish, expend, run, nrun)
+            by[j] = 1
+            npend = _remove(pend, npend, j)
+        else:
+            failed[p] = 1
+            if not O[O_STOP_PARTITION_ONLY]:
+                for v in range(N):
+                    if part_nodes[p, v]:
+                        blocked[v] = 1
+    return npend, nrun
+
+
+@njit
+def _overlaps(rb, re, a, b, exclusive):
+    """A reservation [rb, re) of the time map blocks an interval [a, b]: its first slice begins at
+    or before b (bf_touch='inclusive': `begin_time <= end_time`), and it ends after a."""
+    if exclusive:
+        return rb < b and re > a
+    return rb <= b and re > a
+
+
+@njit
+def _candidates(p, a, b, part_nodes, rb, re, rnodes, roff, rlen, nres, cand, exclusive):
+    """Nodes of partition p not reserved in any map slice overlapping [a, b]; returns how many."""
+    N = cand.shape[0]
+    for v in range(N):
+        cand[v] = part_nodes[p, v]
+    for r in range(nres):
+        if _overlaps(rb[r], re[r], a, b, exclusive):
+            for q in range(roff[r], roff[r] + rlen[r]):
+                cand[rnodes[q]] = 0
+    count = 0
+    for v in range(N):
+        count += cand[v]
+    return count
+
+
+@njit
+def _backfill(now, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI, P, O,
+              anode, acnt, alen, start, finish, expend, run, nrun, by):
+    """One backfill pass (backfill.c _attempt_backfill; docs/slurm-policy-spec.md section 5): the
+    queue in order, at most bf_max_job_test jobs tested; a job that fits now on nodes free of every
+    reservation overlapping [now, now + limit] starts; else its earliest start is found (running
+    jobs removed by expected end, in will-run batches; later map slices tried) and, within
+    bf_window, its selected nodes are reserved whole from floor(start/res)*res to
+    floor((start + limit)/res)*res. Returns (npend, nrun)."""
+    if npend == 0:
+        return npend, nrun
+    order = _order(pend, npend, prio, tier, JI)
+    N = free.shape[0]
+    res = P[P_BF_RES]
+    win_end = np.floor((now + P[P_BF_WINDOW]) / res) * res
+    max_test = P[P_BF_MAX_TEST]
+    excl = O[O_BF_TOUCH_EXCLUSIVE]
+    cap = int(min(max_test, order.shape[0])) + 1
+    rb = np.empty(cap)
+    re = np.empty(cap)
+    roff = np.empty(cap, dtype=np.int64)
+    rlen = np.empty(cap, dtype=np.int64)
+    rnodes = np.empty(cap * N, dtype=np.int64)
+    nres = 0
+    used = 0
+    cand = np.empty(N, dtype=np.uint8)
+    free_t = np.empty(N, dtype=np.int64)
+    tested = 0
+    for k in range(order.shape[0]):
+        if tested >= max_test:
+            break
+        j = order[k]
+        p = JI[I_PART, j]
+        need = JI[I_CPUS, j]
+        L = JF[F_LIMIT, j]
+        if _candidates(p, now, now + L, part_nodes, rb, re, rnodes, roff, rlen, nres, cand, excl) == 0:
+            if O[O_BF_COUNT_POPPED]:
+                tested += 1
+            continue
+        tested += 1
+        avail = 0
+        for v in range(N):
+            if cand[v]:
+                avail += free[v]
+        if avail >= need:
+            nrun = _start(j, now, cand, free, node_cpus, JF, JI, P, O, anode, acnt, alen, start, finish, expend, run, nrun)
+            by[j] = 2
+            npend = _remove(pend, npend, j)
+            continue
+        if O[O_RESERVE_FIRST_ONLY] and nres > 0:
+            continue
+        # earliest start: running jobs by expected end (at least now + 1: job_test.c _guess_job_end)
+        ends = np.empty(nrun)
+        for q in range(nrun):
+            ends[q] = max(expend[run[q]], now + 1.0)
+        byend = np.argsort(ends, kind="mergesort")
+        # will-run batches: batch b frees the jobs byend[:bcount[b]] at time btime[b]
+        btime = np.empty(nrun + 1)
+        bcount = np.empty(nrun + 1, dtype=np.int64)
+        nb = 0
+        q = 0
+        window = 30.0
+        while q < nrun:
+            if O[O_WILLRUN_EXACT]:
+                t_lim = ends[byend[q]]
+            else:
+                t_lim = ends[byend[q]] + window
+                window *= 2.0
+            while q < nrun and ends[byend[q]] <= t_lim:
+                q += 1
+            btime[nb] = ends[byend[q - 1]]
+            bcount[nb] = q
+            nb += 1
+        # candidate times: batch times and reservation ends, increasing
+        ntimes = nb + nres
+        times = np.empty(ntimes)
+        for b in range(nb):
+            times[b] = btime[b]
+        for r in range(nres):
+            times[nb + r] = max(re[r], now)
+        times = np.sort(times)
+        for v in range(N):
+            free_t[v] = free[v]
+        applied = 0  # jobs of byend whose CPUs are in free_t
+        b = 0
+        t_found = np.inf
+        for ti in range(ntimes):
+            t = times[ti]
+            while b < nb and btime[b] <= t:
+                b += 1
+            upto = bcount[b - 1] if b > 0 else 0
+            while applied < upto:
+                jj = run[byend[applied]]
+                o = JI[I_AOFF, jj]
+                for z in range(alen[jj]):
+                    free_t[anode[o + z]] += acnt[o + z]
+                applied += 1
+            if _candidates(p, t, t + L, part_nodes, rb, re, rnodes, roff, rlen, nres, cand, excl) == 0:
+                continue
+            avail = 0
+            for v in range(N):
+                if cand[v]:
+                    avail += free_t[v]
+            if avail >= need:
+                t_found = t
+                break
+        if t_found > win_end or t_found == np.inf:
+            continue  # "Starts too far in the future to worry about"
+        # reserve the selected nodes whole
+        rb[nres] = np.floor(t_found / res) * res
+        re[nres] = np.floor((t_found + L) / res) * res
+        roff[nres] = used
+        got = 0
+        cnt = 0
+        for v in range(N):
+            if got >= need:
+                break
+            if cand[v] and free_t[v] > 0:
+                got += free_t[v]
+                rnodes[used + cnt] = v
+                cnt += 1
+        rlen[nres] = cnt
+        used += cnt
+        nres += 1
+    return npend, nrun
+
+
+@njit
+def _recalc(now, last, usage, shares, fs, pend, npend, prio, run, nrun, JF, JI, P, O, start):
+    """The decay thread's pass (_decay_thread): usage decayed by D^elapsed (decay_factor), running
+    jobs charged for the slice since the last pass (usage_accrual='per-calc-period'), fair-share
+    factors and the priorities of pending jobs recomputed. Returns 1 when a priority changed."""
+    hl = P[P_HALF_LIFE]
+    dt = now - last
+    if hl > 0.0 and dt > 0.0:
+        if O[O_DECAY_EXACT]:
+            d = 2.0 ** (-dt / hl)
+        else:
+            d = (1.0 - 0.693 / hl) ** dt
+        for a in range(usage.shape[0]):
+            usage[a] *= d
+    if not O[O_ACCRUE_AT_END]:
+        for q in range(nrun):
+            _charge(run[q], last, now, JI, usage, start)
+    _fs_factors(usage, shares, fs, O[O_FAIR_TREE], P[P_DAMP])
+    changed = 0
+    for k in range(npend):
+        j = pend[k]
+        p = _priority(j, now, JF, JI, P, O, fs)
+        if p != prio[j]:
+            changed = 1
+            prio[j] = p
+    return changed
+
+
+@njit
+def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, start, finish, by):
+    """Simulate the jobs (sorted by submit) under the policy; fills ``start``/``finish`` and ``by``
+    (1: started by the main scheduler, 2: by backfill). Order of work at one time: the decay pass
+    (when due), job ends (each runs the main scheduler at once), submissions (each asks for a main
+    run at the next tick at least batch_sched_delay after the last event-driven run, or at once
+    with sched_on_submit='immediate'), due main runs, the periodic full-depth main run, then a due
+    backfill pass (bf_interval after the last pass, and only when something changed since)."""
+    n = JF.shape[1]
+    N = node_cpus.shape[0]
+    free = node_cpus.copy()
+    A = shares.shape[0]
+    usage = np.zeros(A)
+    fs = np.ones(A)
+    _fs_factors(usage, shares, fs, O[O_FAIR_TREE], P[P_DAMP])
+    pend = np.empty(n, dtype=np.int64)
+    npend = 0
+    run = np.empty(max(n, 1), dtype=np.int64)
+    nrun = 0
+    prio = np.zeros(n)
+    expend = np.zeros(n)
+    anode = np.empty(alloc_size, dtype=np.int64)
+    acnt = np.empty(alloc_size, dtype=np.int64)
+    alen = np.zeros(n, dtype=np.int64)
+    t0 = P[P_T0]
+    calc = P[P_CALC]
+    last_calc = t0
+    next_calc = t0 + calc
+    next_periodic = t0 + P[P_SCHED_INTERVAL]
+    submit_run = np.inf
+    last_event_run = -np.inf
+    bf_on = O[O_BACKFILL] and P[P_BF_INTERVAL] > 0
+    last_bf = t0 - P[P_BF_INTERVAL]
+    changed_at = np.inf  # first change since the last backfill pass
+    main_changed = True  # something changed since the last full main run
+    i = 0
+    need_prio = P[P_W_AGE] > 0.0 or P[P_W_FS] > 0.0
+    while i < n or nrun > 0 or npend > 0:
+        now = np.inf
+        if i < n:
+            now = JF[F_SUBMIT, i]
+        for q in range(nrun):
+            if finish[run[q]] < now:
+                now = finish[run[q]]
+        if npend > 0:
+            now = min(now, submit_run)
+            if main_changed:
+                now = min(now, next_periodic)
+            if bf_on and changed_at < np.inf:
+                now = min(now, max(last_bf + P[P_BF_INTERVAL], changed_at))
+            if need_prio:
+                now = min(now, next_calc)
+        if now == np.inf:
+            break  # nothing can happen any more (cannot occur: every job fits its partition)
+        # the decay pass at the last grid point <= now
+        if need_prio and next_calc <= now:
+            g = next_calc + np.floor((now - next_calc) / calc) * calc
+            if _recalc(g, last_calc, usage, shares, fs, pend, npend, prio, run, nrun, JF, JI, P, O, start):
+                main_changed = True
+                if changed_at == np.inf:
+                    changed_at = g
+            last_calc = g
+            next_calc = g + calc
+        # job ends
+        ended = False
+        q = 0
+        while q < nrun:
+            j = run[q]
+            if finish[j] <= now:
+                o = JI[I_AOFF, j]
+                for z in range(alen[j]):
+                    free[anode[o + z]] += acnt[o + z]
+                if need_prio:
+                    _charge(j, -np.inf if O[O_ACCRUE_AT_END] else last_calc, finish[j], JI, usage, start)
+                run[q] = run[nrun - 1]
+                nrun -= 1
+                ended = True
+            else:
+                q += 1
+        # submissions
+        while i < n and JF[F_SUBMIT, i] <= now:
+            pend[npend] = i
+            npend += 1
+            prio[i] = _priority(i, JF[F_SUBMIT, i], JF, JI, P, O, fs)
+            if O[O_SUBMIT_IMMEDIATE]:
+                submit_run = now
+            else:
+                submit_run = min(submit_run, max(np.ceil(JF[F_SUBMIT, i]), last_event_run + P[P_BATCH_DELAY]))
+            i += 1
+            main_changed = True
+            if changed_at == np.inf:
+                changed_at = now
+        before = nrun
+        if ended:
+            main_changed = True
+            if changed_at == np.inf:
+                changed_at = now
+            npend, nrun = _main(now, False, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI, P, O,
+                                anode, acnt, alen, start, finish, expend, run, nrun, by)
+            last_event_run = now
+        if submit_run <= now:
+            submit_run = np.inf
+            npend, nrun = _main(now, False, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI, P, O,
+                                anode, acnt, alen, start, finish, expend, run, nrun, by)
+            last_event_run = now
+        if next_periodic <= now:
+            next_periodic += (np.floor((now - next_periodic) / P[P_SCHED_INTERVAL]) + 1) * P[P_SCHED_INTERVAL]
+            if main_changed and npend > 0:
+                npend, nrun = _main(now, True, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI, P, O,
+                                    anode, acnt, alen, start, finish, expend, run, nrun, by)
+                main_changed = False  # a full run left nothing it could start; only a change can
+        if nrun > before and changed_at == np.inf:
+            changed_at = now  # a start is a job update: backfill has work (_more_work)
+        if bf_on and changed_at < np.inf and now >= last_bf + P[P_BF_INTERVAL] and now >= changed_at:
+            npend, nrun = _backfill(now, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI, P, O,
+                                    anode, acnt, alen, start, finish, expend, run, nrun, by)
+            last_bf = now
+            changed_at = np.inf
+    return npend

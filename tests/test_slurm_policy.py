@@ -207,3 +207,9 @@ def test_conformance_first_cases_against_the_real_slurmctld():
         print("\nreal", result.start.tolist(), "\nsim ", sim.start.tolist())
         off, same_order = compare(result, sim, tol)
         assert off == [] and same_order, (off, same_order)
+
+
+def test_a_job_past_its_limit_that_completes_before_the_kill_check_completes():
+    # checks every 30 s from the first submission (0). The second job (limit 1 min, runtime 75 s)
+    # starts at 10: its limit ends at 70, the next check is at 90, but it completes at 85 first
+    assert run([(0, 1, 5, 1, 1, 1), (10, 1, 75, 1, 1, 1)], NODE4).finish.tolist() == [5, 85]

@@ -133,7 +133,7 @@ def _start(j, now, allowed, free, node_cpus, JF, JI, P, O, anode, acnt, alen, st
         if O[O_KILL_PERIODIC]:
             t0 = P[P_T0]
             kill = t0 + np.ceil((now + over - t0) / KILL_PERIOD) * KILL_PERIOD
-            finish[j] = kill
+            finish[j] = min(kill, now + run_t)  # it may complete before the check comes
         else:
             finish[j] = now + over
     else:

@@ -235,6 +235,56 @@ def _candidates(p, a, b, part_nodes, rb, re, rnodes, roff, rlen, nres, cand, exc
 
 
 @njit
+def _batches(now, run, nrun, expend, exact):
+    """Running jobs by expected end (at least now + 1: job_test.c _guess_job_end) and the will-run
+    batches over them: batch b frees the jobs ``byend[:bcount[b]]`` at ``btime[b]``. Batches
+    (will_run_batching='doubling-30s'): the jobs ending within 30 s of the batch's first end, then
+    60 s, 120 s, ...; 'exact': one batch per end time. Returns (byend as job numbers, btime, bcount, nb)."""
+    ends = np.empty(nrun)
+    for q in range(nrun):
+        ends[q] = max(expend[run[q]], now + 1.0)
+    idx = np.argsort(ends, kind="mergesort")
+    byend = np.empty(nrun, dtype=np.int64)
+    for q in range(nrun):
+        byend[q] = run[idx[q]]
+    btime = np.empty(nrun + 1)
+    bcount = np.empty(nrun + 1, dtype=np.int64)
+    nb = 0
+    q = 0
+    window = 30.0
+    while q < nrun:
+        if exact:
+            t_lim = ends[idx[q]]
+        else:
+            t_lim = ends[idx[q]] + window
+            window *= 2.0
+        while q < nrun and ends[idx[q]] <= t_lim:
+            q += 1
+        btime[nb] = ends[idx[q - 1]]
+        bcount[nb] = q
+        nb += 1
+    return byend, btime, bcount, nb
+
+
+@njit
+def _freed_totals(p, part_nodes, byend, bcount, nb, JI, anode, acnt, alen):
+    """CPUs of partition p's nodes freed by each batch prefix: out[b] for batches [0, b]."""
+    out = np.zeros(nb)
+    acc = 0.0
+    q = 0
+    for b in range(nb):
+        while q < bcount[b]:
+            jj = byend[q]
+            o = JI[I_AOFF, jj]
+            for z in range(alen[jj]):
+                if part_nodes[p, anode[o + z]]:
+                    acc += acnt[o + z]
+            q += 1
+        out[b] = acc
+    return out
+
+
+@njit
 def _backfill(now, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI, P, O,
               anode, acnt, alen, start, finish, expend, run, nrun, by):
     """One backfill pass (backfill.c _attempt_backfill; docs/slurm-policy-spec.md section 5): the
@@ -242,11 +292,17 @@ def _backfill(now, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI,
     reservation overlapping [now, now + limit] starts; else its earliest start is found (running
     jobs removed by expected end, in will-run batches; later map slices tried) and, within
     bf_window, its selected nodes are reserved whole from floor(start/res)*res to
-    floor((start + limit)/res)*res. Returns (npend, nrun)."""
+    floor((start + limit)/res)*res. Returns (npend, nrun).
+
+    Speed without changing the outcome: the CPUs a partition has free (now, and after each batch
+    of ends) are totals kept per pass, so a time at which even the reservation-free nodes could
+    not hold the job is passed over without looking at nodes; a node's earliest reservation
+    answers the question "reserved during [now, end]"."""
     if npend == 0:
         return npend, nrun
     order = _order(pend, npend, prio, tier, JI)
     N = free.shape[0]
+    NP = part_nodes.shape[0]
     res = P[P_BF_RES]
     win_end = np.floor((now + P[P_BF_WINDOW]) / res) * res
     max_test = P[P_BF_MAX_TEST]
@@ -257,10 +313,20 @@ def _backfill(now, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI,
     roff = np.empty(cap, dtype=np.int64)
     rlen = np.empty(cap, dtype=np.int64)
     rnodes = np.empty(cap * N, dtype=np.int64)
+    first_rb = np.full(N, np.inf)  # each node's earliest reservation that ends after now
+    rend = np.empty(cap)  # the reservations' ends, sorted
     nres = 0
     used = 0
     cand = np.empty(N, dtype=np.uint8)
     free_t = np.empty(N, dtype=np.int64)
+    part_free = np.zeros(NP)
+    for p in range(NP):
+        for v in range(N):
+            if part_nodes[p, v]:
+                part_free[p] += free[v]
+    byend, btime, bcount, nb = _batches(now, run, nrun, expend, O[O_WILLRUN_EXACT])
+    freed = np.zeros((NP, nb))
+    have = np.zeros(NP, dtype=np.uint8)
     tested = 0
     for k in range(order.shape[0]):
         if tested >= max_test:
@@ -269,64 +335,81 @@ def _backfill(now, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI,
         p = JI[I_PART, j]
         need = JI[I_CPUS, j]
         L = JF[F_LIMIT, j]
-        if _candidates(p, now, now + L, part_nodes, rb, re, rnodes, roff, rlen, nres, cand, excl) == 0:
+        b_end = now + L
+        count = 0
+        avail = 0
+        for v in range(N):
+            c = part_nodes[p, v] and (first_rb[v] > b_end if not excl else first_rb[v] >= b_end)
+            cand[v] = c
+            if c:
+                count += 1
+                avail += free[v]
+        if count == 0:
             if O[O_BF_COUNT_POPPED]:
                 tested += 1
             continue
         tested += 1
-        avail = 0
-        for v in range(N):
-            if cand[v]:
-                avail += free[v]
         if avail >= need:
             nrun = _start(j, now, cand, free, node_cpus, JF, JI, P, O, anode, acnt, alen, start, finish, expend, run, nrun)
             by[j] = 2
             npend = _remove(pend, npend, j)
+            for q in range(NP):
+                part_free[q] = 0.0
+                for v in range(N):
+                    if part_nodes[q, v]:
+                        part_free[q] += free[v]
+            byend, btime, bcount, nb = _batches(now, run, nrun, expend, O[O_WILLRUN_EXACT])
+            freed = np.zeros((NP, nb))
+            have[:] = 0
             continue
         if O[O_RESERVE_FIRST_ONLY] and nres > 0:
             continue
-        # earliest start: running jobs by expected end (at least now + 1: job_test.c _guess_job_end)
-        ends = np.empty(nrun)
-        for q in range(nrun):
-            ends[q] = max(expend[run[q]], now + 1.0)
-        byend = np.argsort(ends, kind="mergesort")
-        # will-run batches: batch b frees the jobs byend[:bcount[b]] at time btime[b]
-        btime = np.empty(nrun + 1)
-        bcount = np.empty(nrun + 1, dtype=np.int64)
-        nb = 0
-        q = 0
-        window = 30.0
-        while q < nrun:
-            if O[O_WILLRUN_EXACT]:
-                t_lim = ends[byend[q]]
-            else:
-                t_lim = ends[byend[q]] + window
-                window *= 2.0
-            while q < nrun and ends[byend[q]] <= t_lim:
-                q += 1
-            btime[nb] = ends[byend[q - 1]]
-            bcount[nb] = q
-            nb += 1
-        # candidate times: batch times and reservation ends, increasing
-        ntimes = nb + nres
-        times = np.empty(ntimes)
-        for b in range(nb):
-            times[b] = btime[b]
-        for r in range(nres):
-            times[nb + r] = max(re[r], now)
-        times = np.sort(times)
-        for v in range(N):
-            free_t[v] = free[v]
-        applied = 0  # jobs of byend whose CPUs are in free_t
-        b = 0
+        if not have[p]:
+            freed[p, :] = _freed_totals(p, part_nodes, byend, bcount, nb, JI, anode, acnt, alen)
+            have[p] = 1
+        # the first batch after which the partition's CPUs (reservations aside) could hold the job:
+        # no earlier time can work, and the totals only grow (binary search)
+        base = part_free[p]
+        lo, hi = 0, nb
+        if base < need:
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if base + freed[p, mid] >= need:
+                    hi = mid
+                else:
+                    lo = mid + 1
+            if lo == nb:
+                continue  # cannot happen: the partition holds the job once all running jobs end
+            t_min = btime[lo]
+        else:
+            t_min = now
+        # candidate times from t_min on: batch times and reservation ends (kept sorted), merged
+        b = lo
+        r = 0
+        while r < nres and (rend[r] < t_min or rend[r] <= now):
+            r += 1
+        applied = -1  # free_t holds free + the batches [0, applied)
         t_found = np.inf
-        for ti in range(ntimes):
-            t = times[ti]
+        bi = lo  # (now itself failed above)
+        while True:
+            tb = btime[bi] if bi < nb else np.inf
+            tr = rend[r] if r < nres else np.inf
+            if tb == np.inf and tr == np.inf:
+                break
+            if tb <= tr:
+                t = tb
+                bi += 1
+            else:
+                t = tr
+                r += 1
             while b < nb and btime[b] <= t:
                 b += 1
-            upto = bcount[b - 1] if b > 0 else 0
-            while applied < upto:
-                jj = run[byend[applied]]
+            if applied < 0:
+                for v in range(N):
+                    free_t[v] = free[v]
+                applied = 0
+            while applied < (bcount[b - 1] if b > 0 else 0):
+                jj = byend[applied]
                 o = JI[I_AOFF, jj]
                 for z in range(alen[jj]):
                     free_t[anode[o + z]] += acnt[o + z]
@@ -355,8 +438,15 @@ def _backfill(now, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI,
                 got += free_t[v]
                 rnodes[used + cnt] = v
                 cnt += 1
+                if re[nres] > now and rb[nres] < first_rb[v]:
+                    first_rb[v] = rb[nres]
         rlen[nres] = cnt
         used += cnt
+        q = nres
+        while q > 0 and rend[q - 1] > re[nres]:
+            rend[q] = rend[q - 1]
+            q -= 1
+        rend[q] = re[nres]
         nres += 1
     return npend, nrun
 

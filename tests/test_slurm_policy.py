@@ -213,3 +213,54 @@ def test_a_job_past_its_limit_that_completes_before_the_kill_check_completes():
     # checks every 30 s from the first submission (0). The second job (limit 1 min, runtime 75 s)
     # starts at 10: its limit ends at 70, the next check is at 90, but it completes at 85 first
     assert run([(0, 1, 5, 1, 1, 1), (10, 1, 75, 1, 1, 1)], NODE4).finish.tolist() == [5, 85]
+
+
+# ------------------------------------------------------------------ jobs from sacct carry what the policy needs
+SACCT = """JobIDRaw|JobID|User|Group|Account|Partition|QOS|Submit|Start|End|Elapsed|Timelimit|AllocCPUS|ReqCPUS|State
+1|1|alice|g1|physics|batch|normal|1000|1000|1060|00:01:00|00:02:00|1|1|COMPLETED
+2|2|bob|g1|chem|short|high|1000|1001|1031|00:00:30|00:01:00|2|2|COMPLETED
+"""
+
+
+def test_sacct_jobs_carry_partition_account_and_qos(tmp_path):
+    from schedlab.workload.sacct import read_sacct
+
+    path = tmp_path / "jobs.sacct"
+    path.write_text(SACCT)
+    w = read_sacct(path, procs=4)
+    assert " SchedlabQueues: batch=1 short=2" in w.header and " SchedlabAccounts: physics=1 chem=2" in w.header
+    assert " SchedlabQOS: normal=1 high=2" in w.header
+    assert w.queue.tolist() == [1, 2] and w.unix_group.tolist() == [1, 2] and w.partition.tolist() == [1, 2]
+    # QOS factor alone: priorities normal 0, high 100, weight 1000: normalised by the highest,
+    # 1000 * 0/100 = 0 and 1000 * 100/100 = 1000. Shares by account name: physics 3, chem 1 -> 0.75, 0.25
+    policy = SlurmPolicy(parse_conf("PriorityWeightQOS=1000\n" + NODE4), shares={"physics": 3, "chem": 1},
+                         qos_priority={"normal": 0, "high": 100})
+    a = prepare(w, 4, policy)
+    assert a["JF"][K.F_STATIC].tolist() == [0.0, 1000.0]
+    assert a["shares"].tolist() == [0.75, 0.25]
+    s = simulate_slurm(w, 4, policy)
+    validate_schedule(s)
+    assert s.slurm.partition == ("batch", "short")
+
+
+def test_cli_simulate_policy_slurm(tmp_path, capsys):
+    from conftest import one_line_error
+
+    from schedlab.cli.main import main
+
+    trace = tmp_path / "jobs.sacct"
+    trace.write_text(SACCT)
+    conf = tmp_path / "site.conf"
+    conf.write_text("SelectType=select/cons_tres\n" + NODE4)
+    assert main(["simulate", str(trace), "--procs", "4", "--policy", "slurm", "--slurm-conf", str(conf), "--json"]) == 0
+    out = capsys.readouterr()
+    assert f"ignored: {conf}:1: SelectType (not modelled by --policy slurm)" in out.err
+    assert '"strategy": "slurm"' in out.out
+    conf.write_text("PriorityType=priority/multifactor\nbf_interval 30\n")
+    code = main(["simulate", str(trace), "--procs", "4", "--policy", "slurm", "--slurm-conf", str(conf)])
+    one_line_error(code, capsys.readouterr().err, f"{conf}:2: expected Key=Value, got 'bf_interval'")
+    conf.write_text("NodeName=sl1 CPUs=4\nPartitionName=batch Default=YES\n")
+    code = main(["simulate", str(trace), "--procs", "4", "--policy", "slurm", "--slurm-conf", str(conf)])
+    one_line_error(code, capsys.readouterr().err, "job 2 is in queue 'short', which is no partition")
+    code = main(["simulate", str(trace), "--procs", "4", "--policy", "slurm"])
+    one_line_error(code, capsys.readouterr().err, "needs --slurm-conf FILE")

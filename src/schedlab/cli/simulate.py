@@ -96,19 +96,20 @@ def load_strategy_file(path: Path) -> Strategy:
         raise StrategyError(f"{path}: not a strategy: {exc}") from None
 
 
-def slurm_policy(conf: Optional[Path], shares: Optional[Path], options: Optional[str]):
+def slurm_policy(conf: Optional[Path], shares: Optional[Path], options: Optional[str], qos: Optional[Path] = None):
     """The SlurmPolicy of ``--slurm-conf``/``--slurm-shares``/``--slurm-option`` (None without a conf;
     the other two need one). The lines the policy does not model are printed once, to stderr."""
     if conf is None:
-        if shares is not None or options is not None:
-            raise OptionError("--slurm-shares and --slurm-option need --slurm-conf FILE and --policy slurm")
+        if shares is not None or options is not None or qos is not None:
+            raise OptionError("--slurm-shares, --slurm-qos and --slurm-option need --slurm-conf FILE and --policy slurm")
         return None
-    from ..slurm.conf import read_conf, read_shares
+    from ..slurm.conf import read_conf, read_qos, read_shares
     from ..slurm.policy import SlurmOptions, SlurmPolicy, parse_option_pairs
 
     c = read_conf(conf)
     policy = SlurmPolicy(c, SlurmOptions(**parse_option_pairs(options or "")),
-                         shares=read_shares(shares) if shares is not None else None)
+                         shares=read_shares(shares) if shares is not None else None,
+                         qos_priority=read_qos(qos) if qos is not None else None)
     for line in c.ignored:
         typer.echo(f"ignored: {line}", err=True)
     return policy
@@ -116,6 +117,7 @@ def slurm_policy(conf: Optional[Path], shares: Optional[Path], options: Optional
 
 SLURM_CONF = typer.Option(None, "--slurm-conf", help="policy slurm: the site's slurm.conf excerpt (Priority*, SchedulerParameters, NodeName, PartitionName lines).")
 SLURM_SHARES = typer.Option(None, "--slurm-shares", help="policy slurm: account shares, an 'sshare -P -o Account,User,RawShares' file (default: equal shares).")
+SLURM_QOS = typer.Option(None, "--slurm-qos", help="policy slurm: QOS priorities, a 'sacctmgr -P show qos format=Name,Priority' file (jobs' QOS from a converted sacct log).")
 SLURM_OPTION = typer.Option(None, "--slurm-option", metavar="NAME=VALUE,...", help="policy slurm: named readings of docs/slurm-policy-spec.md section 8 (e.g. queue_map=default,kill_check=exact).")
 
 
@@ -289,6 +291,7 @@ def simulate_command(
     slurm_conf: Optional[Path] = SLURM_CONF,
     slurm_shares: Optional[Path] = SLURM_SHARES,
     slurm_option: Optional[str] = SLURM_OPTION,
+    slurm_qos: Optional[Path] = SLURM_QOS,
 ) -> None:
     """Simulate one strategy on a trace and print its metrics (UTIL in percent, times in seconds)."""
     opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
@@ -306,7 +309,7 @@ def simulate_command(
         if search is not None or budget is not None or group_sizes is not None or first_level_only:
             raise OptionError("--search, --budget, --group-sizes and --first-level-only need --policy scojo-opt "
                               "or scojo-bottomline")
-        slurm = slurm_policy(slurm_conf, slurm_shares, slurm_option)
+        slurm = slurm_policy(slurm_conf, slurm_shares, slurm_option, slurm_qos)
         strategy = (load_strategy_file(strategy_file) if strategy_file is not None
                     else parse_policy(policy if order == "submit" else f"{policy}/{order}", slurm=slurm))
     for path, what, folder in ((schedule_out, "schedule", False), (plot, "plots", True), (gantt, "Gantt chart", False)):
@@ -371,6 +374,7 @@ def compare_command(
     slurm_conf: Optional[Path] = SLURM_CONF,
     slurm_shares: Optional[Path] = SLURM_SHARES,
     slurm_option: Optional[str] = SLURM_OPTION,
+    slurm_qos: Optional[Path] = SLURM_QOS,
 ) -> None:
     """Simulate several strategies on one trace and print one table: rows strategies, columns metrics.
 
@@ -386,7 +390,7 @@ def compare_command(
     specs = [s for s in (p.strip() for p in policies.split(",")) if s]
     if not specs:
         raise OptionError("--policies is empty; e.g. --policies fcfs,list,easy,conservative")
-    slurm = slurm_policy(slurm_conf, slurm_shares, slurm_option)
+    slurm = slurm_policy(slurm_conf, slurm_shares, slurm_option, slurm_qos)
     strategies = [parse_policy(s, engines=True, slurm=slurm) for s in specs]  # all errors before the first simulation
     workload = opts.load(trace)
     m = workload.machine_procs

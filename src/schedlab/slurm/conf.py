@@ -356,3 +356,27 @@ def read_shares(path: str | Path) -> dict[str, float]:
             raise SlurmConfError(f"{path}:{number}: RawShares must be >= 0, got {f[ir]}")
         shares[account] = value
     return shares
+
+
+def read_qos(path: str | Path) -> dict[str, int]:
+    """QOS priorities from ``sacctmgr -P show qos format=Name,Priority``: {name: priority}."""
+    try:
+        lines = [ln for ln in Path(path).read_text(encoding="utf-8").splitlines() if ln.strip()]
+    except OSError as exc:
+        raise SlurmConfError(f"{path}: cannot read QOS file: {exc.strerror or exc}") from None
+    if not lines:
+        raise SlurmConfError(f"{path}: empty QOS file")
+    head = [h.strip().lower() for h in lines[0].split("|")]
+    if "name" not in head or "priority" not in head:
+        raise SlurmConfError(f"{path}:1: header lacks Name or Priority (use sacctmgr -P show qos format=Name,Priority)")
+    i_name, i_prio = head.index("name"), head.index("priority")
+    out: dict[str, int] = {}
+    for number, line in enumerate(lines[1:], start=2):
+        f = line.split("|")
+        if len(f) != len(head):
+            raise SlurmConfError(f"{path}:{number}: expected {len(head)} '|'-separated fields, found {len(f)}")
+        try:
+            out[f[i_name].strip()] = int(f[i_prio] or 0)
+        except ValueError:
+            raise SlurmConfError(f"{path}:{number}: Priority is not a whole number: {f[i_prio]!r}") from None
+    return out

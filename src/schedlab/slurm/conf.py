@@ -227,8 +227,8 @@ def _setting(conf: SlurmConf, number: int, key: str, value: str, ignore) -> None
                 ignore(number, f"SchedulerParameters {name}", "bounds Slurm's own run time; simulated passes take none")
             else:
                 ignore(number, f"SchedulerParameters {name}", "not modelled")
-    elif k in ("prioritydecayhalflife", "priorityusageresetperiod") and value.upper() == "NONE":
-        pass
+    elif k == "priorityusageresetperiod" and value.upper() == "NONE":
+        pass  # the default, which the policy models: usage is never reset
     else:
         ignore(number, key, "not modelled by --policy slurm")
 

@@ -3,7 +3,7 @@
 Read: ``Priority*`` lines (type, weights, PriorityMaxAge, PriorityDecayHalfLife,
 PriorityCalcPeriod, PriorityFavorSmall, PriorityFlags), ``SchedulerType``,
 ``SchedulerParameters`` (sched_interval, default_queue_depth, batch_sched_delay, bf_interval,
-bf_window, bf_resolution, bf_max_job_test, ...), ``OverTimeLimit``, ``NodeName`` lines (CPUs) and
+bf_window, bf_resolution, bf_max_job_test, ...), ``OverTimeLimit``, ``KillWait``, ``NodeName`` lines (CPUs) and
 ``PartitionName`` lines (Nodes, MaxTime, DefaultTime, PriorityJobFactor, PriorityTier, Default).
 Every other setting, and every read setting whose value the policy does not model, is listed once
 in :attr:`SlurmConf.ignored` as ``FILE:LINE: Key (reason)``, never dropped silently. A line that is
@@ -71,6 +71,7 @@ class SlurmConf:
     flags: frozenset = frozenset()
     fairshare_dampening: float = 1.0
     over_time_limit: float = 0.0  # seconds (OverTimeLimit in minutes)
+    kill_wait: float = 30.0  # seconds (KillWait, "The default value is 30 seconds")
     sched: dict = field(default_factory=lambda: dict(SCHED_DEFAULTS))
     #: CPUs of each node in NodeName order (empty: none given; the policy builds nodes from the machine)
     node_cpus: list = field(default_factory=list)
@@ -213,6 +214,10 @@ def _setting(conf: SlurmConf, number: int, key: str, value: str, ignore) -> None
             raise ValueError("must be >= 1")
     elif k == "overtimelimit":
         conf.over_time_limit = math.inf if value.upper() == "UNLIMITED" else 60.0 * int(value)
+    elif k == "killwait":
+        conf.kill_wait = float(int(value))
+        if conf.kill_wait < 0:
+            raise ValueError("must be >= 0")
     elif k == "schedulerparameters":
         for item in value.split(","):
             if not item:

@@ -28,8 +28,8 @@ I_CPUS, I_PART, I_ACCT, I_AOFF = 0, 1, 2, 3
 N_JI = 4
 # P slots (float64 parameters)
 (P_W_AGE, P_W_FS, P_MAX_AGE, P_HALF_LIFE, P_CALC, P_SCHED_INTERVAL, P_DEPTH, P_BATCH_DELAY,
- P_BF_INTERVAL, P_BF_WINDOW, P_BF_RES, P_BF_MAX_TEST, P_OVER_TIME, P_DAMP, P_T0) = range(15)
-N_P = 15
+ P_BF_INTERVAL, P_BF_WINDOW, P_BF_RES, P_BF_MAX_TEST, P_OVER_TIME, P_DAMP, P_T0, P_KILL_WAIT) = range(16)
+N_P = 16
 # O slots (int64 options; each is a named option of SlurmPolicy)
 (O_BACKFILL, O_KILL_PERIODIC, O_FLOOR_PRIO, O_FAIR_TREE, O_DECAY_EXACT, O_SUBMIT_IMMEDIATE,
  O_MAIN_FULL, O_STOP_PARTITION_ONLY, O_BF_COUNT_POPPED, O_BF_TOUCH_EXCLUSIVE, O_WILLRUN_EXACT,
@@ -210,14 +210,20 @@ def _main(now, full, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, J
 
 
 @njit
-def _batches(now, run, nrun, expend, exact):
-    """Running jobs by expected end (at least now + 1: job_test.c _guess_job_end) and the will-run
+def _batches(now, run, nrun, expend, exact, late):
+    """Running jobs by expected end and the will-run
     batches over them: batch b frees the jobs ``byend[:bcount[b]]`` at ``btime[b]``. Batches
     (will_run_batching='doubling-30s'): the jobs ending within 30 s of the batch's first end, then
-    60 s, 120 s, ...; 'exact': one batch per end time. Returns (byend as job numbers, btime, bcount, nb)."""
+    60 s, 120 s, ... (job_test.c _will_run_test, which also skips jobs on none of the job's nodes
+    and tests after 200 removals: neither is modelled); 'exact': one batch per end time. A job past
+    its limit is expected to end KillWait (+ OverTimeLimit) after it, and never before now + 1
+    (_guess_job_end). Returns (byend as job numbers, btime, bcount, nb)."""
     ends = np.empty(nrun)
     for q in range(nrun):
-        ends[q] = max(expend[run[q]], now + 1.0)
+        e = expend[run[q]]
+        if e <= now:  # past its limit (the kill check comes every 30 s): job_test.c _guess_job_end
+            e += late  # KillWait + OverTimeLimit
+        ends[q] = max(e, now + 1.0)
     idx = np.argsort(ends, kind="mergesort")
     byend = np.empty(nrun, dtype=np.int64)
     for q in range(nrun):
@@ -303,7 +309,7 @@ def _backfill(now, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI,
         for v in range(N):
             if part_nodes[p, v]:
                 part_free[p] += free[v]
-    byend, btime, bcount, nb = _batches(now, run, nrun, expend, O[O_WILLRUN_EXACT])
+    byend, btime, bcount, nb = _batches(now, run, nrun, expend, O[O_WILLRUN_EXACT], P[P_KILL_WAIT] + P[P_OVER_TIME])
     freed = np.zeros((NP, nb))
     have = np.zeros(NP, dtype=np.uint8)
     tested = 0
@@ -337,7 +343,7 @@ def _backfill(now, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI,
                 for v in range(N):
                     if part_nodes[q, v]:
                         part_free[q] += free[v]
-            byend, btime, bcount, nb = _batches(now, run, nrun, expend, O[O_WILLRUN_EXACT])
+            byend, btime, bcount, nb = _batches(now, run, nrun, expend, O[O_WILLRUN_EXACT], P[P_KILL_WAIT] + P[P_OVER_TIME])
             freed = np.zeros((NP, nb))
             have[:] = 0
             continue

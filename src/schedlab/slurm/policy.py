@@ -355,6 +355,7 @@ def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = T
     P[K.P_OVER_TIME] = conf.over_time_limit if math.isfinite(conf.over_time_limit) else 1e18
     P[K.P_DAMP] = conf.fairshare_dampening
     P[K.P_T0] = t0
+    P[K.P_KILL_WAIT] = conf.kill_wait
     O = np.zeros(K.N_O, dtype=np.int64)
     O[K.O_BACKFILL] = conf.scheduler_type == "sched/backfill"
     O[K.O_KILL_PERIODIC] = opts.kill_check == "periodic-30s"

@@ -210,24 +210,35 @@ def _main(now, full, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, J
 
 
 @njit
-def _batches(now, run, nrun, expend, exact, late):
+def _batches(now, run, nrun, expend, exact, late, p, part_nodes, JI, anode, alen):
     """Running jobs by expected end and the will-run
     batches over them: batch b frees the jobs ``byend[:bcount[b]]`` at ``btime[b]``. Batches
     (will_run_batching='doubling-30s'): the jobs ending within 30 s of the batch's first end, then
-    60 s, 120 s, ... (job_test.c _will_run_test, which also skips jobs on none of the job's nodes
-    and tests after 200 removals: neither is modelled); 'exact': one batch per end time. A job past
+    60 s, 120 s, ... (job_test.c _will_run_test; only jobs on a node of partition p count, as it
+    skips jobs on none of the job's nodes; its test after 200 removals is not modelled); 'exact': one batch per end time. A job past
     its limit is expected to end KillWait (+ OverTimeLimit) after it, and never before now + 1
     (_guess_job_end). Returns (byend as job numbers, btime, bcount, nb)."""
+    mine = np.empty(nrun, dtype=np.int64)  # the running jobs on a node of partition p
+    m = 0
+    for q in range(nrun):
+        jj = run[q]
+        o = JI[I_AOFF, jj]
+        for z in range(alen[jj]):
+            if part_nodes[p, anode[o + z]]:
+                mine[m] = jj
+                m += 1
+                break
+    nrun = m
     ends = np.empty(nrun)
     for q in range(nrun):
-        e = expend[run[q]]
+        e = expend[mine[q]]
         if e <= now:  # past its limit (the kill check comes every 30 s): job_test.c _guess_job_end
             e += late  # KillWait + OverTimeLimit
         ends[q] = max(e, now + 1.0)
     idx = np.argsort(ends, kind="mergesort")
     byend = np.empty(nrun, dtype=np.int64)
     for q in range(nrun):
-        byend[q] = run[idx[q]]
+        byend[q] = mine[idx[q]]
     btime = np.empty(nrun + 1)
     bcount = np.empty(nrun + 1, dtype=np.int64)
     nb = 0
@@ -309,8 +320,15 @@ def _backfill(now, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI,
         for v in range(N):
             if part_nodes[p, v]:
                 part_free[p] += free[v]
-    byend, btime, bcount, nb = _batches(now, run, nrun, expend, O[O_WILLRUN_EXACT], P[P_KILL_WAIT] + P[P_OVER_TIME])
-    freed = np.zeros((NP, nb))
+    late = P[P_KILL_WAIT] + P[P_OVER_TIME]
+    # per partition, built when a job of it first needs them: the will-run batches and the CPUs
+    # of the partition each batch prefix frees
+    cap_run = nrun + 1
+    pb_end = np.empty((NP, cap_run), dtype=np.int64)
+    pb_time = np.empty((NP, cap_run))
+    pb_count = np.empty((NP, cap_run), dtype=np.int64)
+    pb_n = np.zeros(NP, dtype=np.int64)
+    freed = np.zeros((NP, cap_run))
     have = np.zeros(NP, dtype=np.uint8)
     tested = 0
     for k in range(order.shape[0]):
@@ -343,15 +361,25 @@ def _backfill(now, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI,
                 for v in range(N):
                     if part_nodes[q, v]:
                         part_free[q] += free[v]
-            byend, btime, bcount, nb = _batches(now, run, nrun, expend, O[O_WILLRUN_EXACT], P[P_KILL_WAIT] + P[P_OVER_TIME])
-            freed = np.zeros((NP, nb))
+            if nrun + 1 > cap_run:
+                cap_run = nrun + 1 + int(max_test)
+                pb_end = np.empty((NP, cap_run), dtype=np.int64)
+                pb_time = np.empty((NP, cap_run))
+                pb_count = np.empty((NP, cap_run), dtype=np.int64)
+                freed = np.zeros((NP, cap_run))
             have[:] = 0
             continue
         if O[O_RESERVE_FIRST_ONLY] and nres > 0:
             continue
         if not have[p]:
-            freed[p, :] = _freed_totals(p, part_nodes, byend, bcount, nb, JI, anode, acnt, alen)
+            e_, t_, c_, n_ = _batches(now, run, nrun, expend, O[O_WILLRUN_EXACT], late, p, part_nodes, JI, anode, alen)
+            pb_end[p, :e_.shape[0]] = e_
+            pb_time[p, :n_] = t_[:n_]
+            pb_count[p, :n_] = c_[:n_]
+            pb_n[p] = n_
+            freed[p, :n_] = _freed_totals(p, part_nodes, e_, c_, n_, JI, anode, acnt, alen)
             have[p] = 1
+        byend, btime, bcount, nb = pb_end[p], pb_time[p], pb_count[p], pb_n[p]
         # the first batch after which the partition's CPUs (reservations aside) could hold the job:
         # no earlier time can work, and the totals only grow (binary search)
         base = part_free[p]

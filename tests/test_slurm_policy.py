@@ -303,3 +303,5 @@ def test_cli_simulate_policy_slurm(tmp_path, capsys):
     one_line_error(code, capsys.readouterr().err, "job 2 is in queue 'short', which is no partition")
     code = main(["simulate", str(trace), "--procs", "4", "--policy", "slurm"])
     one_line_error(code, capsys.readouterr().err, "needs --slurm-conf FILE")
+    code = main(["compare", str(trace), "--procs", "4", "--policies", "easy", "--slurm-conf", str(conf)])
+    one_line_error(code, capsys.readouterr().err, "--slurm-conf", "need --policy slurm")

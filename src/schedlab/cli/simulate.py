@@ -42,7 +42,7 @@ POLICY_HELP = {
               "user group 1 first, then 2, ...; FCFS dispatch); POLICY/greedy puts another dispatch rule under its order",
     **ENGINES,
     "slurm": "a site's Slurm 22.05 from its slurm.conf (--slurm-conf FILE): multifactor priority, main scheduler "
-             "and backfill (docs/slurm-policy-spec.md); --slurm-shares, --slurm-option NAME=VALUE",
+             "and backfill (docs/slurm-policy-spec.md); --slurm-shares, --slurm-qos, --slurm-option NAME=VALUE",
 }
 POLICIES: tuple[str, ...] = tuple(POLICY_HELP)
 ORDER_HELP = {o.name: o.help for o in registry.static_orders()}
@@ -96,9 +96,13 @@ def load_strategy_file(path: Path) -> Strategy:
         raise StrategyError(f"{path}: not a strategy: {exc}") from None
 
 
-def slurm_policy(conf: Optional[Path], shares: Optional[Path], options: Optional[str], qos: Optional[Path] = None):
-    """The SlurmPolicy of ``--slurm-conf``/``--slurm-shares``/``--slurm-option`` (None without a conf;
-    the other two need one). The lines the policy does not model are printed once, to stderr."""
+def slurm_policy(conf: Optional[Path], shares: Optional[Path], options: Optional[str], qos: Optional[Path] = None,
+                 *, wanted: bool = True):
+    """The SlurmPolicy of ``--slurm-conf``/``--slurm-shares``/``--slurm-qos``/``--slurm-option`` (None
+    without a conf; the others need one, and all need ``wanted``: policy slurm among those asked
+    for). The lines the policy does not model are printed once, to stderr."""
+    if not wanted and any(x is not None for x in (conf, shares, options, qos)):
+        raise OptionError("--slurm-conf, --slurm-shares, --slurm-qos and --slurm-option need --policy slurm")
     if conf is None:
         if shares is not None or options is not None or qos is not None:
             raise OptionError("--slurm-shares, --slurm-qos and --slurm-option need --slurm-conf FILE and --policy slurm")
@@ -297,6 +301,8 @@ def simulate_command(
     opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
     obj = _check_options(objective, repeat, bound)
     extra: dict = {}
+    wants_slurm = policy.strip().lower() == "slurm" and strategy_file is None
+    slurm = slurm_policy(slurm_conf, slurm_shares, slurm_option, slurm_qos, wanted=wants_slurm)
     if policy.strip().lower() in ENGINES and strategy_file is None:  # the time-sharing engine (cli/scojo.py)
         from .scojo import gantt_window_option, optimizer_config, scojo_config
 
@@ -309,7 +315,6 @@ def simulate_command(
         if search is not None or budget is not None or group_sizes is not None or first_level_only:
             raise OptionError("--search, --budget, --group-sizes and --first-level-only need --policy scojo-opt "
                               "or scojo-bottomline")
-        slurm = slurm_policy(slurm_conf, slurm_shares, slurm_option, slurm_qos)
         strategy = (load_strategy_file(strategy_file) if strategy_file is not None
                     else parse_policy(policy if order == "submit" else f"{policy}/{order}", slurm=slurm))
     for path, what, folder in ((schedule_out, "schedule", False), (plot, "plots", True), (gantt, "Gantt chart", False)):
@@ -390,7 +395,7 @@ def compare_command(
     specs = [s for s in (p.strip() for p in policies.split(",")) if s]
     if not specs:
         raise OptionError("--policies is empty; e.g. --policies fcfs,list,easy,conservative")
-    slurm = slurm_policy(slurm_conf, slurm_shares, slurm_option, slurm_qos)
+    slurm = slurm_policy(slurm_conf, slurm_shares, slurm_option, slurm_qos, wanted="slurm" in specs)
     strategies = [parse_policy(s, engines=True, slurm=slurm) for s in specs]  # all errors before the first simulation
     workload = opts.load(trace)
     m = workload.machine_procs

@@ -104,6 +104,18 @@ def test_main_scheduler_stops_at_the_first_job_that_cannot_start():
     np.testing.assert_array_equal(run(rows, conf, stop_scope="partition").start, [0, 100, 0])
 
 
+def test_the_stop_rule_takes_the_blocked_partitions_nodes_only():
+    # two nodes of 2 CPUs: batch = a, short = b, long = a (sharing a with batch); backfill off.
+    # X (batch, 1 CPU, 100 s) starts on a; Y (batch, 2 CPUs) cannot: batch fails and node a is taken
+    # from later jobs; W (long, 1 CPU) would fit on a's free CPU but waits; Z (short, 2 CPUs) starts on
+    # b at once. Y runs on a when X ends (100-130), then W (130). stop_scope=partition: W starts at 0.
+    conf = ("SchedulerType=sched/builtin\nNodeName=a,b CPUs=2\nPartitionName=batch Nodes=a Default=YES\n"
+            "PartitionName=short Nodes=b\nPartitionName=long Nodes=a\n")
+    rows = [(0, 1, 100, 5, 1, 1), (0, 2, 30, 5, 1, 1), (0, 1, 30, 5, 3, 1), (0, 2, 30, 5, 2, 1)]
+    np.testing.assert_array_equal(run(rows, conf).start, [0, 100, 130, 0])
+    np.testing.assert_array_equal(run(rows, conf, stop_scope="partition").start, [0, 100, 0, 0])
+
+
 # ------------------------------------------------------------------ backfill limits
 BF = "SchedulerParameters=bf_interval=30,bf_resolution=60{}\n" + NODE4
 
@@ -126,6 +138,18 @@ def test_backfill_limited_by_bf_window():
     rows = [(0, 3, 600, 10, 1, 1), (0, 4, 30, 1, 1, 1), (0, 1, 30, 20, 1, 1)]
     np.testing.assert_array_equal(run(rows, BF.format("")).start, [0, 600, 630])
     np.testing.assert_array_equal(run(rows, BF.format(",bf_window=5")).start, [0, 600, 0])
+
+
+def test_a_reservation_holds_its_selected_nodes_and_leaves_the_others():
+    # nodes a, b of 2 CPUs, one partition. A (3 CPUs, 600 s, limit 10 min) takes a's 2 CPUs and one of
+    # b's. B (2 CPUs) is blocked; at A's limit end (600) a is free, so B is reserved on node a alone,
+    # [600, 660]. C (1 CPU, limit 20 min) overlaps that reservation, but not on b: b's free CPU takes it
+    # at 0. On one node of 4 CPUs (the harness' NODE_CASE) the reservation holds that node: C waits
+    # and starts beside B when A ends (600; 2 + 1 of 4 CPUs).
+    rows = [(0, 3, 600, 10, 1, 1), (0, 2, 30, 1, 1, 1), (0, 1, 30, 20, 1, 1)]
+    np.testing.assert_array_equal(run(rows, BF.format("").replace("NodeName=sl1 CPUs=4", "NodeName=a,b CPUs=2")).start,
+                                  [0, 600, 0])
+    np.testing.assert_array_equal(run(rows, BF.format("")).start, [0, 600, 600])
 
 
 def test_jobs_are_killed_at_their_limit_on_the_30_s_check():

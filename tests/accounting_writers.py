@@ -60,24 +60,24 @@ def write_sacct(w, path: Path) -> dict[str, int]:
         user, group, part = f"u{int(w.user[j])}", f"g{int(w.unix_group[j])}", f"q{int(w.queue[j])}"
         s_start, s_end = (_iso(start), _iso(end)) if started else ("Unknown", _iso(submit + 60) if status == 5 else "Unknown")
         elapsed = slurm_duration(runtime, j % 2) if started else "00:00:00"
-        lines.append("|".join([str(jid), jobid, user, group, "acct", part, _iso(submit), s_start, s_end, elapsed, limit,
+        lines.append("|".join([str(jid), jobid, user, group, "acct", part, "normal", _iso(submit), s_start, s_end, elapsed, limit,
                                str(alloc), str(max(int(w.req_procs[j]), 0)), state]))
         if started:
             for step in (("batch", "extern") if j % 3 else ("batch", "extern", "0")):
-                lines.append("|".join([f"{jid}.{step}", f"{jobid}.{step}", "", "", "acct", part, _iso(start), s_start, s_end,
+                lines.append("|".join([f"{jid}.{step}", f"{jobid}.{step}", "", "", "acct", part, "normal", _iso(start), s_start, s_end,
                                        elapsed, "", str(alloc), "", state]))
                 injected["steps"] += 1
         if j % 97 == 0:  # cancelled before it started
-            lines.append("|".join([str(next_id), str(next_id), user, group, "acct", part, _iso(submit), "None", _iso(submit + 5),
+            lines.append("|".join([str(next_id), str(next_id), user, group, "acct", part, "normal", _iso(submit), "None", _iso(submit + 5),
                                    "00:00:00", "01:00:00", "0", "4", "CANCELLED by 1000"]))
             next_id += 1
             injected["cancelled"] += 1
         if j % 250 == 0:
             lines += ["", SACCT_FORMAT.replace(",", "|")]
     last = t0 + float(w.submit[-1])
-    lines.append("|".join([str(next_id), f"{next_id}_[1-9%2]", "u1", "g1", "acct", "q1", _iso(last), "Unknown", "Unknown",
+    lines.append("|".join([str(next_id), f"{next_id}_[1-9%2]", "u1", "g1", "acct", "q1", "normal", _iso(last), "Unknown", "Unknown",
                            "00:00:00", "1-00:00:00", "0", "1", "PENDING"]))
-    lines.append("|".join([str(next_id + 1), str(next_id + 1), "u1", "g1", "acct", "q1", _iso(last), _iso(last + 1), "Unknown",
+    lines.append("|".join([str(next_id + 1), str(next_id + 1), "u1", "g1", "acct", "q1", "normal", _iso(last), _iso(last + 1), "Unknown",
                            "00:10:00", "1-00:00:00", "1", "1", "RUNNING"]))
     injected["runtime"] += 2
     Path(path).write_text("\n".join(lines) + "\n")

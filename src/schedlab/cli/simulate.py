@@ -41,6 +41,8 @@ POLICY_HELP = {
     "greedy": "the Greedy scheduler of Franke et al., 'Greedy Scheduling with Complex Objectives' (criterion f2: "
               "user group 1 first, then 2, ...; FCFS dispatch); POLICY/greedy puts another dispatch rule under its order",
     **ENGINES,
+    "slurm": "a site's Slurm 22.05 from its slurm.conf (--slurm-conf FILE): multifactor priority, main scheduler "
+             "and backfill (docs/slurm-policy-spec.md); --slurm-shares, --slurm-qos, --slurm-option NAME=VALUE",
 }
 POLICIES: tuple[str, ...] = tuple(POLICY_HELP)
 ORDER_HELP = {o.name: o.help for o in registry.static_orders()}
@@ -94,7 +96,36 @@ def load_strategy_file(path: Path) -> Strategy:
         raise StrategyError(f"{path}: not a strategy: {exc}") from None
 
 
-def parse_policy(spec: str, *, engines: bool = False):
+def slurm_policy(conf: Optional[Path], shares: Optional[Path], options: Optional[str], qos: Optional[Path] = None,
+                 *, wanted: bool = True):
+    """The SlurmPolicy of ``--slurm-conf``/``--slurm-shares``/``--slurm-qos``/``--slurm-option`` (None
+    without a conf; the others need one, and all need ``wanted``: policy slurm among those asked
+    for). The lines the policy does not model are printed once, to stderr."""
+    if not wanted and any(x is not None for x in (conf, shares, options, qos)):
+        raise OptionError("--slurm-conf, --slurm-shares, --slurm-qos and --slurm-option need --policy slurm")
+    if conf is None:
+        if shares is not None or options is not None or qos is not None:
+            raise OptionError("--slurm-shares, --slurm-qos and --slurm-option need --slurm-conf FILE and --policy slurm")
+        return None
+    from ..slurm.conf import read_conf, read_qos, read_shares
+    from ..slurm.policy import SlurmOptions, SlurmPolicy, parse_option_pairs
+
+    c = read_conf(conf)
+    policy = SlurmPolicy(c, SlurmOptions(**parse_option_pairs(options or "")),
+                         shares=read_shares(shares) if shares is not None else None,
+                         qos_priority=read_qos(qos) if qos is not None else None)
+    for line in c.ignored:
+        typer.echo(f"ignored: {line}", err=True)
+    return policy
+
+
+SLURM_CONF = typer.Option(None, "--slurm-conf", help="policy slurm: the site's slurm.conf excerpt (Priority*, SchedulerParameters, NodeName, PartitionName lines).")
+SLURM_SHARES = typer.Option(None, "--slurm-shares", help="policy slurm: account shares, an 'sshare -P -o Account,User,RawShares' file (default: equal shares).")
+SLURM_QOS = typer.Option(None, "--slurm-qos", help="policy slurm: QOS priorities, a 'sacctmgr -P show qos format=Name,Priority' file (jobs' QOS from a converted sacct log).")
+SLURM_OPTION = typer.Option(None, "--slurm-option", metavar="NAME=VALUE,...", help="policy slurm: named readings of docs/slurm-policy-spec.md section 8 (e.g. queue_map=default,kill_check=exact).")
+
+
+def parse_policy(spec: str, *, engines: bool = False, slurm=None):
     """``easy``, ``easy/estimate``, ``greedy``, ``conservative/greedy`` or ``FILE.json`` -> a Strategy;
     with ``engines`` also the time-sharing policies of ``compare`` (``scojo-opt/lds``, ...) -> a ScojoConfig."""
     from .scojo import SCOJO_POLICIES, policy_config
@@ -105,6 +136,10 @@ def parse_policy(spec: str, *, engines: bool = False):
     dispatch, _, order = spec.partition("/")
     if dispatch not in POLICIES:
         raise unknown_policy(dispatch)
+    if dispatch == "slurm":
+        if order or slurm is None:
+            raise StrategyError("policy 'slurm' takes no order and needs --slurm-conf FILE (a slurm.conf excerpt)")
+        return slurm
     if dispatch in ENGINES:
         if not engines:
             raise StrategyError(f"policy {spec!r} runs on the time-sharing engine: only simulate and compare take it")
@@ -257,11 +292,17 @@ def simulate_command(
     budget: Optional[int] = typer.Option(None, "--budget", help="scojo-opt/scojo-bottomline: schedules per search decision (default 10000)."),
     group_sizes: Optional[str] = typer.Option(None, "--group-sizes", help="scojo-opt: largest long,medium group (default 30,20)."),
     first_level_only: bool = typer.Option(False, "--first-level-only", help="scojo-opt: no second search level."),
+    slurm_conf: Optional[Path] = SLURM_CONF,
+    slurm_shares: Optional[Path] = SLURM_SHARES,
+    slurm_option: Optional[str] = SLURM_OPTION,
+    slurm_qos: Optional[Path] = SLURM_QOS,
 ) -> None:
     """Simulate one strategy on a trace and print its metrics (UTIL in percent, times in seconds)."""
     opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
     obj = _check_options(objective, repeat, bound)
     extra: dict = {}
+    wants_slurm = policy.strip().lower() == "slurm" and strategy_file is None
+    slurm = slurm_policy(slurm_conf, slurm_shares, slurm_option, slurm_qos, wanted=wants_slurm)
     if policy.strip().lower() in ENGINES and strategy_file is None:  # the time-sharing engine (cli/scojo.py)
         from .scojo import gantt_window_option, optimizer_config, scojo_config
 
@@ -275,7 +316,7 @@ def simulate_command(
             raise OptionError("--search, --budget, --group-sizes and --first-level-only need --policy scojo-opt "
                               "or scojo-bottomline")
         strategy = (load_strategy_file(strategy_file) if strategy_file is not None
-                    else parse_policy(policy if order == "submit" else f"{policy}/{order}"))
+                    else parse_policy(policy if order == "submit" else f"{policy}/{order}", slurm=slurm))
     for path, what, folder in ((schedule_out, "schedule", False), (plot, "plots", True), (gantt, "Gantt chart", False)):
         if path is not None:  # every output checked before anything is read or simulated
             check_output(path, what, folder=folder)
@@ -335,6 +376,10 @@ def compare_command(
     threshold: float = typer.Option(5.0, "--threshold", metavar="PCT", help="Flag strategies whose objective is worse than EASY's by more than PCT %."),
     fail_worse_than: Optional[float] = typer.Option(None, "--fail-worse-than", metavar="PCT", help="Exit 1 when a strategy's objective is worse than EASY's by more than PCT % (a gate)."),
     as_json: bool = AS_JSON,
+    slurm_conf: Optional[Path] = SLURM_CONF,
+    slurm_shares: Optional[Path] = SLURM_SHARES,
+    slurm_option: Optional[str] = SLURM_OPTION,
+    slurm_qos: Optional[Path] = SLURM_QOS,
 ) -> None:
     """Simulate several strategies on one trace and print one table: rows strategies, columns metrics.
 
@@ -350,7 +395,8 @@ def compare_command(
     specs = [s for s in (p.strip() for p in policies.split(",")) if s]
     if not specs:
         raise OptionError("--policies is empty; e.g. --policies fcfs,list,easy,conservative")
-    strategies = [parse_policy(s, engines=True) for s in specs]  # all errors before the first simulation
+    slurm = slurm_policy(slurm_conf, slurm_shares, slurm_option, slurm_qos, wanted="slurm" in specs)
+    strategies = [parse_policy(s, engines=True, slurm=slurm) for s in specs]  # all errors before the first simulation
     workload = opts.load(trace)
     m = workload.machine_procs
     from .compiling import warm_simulation

@@ -19,6 +19,10 @@ def simulate_any(workload, machine, strategy, *, kill: bool = True):
 
     if not isinstance(machine, Machine):
         machine = Machine(machine)
+    if getattr(strategy, "dispatch", None) == "slurm":  # --policy slurm: its own loop (schedlab.slurm)
+        from ..slurm.policy import simulate_slurm
+
+        return simulate_slurm(workload, machine, strategy, kill=kill)
     if is_rulebase(strategy):
         from .rulebase import simulate_rulebase
 

@@ -161,9 +161,9 @@ def build_workload(
     if procs is not None:
         header.append(f" MaxProcs: {int(procs)}")
     header.append(" Note: users, groups, queues and partitions numbered 1, 2, ... in order of first appearance")
-    for key in ("queue", "partition"):
+    for key, label in (("queue", "Queues"), ("partition", "Partitions"), ("accounts", "Accounts"), ("qos", "QOS")):
         if key in names and names[key].ids:
-            header.append(f" Schedlab{key.capitalize()}s: {names[key].listing()}")
+            header.append(f" Schedlab{label}: {names[key].listing()}")
     header.append(report.header_line())
     report.jobs = len(submit)
     name = path.name

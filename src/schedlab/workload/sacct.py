@@ -4,13 +4,17 @@ A site exports its history with (one line; ``TZ=UTC`` makes sacct print UTC time
 pass the cluster's zone, e.g. ``--format sacct:Europe/Berlin``)::
 
     TZ=UTC sacct --allusers --parsable2 --starttime 2024-01-01 --endtime 2024-07-01 \\
-        --format JobIDRaw,JobID,User,Group,Account,Partition,Submit,Start,End,Elapsed,Timelimit,AllocCPUS,ReqCPUS,State \\
+        --format JobIDRaw,JobID,User,Group,Account,Partition,QOS,Submit,Start,End,Elapsed,Timelimit,AllocCPUS,ReqCPUS,State \\
         > jobs.sacct
 
 ``--parsable2`` prints a header line of field names, then ``|``-separated values. The reader uses
-the fields present among JobIDRaw/JobID, User, Group, Account, Partition, Submit, Start, End,
+the fields present among JobIDRaw/JobID, User, Group, Account, Partition, QOS, Submit, Start, End,
 Elapsed/ElapsedRaw, Timelimit/TimelimitRaw, AllocCPUS/NCPUS/ReqCPUS and State (other fields are
-ignored; Submit, a job id, and a processor count are required). Per record:
+ignored; Submit, a job id, and a processor count are required). What ``--policy slurm`` needs goes
+into SWF columns, named in the header: Partition -> queue (field 15, ``SchedlabQueues:``),
+Account -> Unix group (field 13, ``SchedlabAccounts:``; Group when there is no Account field:
+Slurm's fair-share is by account), QOS -> partition (field 16, ``SchedlabQOS:``; SWF has no QOS
+field), User -> user, Timelimit -> requested time, ReqCPUS -> requested processors. Per record:
 
 - job steps (``123.batch``, ``123.extern``, ``123.0``) are skipped and counted: the allocation
   line ``123`` is the job; array elements (``123_4``, JobIDRaw unique) and heterogeneous job
@@ -42,7 +46,7 @@ from .model import Workload
 __all__ = ["read_sacct", "parse_sacct", "SACCT_FORMAT", "looks_like_sacct"]
 
 #: the ``sacct --format`` list the reader is written for
-SACCT_FORMAT = "JobIDRaw,JobID,User,Group,Account,Partition,Submit,Start,End,Elapsed,Timelimit,AllocCPUS,ReqCPUS,State"
+SACCT_FORMAT = "JobIDRaw,JobID,User,Group,Account,Partition,QOS,Submit,Start,End,Elapsed,Timelimit,AllocCPUS,ReqCPUS,State"
 
 _NOT_A_TIME = {"", "UNKNOWN", "NONE", "N/A", "(NULL)"}
 _FAILED = ("FAILED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE", "PREEMPTED")
@@ -100,11 +104,12 @@ def parse_sacct(path: str | os.PathLike, *, procs: int | None = None, tz: str | 
     i_submit = need("Submit")
     i_procs = need("AllocCPUS", "NCPUS", "ReqCPUS")
     i_req = col.get("reqcpus", col.get("ncpus", i_procs))
-    get = {k: col.get(k) for k in ("user", "group", "partition", "start", "end", "elapsedraw", "elapsed", "timelimit", "timelimitraw", "state")}
+    get = {k: col.get(k) for k in ("user", "group", "account", "partition", "qos", "start", "end", "elapsedraw", "elapsed", "timelimit", "timelimitraw", "state")}
     if get["start"] is None:
         raise SWFError(path, first + 1, f"sacct header lacks Start; use sacct --format {SACCT_FORMAT}")
-    names = {k: Numbering() for k in ("user", "group", "queue")}
-    rows: dict[str, list] = {k: [] for k in ("id", "submit", "wait", "runtime", "procs", "req_procs", "estimate", "status", "user", "unix_group", "queue")}
+    names = {k: Numbering() for k in ("user", "group", "queue", "qos")}
+    rows: dict[str, list] = {k: [] for k in ("id", "submit", "wait", "runtime", "procs", "req_procs", "estimate", "status", "user", "unix_group", "queue", "partition")}
+    group_key = "account" if get["account"] is not None else "group"  # Slurm's fair-share is by account
     ids: list[str] = []
     nfields = len(header)
 
@@ -167,10 +172,12 @@ def parse_sacct(path: str | os.PathLike, *, procs: int | None = None, tz: str | 
         rows["estimate"].append(float(limit) if limit is not None else -1.0)
         rows["status"].append(_status(val("state")))
         rows["user"].append(names["user"](val("user")))
-        rows["unix_group"].append(names["group"](val("group")))
+        rows["unix_group"].append(names["group"](val(group_key)))
         rows["queue"].append(names["queue"](val("partition")))
+        rows["partition"].append(names["qos"](val("qos")))
     rows["id"] = [int(i) for i in ids] if all(i.isdigit() for i in ids) else None
-    w = build_workload(path, rows, fmt="sacct", zone=zone, procs=procs, report=report, names={"queue": names["queue"]})
+    listed = {"queue": names["queue"], "accounts": names["group"] if group_key == "account" else Numbering(), "qos": names["qos"]}
+    w = build_workload(path, rows, fmt="sacct", zone=zone, procs=procs, report=report, names=listed)
     return w, report
 
 

@@ -1,0 +1,387 @@
+"""A slurm.conf excerpt read into what ``--policy slurm`` models (docs/slurm-policy-spec.md).
+
+Read: ``Priority*`` lines (type, weights, PriorityMaxAge, PriorityDecayHalfLife,
+PriorityCalcPeriod, PriorityFavorSmall, PriorityFlags), ``SchedulerType``,
+``SchedulerParameters`` (sched_interval, default_queue_depth, batch_sched_delay, bf_interval,
+bf_window, bf_resolution, bf_max_job_test, ...), ``OverTimeLimit``, ``KillWait``, ``NodeName`` lines (CPUs) and
+``PartitionName`` lines (Nodes, MaxTime, DefaultTime, PriorityJobFactor, PriorityTier, Default).
+Every other setting, and every read setting whose value the policy does not model, is listed once
+in :attr:`SlurmConf.ignored` as ``FILE:LINE: Key (reason)``, never dropped silently. A line that is
+not ``Key=Value`` tokens, or a value that cannot be read, raises ``FILE:LINE: problem``
+(:class:`SlurmConfError`, exit 2 in the CLI).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import SchedlabError
+
+
+class SlurmConfError(SchedlabError, ValueError):
+    """A slurm.conf excerpt or shares file that cannot be read (``FILE:LINE: problem``)."""
+
+
+#: SchedulerParameters the policy models, with Slurm 22.05's defaults (slurm.conf man page)
+SCHED_DEFAULTS = {
+    "sched_interval": 60,  # "The default value is 60 seconds."
+    "default_queue_depth": 100,  # "The default value is 100 jobs."
+    "batch_sched_delay": 3,  # "The default value is 3 seconds."
+    "bf_interval": 30,  # "The default value is 30 seconds."
+    "bf_window": 1440,  # minutes, "Default: 1440 (1 day)"
+    "bf_resolution": 60,  # seconds, "Default: 60"
+    "bf_max_job_test": 500,  # "Default: 500"
+}
+#: SchedulerParameters that bound Slurm's own run time; simulated passes take none (spec section 9)
+SCHED_NO_EFFECT = frozenset((
+    "bf_continue", "max_sched_time", "sched_min_interval", "bf_max_time", "bf_yield_interval",
+    "bf_yield_sleep", "max_rpc_cnt",
+))
+#: PriorityFlags the policy models
+FLAGS_MODELLED = frozenset(("NO_FAIR_TREE", "ACCRUE_ALWAYS", "NO_NORMAL_PART", "NO_NORMAL_QOS", "SMALL_RELATIVE_TO_TIME"))
+_WEIGHTS = ("age", "fairshare", "jobsize", "partition", "qos")
+
+
+@dataclass(frozen=True)
+class Partition:
+    name: str
+    nodes: tuple[int, ...]  # node numbers (positions in SlurmConf.node_cpus)
+    max_time: float  # seconds (inf: INFINITE/UNLIMITED)
+    default_time: float | None  # seconds, None: none given
+    job_factor: int = 1
+    tier: int = 1
+    default: bool = False
+
+
+@dataclass
+class SlurmConf:
+    """What the policy takes from a slurm.conf excerpt; times in seconds."""
+
+    source: str = "slurm.conf"
+    priority_type: str = "priority/multifactor"
+    scheduler_type: str = "sched/backfill"
+    weights: dict = field(default_factory=lambda: dict.fromkeys(_WEIGHTS, 0))
+    max_age: float = 7 * 86400.0  # PriorityMaxAge default 7-0
+    decay_half_life: float = 7 * 86400.0  # PriorityDecayHalfLife default 7-0
+    calc_period: float = 300.0  # PriorityCalcPeriod default 5 (minutes)
+    favor_small: bool = False
+    flags: frozenset = frozenset()
+    fairshare_dampening: float = 1.0
+    over_time_limit: float = 0.0  # seconds (OverTimeLimit in minutes)
+    kill_wait: float = 30.0  # seconds (KillWait, "The default value is 30 seconds")
+    sched: dict = field(default_factory=lambda: dict(SCHED_DEFAULTS))
+    #: CPUs of each node in NodeName order (empty: none given; the policy builds nodes from the machine)
+    node_cpus: list = field(default_factory=list)
+    node_names: list = field(default_factory=list)
+    partitions: list = field(default_factory=list)
+    ignored: list = field(default_factory=list)
+    #: partition lines kept until the nodes are known: (lineno, tokens)
+    _part_lines: list = field(default_factory=list, repr=False)
+
+    def default_partition(self) -> Partition | None:
+        for p in self.partitions:
+            if p.default:
+                return p
+        return self.partitions[0] if self.partitions else None
+
+
+def _duration(value: str) -> float:
+    """A slurm.conf time (minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS) in seconds;
+    INFINITE/UNLIMITED -> inf. slurm.conf: MaxTime "Format is minutes, minutes:seconds,
+    hours:minutes:seconds, days-hours, days-hours:minutes, days-hours:minutes:seconds or UNLIMITED"."""
+    v = value.strip()
+    if v.upper() in ("INFINITE", "UNLIMITED"):
+        return math.inf
+    days = 0
+    if "-" in v:
+        d, v = v.split("-", 1)
+        days = int(d)
+        parts = [int(x) for x in v.split(":")]
+        parts += [0] * (3 - len(parts))  # days-hours[:minutes[:seconds]]
+        h, m, s = parts
+    else:
+        parts = [int(x) for x in v.split(":")]
+        if len(parts) == 1:
+            h, m, s = 0, parts[0], 0
+        elif len(parts) == 2:
+            h, m, s = 0, parts[0], parts[1]
+        elif len(parts) == 3:
+            h, m, s = parts
+        else:
+            raise ValueError(f"not a time: {value!r}")
+    if min(days, h, m, s) < 0:
+        raise ValueError(f"negative time {value!r}")
+    return float(((days * 24 + h) * 60 + m) * 60 + s)
+
+
+def expand_hostlist(text: str) -> list[str]:
+    """``cn[001-003,7],gpu1`` -> ``['cn001', 'cn002', 'cn003', 'cn7', 'gpu1']`` (Slurm host lists)."""
+    out: list[str] = []
+    for item in re.findall(r"[^,\[]*(?:\[[^\]]*\])?[^,\[]*", text):
+        if not item:
+            continue
+        m = re.fullmatch(r"([^\[]*)\[([^\]]*)\](.*)", item)
+        if not m:
+            out.append(item)
+            continue
+        prefix, ranges, suffix = m.groups()
+        for r in ranges.split(","):
+            lo, _, hi = r.partition("-")
+            hi = hi or lo
+            width = len(lo)
+            for k in range(int(lo), int(hi) + 1):
+                out.append(f"{prefix}{k:0{width}d}{suffix}")
+    return out
+
+
+def parse_conf(text: str, source: str = "slurm.conf") -> SlurmConf:
+    """Read a slurm.conf excerpt (see the module docstring). ``source`` names it in messages."""
+    conf = SlurmConf(source=source)
+    seen_ignored: set[str] = set()
+
+    def ignore(number: int, key: str, why: str) -> None:
+        entry = f"{source}:{number}: {key} ({why})"
+        if (key.lower(), why) not in seen_ignored:
+            seen_ignored.add((key.lower(), why))
+            conf.ignored.append(entry)
+
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        tokens = line.split()
+        bad = [t for t in tokens if "=" not in t or t.startswith("=")]
+        if bad:
+            raise SlurmConfError(f"{source}:{number}: expected Key=Value, got {bad[0]!r}")
+        first, value0 = tokens[0].split("=", 1)
+        if first.lower() == "nodename":
+            _node_line(conf, number, tokens, ignore)
+            continue
+        if first.lower() == "partitionname":
+            conf._part_lines.append((number, tokens))
+            continue
+        for tok in tokens:
+            key, value = tok.split("=", 1)
+            try:
+                _setting(conf, number, key, value, ignore)
+            except ValueError as exc:
+                raise SlurmConfError(f"{source}:{number}: {key}: {exc}") from None
+    return conf
+
+
+def _setting(conf: SlurmConf, number: int, key: str, value: str, ignore) -> None:
+    k = key.lower()
+    if k.startswith("priorityweight"):
+        name = k[len("priorityweight"):]
+        if name in _WEIGHTS:
+            w = int(value)
+            if w < 0:
+                raise ValueError(f"must be >= 0, got {value!r}")
+            conf.weights[name] = w
+        else:
+            ignore(number, key, "not modelled: only Age, FairShare, JobSize, Partition and QOS weights are")
+    elif k == "prioritytype":
+        if value not in ("priority/multifactor", "priority/basic"):
+            raise ValueError(f"expected priority/multifactor or priority/basic, got {value!r}")
+        conf.priority_type = value
+    elif k == "schedulertype":
+        if value not in ("sched/backfill", "sched/builtin"):
+            raise ValueError(f"expected sched/backfill or sched/builtin, got {value!r}")
+        conf.scheduler_type = value
+    elif k == "prioritymaxage":
+        conf.max_age = _duration(value)
+    elif k == "prioritydecayhalflife":
+        conf.decay_half_life = _duration(value)
+    elif k == "prioritycalcperiod":
+        conf.calc_period = _duration(value)
+        if conf.calc_period <= 0:
+            raise ValueError("must be positive")
+    elif k == "priorityfavorsmall":
+        if value.upper() not in ("YES", "NO"):
+            raise ValueError(f"expected YES or NO, got {value!r}")
+        conf.favor_small = value.upper() == "YES"
+    elif k == "priorityflags":
+        flags = {f.strip().upper() for f in value.split(",") if f.strip()}
+        for f in sorted(flags - FLAGS_MODELLED):
+            ignore(number, f"PriorityFlags={f}", "not modelled")
+        conf.flags = frozenset(flags & FLAGS_MODELLED)
+    elif k == "fairsharedampeningfactor":
+        conf.fairshare_dampening = float(int(value))
+        if conf.fairshare_dampening < 1:
+            raise ValueError("must be >= 1")
+    elif k == "overtimelimit":
+        conf.over_time_limit = math.inf if value.upper() == "UNLIMITED" else 60.0 * int(value)
+    elif k == "killwait":
+        conf.kill_wait = float(int(value))
+        if conf.kill_wait < 0:
+            raise ValueError("must be >= 0")
+    elif k == "schedulerparameters":
+        for item in value.split(","):
+            if not item:
+                continue
+            name, _, v = item.partition("=")
+            name = name.lower()
+            if name in SCHED_DEFAULTS:
+                conf.sched[name] = int(v)
+                if conf.sched[name] < (-1 if name == "bf_interval" else 1 if name != "batch_sched_delay" else 0):
+                    raise ValueError(f"{name}={v} is out of range")
+            elif name in SCHED_NO_EFFECT:
+                ignore(number, f"SchedulerParameters {name}", "bounds Slurm's own run time; simulated passes take none")
+            else:
+                ignore(number, f"SchedulerParameters {name}", "not modelled")
+    elif k == "priorityusageresetperiod" and value.upper() == "NONE":
+        pass  # the default, which the policy models: usage is never reset
+    else:
+        ignore(number, key, "not modelled by --policy slurm")
+
+
+def _node_line(conf: SlurmConf, number: int, tokens: list[str], ignore) -> None:
+    name = tokens[0].split("=", 1)[1]
+    if name.upper() == "DEFAULT":
+        ignore(number, "NodeName=DEFAULT", "not modelled: give CPUs= on each NodeName line")
+        return
+    cpus = None
+    for tok in tokens[1:]:
+        key, value = tok.split("=", 1)
+        if key.lower() == "cpus":
+            try:
+                cpus = int(value)
+            except ValueError:
+                raise SlurmConfError(f"{conf.source}:{number}: CPUs: not a whole number: {value!r}") from None
+            if cpus < 1:
+                raise SlurmConfError(f"{conf.source}:{number}: CPUs must be >= 1, got {cpus}")
+        else:
+            ignore(number, f"NodeName {key}", "not modelled: nodes are CPUs only (CR_CPU)")
+    if cpus is None:
+        raise SlurmConfError(f"{conf.source}:{number}: NodeName {name} has no CPUs=")
+    for host in expand_hostlist(name):
+        conf.node_names.append(host)
+        conf.node_cpus.append(cpus)
+
+
+def finish_partitions(conf: SlurmConf, machine_procs: int | None, cpus_per_node: int) -> SlurmConf:
+    """Resolve the partition lines against the nodes: the NodeName lines, or (none given) the
+    machine's ``machine_procs`` CPUs as nodes of ``cpus_per_node`` CPUs named ``n0, n1, ...``.
+    No PartitionName line: one default partition ``batch`` on all nodes, MaxTime INFINITE."""
+    if not conf.node_cpus:
+        if machine_procs is None:
+            raise SlurmConfError(f"{conf.source}: no NodeName lines and the trace gives no machine size (--procs)")
+        if machine_procs % cpus_per_node:
+            raise SlurmConfError(f"{conf.source}: no NodeName lines and {machine_procs} CPUs are not whole nodes of "
+                                 f"{cpus_per_node} CPUs (cpus_per_node)")
+        conf.node_cpus = [cpus_per_node] * (machine_procs // cpus_per_node)
+        conf.node_names = [f"n{i}" for i in range(len(conf.node_cpus))]
+    index = {n: i for i, n in enumerate(conf.node_names)}
+    conf.partitions = []
+    for number, tokens in conf._part_lines:
+        name = tokens[0].split("=", 1)[1]
+        if name.upper() == "DEFAULT":
+            conf.ignored.append(f"{conf.source}:{number}: PartitionName=DEFAULT (not modelled: set keys per partition)")
+            continue
+        nodes = tuple(range(len(conf.node_cpus)))  # no Nodes=: all nodes (named reading, see SlurmPolicy)
+        max_time, default_time, factor, tier, default = math.inf, None, 1, 1, False
+        for tok in tokens[1:]:
+            key, value = tok.split("=", 1)
+            k = key.lower()
+            try:
+                if k == "nodes":
+                    if value.upper() == "ALL":
+                        continue
+                    hosts = expand_hostlist(value)
+                    missing = [h for h in hosts if h not in index]
+                    if missing:
+                        raise ValueError(f"node {missing[0]} is on no NodeName line")
+                    nodes = tuple(sorted({index[h] for h in hosts}))
+                elif k == "maxtime":
+                    max_time = _duration(value)
+                elif k == "defaulttime":
+                    default_time = _duration(value)
+                elif k == "priorityjobfactor":
+                    factor = int(value)
+                elif k == "prioritytier":
+                    tier = int(value)
+                elif k == "default":
+                    default = value.upper() == "YES"
+                elif k == "state" and value.upper() == "UP":
+                    pass
+                else:
+                    conf.ignored.append(f"{conf.source}:{number}: {key} of partition {name} (not modelled)")
+            except ValueError as exc:
+                raise SlurmConfError(f"{conf.source}:{number}: {key}: {exc}") from None
+        if any(p.name == name for p in conf.partitions):
+            raise SlurmConfError(f"{conf.source}:{number}: partition {name} defined twice")
+        conf.partitions.append(Partition(name, nodes, max_time, default_time, factor, tier, default))
+    if not conf.partitions:
+        conf.partitions.append(Partition("batch", tuple(range(len(conf.node_cpus))), math.inf, None, 1, 1, True))
+    return conf
+
+
+def read_conf(path: str | Path) -> SlurmConf:
+    """:func:`parse_conf` of a file, naming it in every message."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SlurmConfError(f"{path}: cannot read slurm.conf excerpt: {exc.strerror or exc}") from None
+    return parse_conf(text, source=str(path))
+
+
+def read_shares(path: str | Path) -> dict[str, float]:
+    """Account shares from an ``sshare -P``-like file: a header with ``Account`` and ``RawShares``
+    columns, ``|``-separated rows; a row with a User is a user association and is skipped (the
+    policy's fair-share tree is flat, one leaf per account). Returns {account: raw shares}."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise SlurmConfError(f"{path}: cannot read shares file: {exc.strerror or exc}") from None
+    rows = [(i + 1, ln) for i, ln in enumerate(lines) if ln.strip()]
+    if not rows:
+        raise SlurmConfError(f"{path}: empty shares file")
+    head = [h.strip().lower() for h in rows[0][1].split("|")]
+    if "account" not in head or "rawshares" not in head:
+        raise SlurmConfError(f"{path}:{rows[0][0]}: header lacks Account or RawShares (use sshare -P -o Account,User,RawShares)")
+    ia, ir, iu = head.index("account"), head.index("rawshares"), head.index("user") if "user" in head else None
+    shares: dict[str, float] = {}
+    for number, line in rows[1:]:
+        f = line.split("|")
+        if len(f) != len(head):
+            raise SlurmConfError(f"{path}:{number}: expected {len(head)} '|'-separated fields, found {len(f)}")
+        if iu is not None and f[iu].strip():
+            continue
+        account = f[ia].strip()
+        if account in ("", "root"):
+            continue
+        try:
+            value = float(f[ir])
+        except ValueError:
+            raise SlurmConfError(f"{path}:{number}: RawShares is not a number: {f[ir]!r}") from None
+        if value < 0:
+            raise SlurmConfError(f"{path}:{number}: RawShares must be >= 0, got {f[ir]}")
+        shares[account] = value
+    return shares
+
+
+def read_qos(path: str | Path) -> dict[str, int]:
+    """QOS priorities from ``sacctmgr -P show qos format=Name,Priority``: {name: priority}."""
+    try:
+        lines = [ln for ln in Path(path).read_text(encoding="utf-8").splitlines() if ln.strip()]
+    except OSError as exc:
+        raise SlurmConfError(f"{path}: cannot read QOS file: {exc.strerror or exc}") from None
+    if not lines:
+        raise SlurmConfError(f"{path}: empty QOS file")
+    head = [h.strip().lower() for h in lines[0].split("|")]
+    if "name" not in head or "priority" not in head:
+        raise SlurmConfError(f"{path}:1: header lacks Name or Priority (use sacctmgr -P show qos format=Name,Priority)")
+    i_name, i_prio = head.index("name"), head.index("priority")
+    out: dict[str, int] = {}
+    for number, line in enumerate(lines[1:], start=2):
+        f = line.split("|")
+        if len(f) != len(head):
+            raise SlurmConfError(f"{path}:{number}: expected {len(head)} '|'-separated fields, found {len(f)}")
+        try:
+            out[f[i_name].strip()] = int(f[i_prio] or 0)
+        except ValueError:
+            raise SlurmConfError(f"{path}:{number}: Priority is not a whole number: {f[i_prio]!r}") from None
+    return out

@@ -1,0 +1,426 @@
+"""``--policy slurm``: what a site's own Slurm 22.05 would do with a trace (issue 37, item 1).
+
+:class:`SlurmPolicy` = a slurm.conf excerpt (:mod:`.conf`), account shares, and the named
+options of docs/slurm-policy-spec.md section 8 (:class:`SlurmOptions`, each with Slurm's own
+reading as default). :func:`simulate_slurm` maps the trace's jobs onto Slurm's (limit,
+partition, account, QOS), runs the compiled loop (:mod:`.kernel`) and returns a
+:class:`~schedlab.sim.model.Schedule`.
+
+How trace jobs become Slurm jobs:
+
+- CPUs = the job's width; limit = the requested time (SWF field 9 / sacct Timelimit), rounded
+  per ``limit_rounding``; a job without one gets its partition's DefaultTime, else MaxTime;
+- partition = the trace's queue (SWF field 15) by name: the name the trace header gives it
+  (``Queue: 1 DSI`` in Parallel Workloads Archive headers, ``SchedlabQueues: batch=1 ...`` in a
+  converted sacct log), else the number itself (``PartitionName=3``); an unknown queue (-1/0)
+  goes to the Default=YES partition; with ``queue_map='default'`` every job does. A queue naming
+  no partition is an error naming it;
+- account = the trace's Unix group (SWF field 13, sacct Group/Account) by default
+  (``account_from``), or schedlab's user group 1..5 (``account_from='group'``).
+
+The schedule's workload has the limit as applied by Slurm as its estimate (ceil-minute limits,
+OverTimeLimit and the periodic kill check included for killed jobs), so that the shared validator
+checks finish = start + min(runtime, limit).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field, fields, replace
+
+import numpy as np
+
+from ..errors import StrategyError, WorkloadError
+from .conf import SlurmConf, SlurmConfError, finish_partitions
+from . import kernel as K
+
+
+@dataclass(frozen=True)
+class SlurmOptions:
+    """Every choice Slurm's documentation leaves open (docs/slurm-policy-spec.md section 8), as a
+    named option whose default is Slurm 22.05's own reading. Values marked "not yet" are named
+    and refused with a clear error rather than silently approximated."""
+
+    #: parse_time.c ``time_str2mins``: limits are whole minutes, seconds "round up".
+    #: 'ceil-minute' (Slurm) | 'exact-seconds'.
+    limit_rounding: str = "ceil-minute"
+    #: slurm.conf OverTimeLimit: a job "will be killed upon reaching that limit"; slurmctld checks
+    #: every PERIODIC_TIMEOUT = 30 s (job_time_limit). 'periodic-30s' (Slurm: killed at the first
+    #: 30-s check at or after start + limit + OverTimeLimit, checks on a grid from the first
+    #: submission) | 'exact'.
+    kill_check: str = "periodic-30s"
+    #: slurm.conf EnforcePartLimits=NO: a job over its partition's MaxTime is accepted and pends
+    #: for good. 'error' (refuse the trace, naming the job) | 'clamp' (limit = MaxTime) |
+    #: 'pend-forever' (not yet: a never-started job has no schedule the metrics can score).
+    over_maxtime: str = "error"
+    #: priority_multifactor.shtml "The job's priority is an integer"; _get_priority_internal
+    #: truncates. 'floor-int' | 'float'.
+    priority_rounding: str = "floor-int"
+    #: slurm.conf PriorityCalcPeriod: "The period of time in minutes in which the half-life decay
+    #: will be re-calculated"; priorities stay fixed between passes. 'calc-period' | 'continuous'
+    #: (not yet).
+    priority_recalc: str = "calc-period"
+    #: priority_multifactor.shtml age: "waiting in the queue, eligible to be scheduled";
+    #: ACCRUE_ALWAYS: submit time. Traces have no begin time, so both read the submit time.
+    #: 'eligible' | 'submit'.
+    age_from: str = "eligible"
+    #: priority_multifactor.shtml: "number of nodes or CPUs"; a trace job's node count n for the
+    #: size factor. 'ceil-cpus-per-node' (ceil(cpus / largest node's CPUs)) | 'one'.
+    size_nodes: str = "ceil-cpus-per-node"
+    #: page: "A job that requests all the nodes on the machine will get a job size factor of 1.0";
+    #: source: (n/N + c/C)/2. 'slurm-average' | 'cpu-share-only'.
+    size_formula: str = "slurm-average"
+    #: PriorityFlags NO_FAIR_TREE selects classic_fair_share.shtml; else fair_tree.shtml (default
+    #: since 19.05). 'fair-tree' | 'classic'; both over a flat tree (every account a child of
+    #: root, one leaf each: per-user associations inside an account are not modelled).
+    fairshare: str = "fair-tree"
+    #: _decay_thread multiplies usage by (1 - 0.693/half_life)^seconds, a linearised 2^(-1/half_life).
+    #: 'slurm-linear' | 'exact-half-life'.
+    decay_factor: str = "slurm-linear"
+    #: _apply_new_usage charges running jobs for each period, not only at their end.
+    #: 'per-calc-period' | 'at-job-end'.
+    usage_accrual: str = "per-calc-period"
+    #: slurm.conf batch_sched_delay "How long, in seconds, the scheduling of batch jobs can be
+    #: delayed"; queue_job_scheduler + _slurmctld_background. 'tick-after-batch-delay' | 'immediate'.
+    sched_on_submit: str = "tick-after-batch-delay"
+    #: slurm.conf default_queue_depth "The default number of jobs to attempt scheduling ... when
+    #: a running job completes"; sched_interval runs test all. 'default-queue-depth' | 'full'.
+    main_depth: str = "default-queue-depth"
+    #: _schedule: "Do not schedule more jobs in this partition or on nodes in this partition".
+    #: 'partition-and-nodes' | 'partition'.
+    stop_scope: str = "partition-and-nodes"
+    #: slurm.conf bf_interval "The number of seconds between backfill iterations"; backfill_agent
+    #: sleeps after each pass and skips a pass when nothing changed. 'after-last-pass' |
+    #: 'fixed-grid' (not yet).
+    bf_phase: str = "after-last-pass"
+    #: slurm.conf bf_max_job_test "The maximum number of jobs to attempt backfill scheduling for";
+    #: the source counts jobs that reach the select plugin (bf_last_depth_try). 'tried' | 'popped'.
+    bf_max_job_test_counts: str = "tried"
+    #: _attempt_backfill: a map slice beginning at the job's end (begin_time <= end_time) still
+    #: blocks. 'inclusive' | 'exclusive'.
+    bf_touch: str = "inclusive"
+    #: _add_reservation reserves the selected nodes whole. 'node' | 'cpu' (not yet).
+    reservation_granularity: str = "node"
+    #: slurm.conf bf_window_linear: "By default, the precision starts at 30 seconds and that time
+    #: interval doubles with each evaluation". 'doubling-30s' (read as: a batch takes the running
+    #: jobs ending within 30 s, then 60 s, ... of the batch's first end) | 'exact'.
+    will_run_batching: str = "doubling-30s"
+    #: slurm.conf bf_job_part_count_reserve "The default value is zero, which will reserve
+    #: resources for any pending job". 'all-tested' | 'first-only'.
+    reserve_all: str = "all-tested"
+    #: nodes of a machine without NodeName lines: machine CPUs / cpus_per_node nodes (the SP2s of
+    #: the Parallel Workloads Archive had one processor per node).
+    cpus_per_node: int = 1
+    #: how trace queues map to partitions: 'name' (module docstring) | 'default' (all jobs to the
+    #: Default=YES partition).
+    queue_map: str = "name"
+    #: which trace column is the Slurm account: 'unix_group' (SWF field 13; sacct Group) |
+    #: 'group' (schedlab's user group 1..5, the owner's groups of issue 37).
+    account_from: str = "unix_group"
+
+
+#: the values each option takes (first = default); None marks a value named but not yet simulated
+CHOICES: dict[str, tuple] = {
+    "limit_rounding": ("ceil-minute", "exact-seconds"),
+    "kill_check": ("periodic-30s", "exact"),
+    "over_maxtime": ("error", "clamp", None, "pend-forever"),
+    "priority_rounding": ("floor-int", "float"),
+    "priority_recalc": ("calc-period", None, "continuous"),
+    "age_from": ("eligible", "submit"),
+    "size_nodes": ("ceil-cpus-per-node", "one"),
+    "size_formula": ("slurm-average", "cpu-share-only"),
+    "fairshare": ("fair-tree", "classic"),
+    "decay_factor": ("slurm-linear", "exact-half-life"),
+    "usage_accrual": ("per-calc-period", "at-job-end"),
+    "sched_on_submit": ("tick-after-batch-delay", "immediate"),
+    "main_depth": ("default-queue-depth", "full"),
+    "stop_scope": ("partition-and-nodes", "partition"),
+    "bf_phase": ("after-last-pass", None, "fixed-grid"),
+    "bf_max_job_test_counts": ("tried", "popped"),
+    "bf_touch": ("inclusive", "exclusive"),
+    "reservation_granularity": ("node", None, "cpu"),
+    "will_run_batching": ("doubling-30s", "exact"),
+    "reserve_all": ("all-tested", "first-only"),
+    "queue_map": ("name", "default"),
+    "account_from": ("unix_group", "group"),
+}
+
+
+def check_options(options: SlurmOptions) -> None:
+    for f in fields(options):
+        value = getattr(options, f.name)
+        if f.name == "cpus_per_node":
+            if int(value) != value or value < 1:
+                raise StrategyError(f"slurm option cpus_per_node must be a whole number >= 1, got {value!r}")
+            continue
+        values = CHOICES[f.name]
+        ready = values[: values.index(None)] if None in values else values
+        if value not in values:
+            raise StrategyError(f"slurm option {f.name}={value!r}; choose one of {', '.join(v for v in values if v)}")
+        if value not in ready:
+            raise StrategyError(f"slurm option {f.name}={value!r} is named but not simulated yet; use {', '.join(ready)}")
+
+
+def parse_option_pairs(text: str) -> dict:
+    """``key=value,key=value`` (``--slurm-option``) -> {key: value}."""
+    out = {}
+    names = {f.name for f in fields(SlurmOptions)}
+    for item in filter(None, (s.strip() for s in text.split(","))):
+        key, sep, value = item.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or key not in names:
+            raise StrategyError(f"--slurm-option {item!r}: expected NAME=VALUE with NAME one of {', '.join(sorted(names))}")
+        out[key] = int(value) if key == "cpus_per_node" and value.strip().isdigit() else value.strip()
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class SlurmPolicy:
+    """A site's Slurm configuration as a strategy kind: ``simulate_any`` runs it with
+    :func:`simulate_slurm`. ``shares``: raw shares per account name (None: equal shares);
+    ``qos_priority``: QOS name -> priority (the QOS factor, normalised by the highest; a job's QOS
+    comes from a converted sacct log, SWF field 16 with its ``SchedlabQOS:`` header line)."""
+
+    conf: SlurmConf
+    options: SlurmOptions = field(default_factory=SlurmOptions)
+    shares: dict | None = None
+    qos_priority: dict | None = None
+    label: str = "slurm"
+    dispatch: str = "slurm"
+
+    def __post_init__(self) -> None:
+        check_options(self.options)
+
+
+def _header_names(workload, label: str) -> dict[int, str]:
+    """Number -> name from a trace header's ``Schedlab<label>: name=1 ...`` line (converted sacct/PBS
+    logs), and for queues also ``Queue: 1 DSI`` lines (Parallel Workloads Archive headers)."""
+    names: dict[int, str] = {}
+    for line in workload.header:
+        m = re.match(r"\s*Queue:\s*(-?\d+)\s+(\S+)", line)
+        if m and label == "Queues":
+            names[int(m.group(1))] = m.group(2)
+        m = re.match(rf"\s*Schedlab{label}:\s*(.*)", line)
+        if m:
+            for item in m.group(1).split():
+                name, _, num = item.rpartition("=")
+                if num.lstrip("-").isdigit():
+                    names[int(num)] = name
+    return names
+
+
+def _partitions_of(workload, conf: SlurmConf, options: SlurmOptions) -> np.ndarray:
+    by_name = {p.name: k for k, p in enumerate(conf.partitions)}
+    default = next((k for k, p in enumerate(conf.partitions) if p.default), 0)
+    n = len(workload)
+    if options.queue_map == "default":
+        return np.full(n, default, dtype=np.int64)
+    names = _header_names(workload, "Queues")
+    out = np.empty(n, dtype=np.int64)
+    cache: dict[int, int] = {}
+    for j, q in enumerate(workload.queue.tolist()):
+        if q not in cache:
+            if q <= 0 and q not in names:
+                cache[q] = default
+            else:
+                name = names.get(q, str(q))
+                if name not in by_name:
+                    raise WorkloadError(
+                        f"{workload.name or 'workload'}: job {workload.id[j]} is in queue {name!r}, which is no partition "
+                        f"of {conf.source} ({', '.join(by_name)}); add a PartitionName={name} line or use "
+                        f"--slurm-option queue_map=default")
+                cache[q] = by_name[name]
+        out[j] = cache[q]
+    return out
+
+
+def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = True):
+    """The kernel's arrays for a run (jobs in submit order) and ``perm`` back to trace order."""
+    if not kill:
+        raise StrategyError("--policy slurm kills jobs at their limit as Slurm does; --no-kill does not apply")
+    opts = policy.options
+    conf = replace(policy.conf, ignored=list(policy.conf.ignored))
+    finish_partitions(conf, machine_procs, int(opts.cpus_per_node))
+    node_cpus = np.asarray(conf.node_cpus, dtype=np.int64)
+    N, C = node_cpus.size, int(node_cpus.sum())
+    parts = conf.partitions
+    part_nodes = np.zeros((len(parts), N), dtype=np.uint8)
+    for k, p in enumerate(parts):
+        part_nodes[k, list(p.nodes)] = 1
+    part_cpus = part_nodes @ node_cpus
+    perm = np.argsort(workload.submit, kind="stable")
+    w = workload.take(perm)
+    n = len(w)
+    part = _partitions_of(w, conf, opts)
+    cpus = w.procs.astype(np.int64)
+    over = np.flatnonzero(cpus > part_cpus[part])
+    if over.size:
+        j = over[0]
+        raise WorkloadError(f"{w.name or 'workload'}: job {w.id[j]} needs {cpus[j]} CPUs but partition "
+                            f"{parts[part[j]].name} has {part_cpus[part[j]]}")
+    est = w.estimate.astype(np.float64)
+    max_time = np.array([p.max_time for p in parts])[part]
+    default_time = np.array([p.default_time if p.default_time is not None else p.max_time for p in parts])[part]
+    limit = np.where(est > 0, est, default_time)
+    if opts.limit_rounding == "ceil-minute":
+        limit = np.where(np.isfinite(limit), np.ceil(limit / 60.0) * 60.0, limit)
+    bad = np.flatnonzero(limit > max_time)
+    if bad.size:
+        if opts.over_maxtime == "error":
+            j = bad[0]
+            raise WorkloadError(
+                f"{w.name or 'workload'}: job {w.id[j]}'s limit {limit[j] / 60:g} min is over partition "
+                f"{parts[part[j]].name}'s MaxTime {max_time[j] / 60:g} min; Slurm would keep it pending for good "
+                f"(EnforcePartLimits=NO); use --slurm-option over_maxtime=clamp to cut it to MaxTime")
+        limit = np.minimum(limit, max_time)
+    if not np.all(np.isfinite(limit)):
+        j = int(np.flatnonzero(~np.isfinite(limit))[0])
+        raise WorkloadError(f"{w.name or 'workload'}: job {w.id[j]} has no time limit and partition "
+                            f"{parts[part[j]].name} has neither DefaultTime nor a finite MaxTime")
+    # accounts (by name: a converted sacct log lists them in its header, else the number is the name)
+    if opts.account_from == "unix_group":
+        listed = _header_names(w, "Accounts")
+        key = w.unix_group
+    else:
+        listed, key = {}, w.group
+    numbers, acct = np.unique(key, return_inverse=True)
+    acct_names = [listed.get(int(a), str(int(a))) for a in numbers]
+    A = len(acct_names)
+    if policy.shares:
+        raw = np.array([float(policy.shares.get(a, 0.0)) for a in acct_names])
+        if not set(acct_names) & set(policy.shares):
+            raise WorkloadError(f"none of the shares file's accounts ({', '.join(sorted(policy.shares)[:5])}) is an "
+                                f"account of the trace ({', '.join(acct_names[:5])}, ...)")
+    else:
+        raw = np.ones(A)
+    shares = raw / raw.sum() if raw.sum() > 0 else raw
+    # QOS (a converted sacct log: SWF field 16 numbered as its SchedlabQOS header line lists)
+    qos = np.zeros(n)
+    if policy.qos_priority:
+        qnames = _header_names(w, "QOS")
+        top = max(policy.qos_priority.values())
+        norm = "NO_NORMAL_QOS" not in conf.flags
+        for num, name in qnames.items():
+            value = float(policy.qos_priority.get(name, 0))
+            qos[w.partition == num] = (value / top if top > 0 else 0.0) if norm else value
+    # static priority part: job size, partition, QOS (priority_multifactor.shtml)
+    wt = conf.weights
+    multifactor = conf.priority_type == "priority/multifactor"
+    max_node = int(node_cpus.max())
+    nodes_req = np.ceil(cpus / max_node) if opts.size_nodes == "ceil-cpus-per-node" else np.ones(n)
+    if "SMALL_RELATIVE_TO_TIME" in conf.flags:
+        size = np.maximum(nodes_req * C / N, cpus) / np.maximum(limit / 60.0, 1.0) / C
+        if conf.favor_small:
+            size = 1.0 - size
+    elif opts.size_formula == "cpu-share-only":
+        size = (C - cpus) / C if conf.favor_small else cpus / C
+    elif conf.favor_small:
+        size = ((N - nodes_req) / N + (C - cpus) / C) / 2.0
+    else:
+        size = (nodes_req / N + cpus / C) / 2.0
+    size = np.clip(size, 0.0, 1.0)
+    factors = np.array([p.job_factor for p in parts], dtype=np.float64)
+    if "NO_NORMAL_PART" in conf.flags:
+        pf = factors
+    else:
+        pf = factors / factors.max() if factors.max() > 0 else np.zeros_like(factors)
+    static = (wt["jobsize"] * size + wt["partition"] * pf[part] + wt["qos"] * qos) if multifactor else np.zeros(n)
+    JF = np.empty((K.N_JF, n))
+    JF[K.F_SUBMIT] = w.submit
+    JF[K.F_RUNTIME] = np.maximum(w.runtime, 0.0)
+    JF[K.F_LIMIT] = limit
+    JF[K.F_STATIC] = static
+    JI = np.empty((K.N_JI, n), dtype=np.int64)
+    JI[K.I_CPUS] = cpus
+    JI[K.I_PART] = part
+    JI[K.I_ACCT] = acct
+    per_job = np.minimum(cpus, N)
+    JI[K.I_AOFF] = np.concatenate([[0], np.cumsum(per_job)[:-1]]) if n else per_job
+    sp = conf.sched
+    t0 = float(np.floor(w.submit[0])) if n else 0.0
+    P = np.zeros(K.N_P)
+    P[K.P_W_AGE] = wt["age"] if multifactor else 0
+    P[K.P_W_FS] = wt["fairshare"] if multifactor else 0
+    P[K.P_MAX_AGE] = conf.max_age
+    P[K.P_HALF_LIFE] = conf.decay_half_life
+    P[K.P_CALC] = conf.calc_period
+    P[K.P_SCHED_INTERVAL] = sp["sched_interval"]
+    P[K.P_DEPTH] = sp["default_queue_depth"]
+    P[K.P_BATCH_DELAY] = sp["batch_sched_delay"]
+    P[K.P_BF_INTERVAL] = sp["bf_interval"]
+    P[K.P_BF_WINDOW] = sp["bf_window"] * 60.0
+    P[K.P_BF_RES] = sp["bf_resolution"]
+    P[K.P_BF_MAX_TEST] = sp["bf_max_job_test"]
+    P[K.P_OVER_TIME] = conf.over_time_limit if math.isfinite(conf.over_time_limit) else 1e18
+    P[K.P_DAMP] = conf.fairshare_dampening
+    P[K.P_T0] = t0
+    P[K.P_KILL_WAIT] = conf.kill_wait
+    O = np.zeros(K.N_O, dtype=np.int64)
+    O[K.O_BACKFILL] = conf.scheduler_type == "sched/backfill"
+    O[K.O_KILL_PERIODIC] = opts.kill_check == "periodic-30s"
+    O[K.O_FLOOR_PRIO] = opts.priority_rounding == "floor-int"
+    O[K.O_FAIR_TREE] = opts.fairshare == "fair-tree" and "NO_FAIR_TREE" not in conf.flags
+    O[K.O_DECAY_EXACT] = opts.decay_factor == "exact-half-life"
+    O[K.O_SUBMIT_IMMEDIATE] = opts.sched_on_submit == "immediate"
+    O[K.O_MAIN_FULL] = opts.main_depth == "full"
+    O[K.O_STOP_PARTITION_ONLY] = opts.stop_scope == "partition"
+    O[K.O_BF_COUNT_POPPED] = opts.bf_max_job_test_counts == "popped"
+    O[K.O_BF_TOUCH_EXCLUSIVE] = opts.bf_touch == "exclusive"
+    O[K.O_WILLRUN_EXACT] = opts.will_run_batching == "exact"
+    O[K.O_RESERVE_FIRST_ONLY] = opts.reserve_all == "first-only"
+    O[K.O_ACCRUE_AT_END] = opts.usage_accrual == "at-job-end"
+    tier = np.array([p.tier for p in parts], dtype=np.float64)
+    alloc = int(per_job.sum()) if n else 1
+    return dict(JF=JF, JI=JI, P=P, O=O, node_cpus=node_cpus, part_nodes=part_nodes, tier=tier, shares=shares,
+                alloc=alloc, perm=perm, conf=conf, workload=w)
+
+
+def simulate_slurm(workload, machine, policy: SlurmPolicy, *, kill: bool = True):
+    """Simulate ``policy`` on ``workload``; a Schedule in trace order whose workload carries the
+    limits as Slurm applied them (module docstring). ``schedule.plan`` is a :class:`SlurmRun`."""
+    from ..sim.engine import check_workload
+    from ..sim.model import Machine
+
+    if not isinstance(machine, Machine):
+        machine = Machine(machine)
+    check_workload(workload, machine)
+    a = prepare(workload, machine.procs, policy, kill=kill)
+    n = len(workload)
+    start = np.full(n, np.nan)
+    finish = np.full(n, np.nan)
+    by = np.zeros(n, dtype=np.int64)
+    if n:
+        K.slurm_loop(a["JF"], a["JI"], a["P"], a["O"], a["node_cpus"], a["part_nodes"], a["tier"], a["shares"],
+                     a["alloc"], start, finish, by)
+    perm = a["perm"]
+    out_s, out_f, out_by = np.empty(n), np.empty(n), np.empty(n, dtype=np.int64)
+    out_s[perm], out_f[perm], out_by[perm] = start, finish, by
+    limit = np.empty(n)
+    limit[perm] = a["JF"][K.F_LIMIT]
+    applied = np.where(workload.runtime > limit, out_f - out_s, limit)  # killed jobs: the kill time
+    w = workload.replace(estimate=np.maximum(applied, 1e-9)) if n else workload
+    conf = a["conf"]
+    part = np.empty(n, dtype=np.int64)
+    part[perm] = a["JI"][K.I_PART]
+    run = SlurmRun(started_by=out_by, partition=tuple(conf.partitions[k].name for k in part), ignored=tuple(conf.ignored))
+    return _schedule(w, machine, policy, out_s, out_f, run)
+
+
+@dataclass(frozen=True, eq=False)
+class SlurmRun:
+    """What a Slurm run adds to its schedule: which scheduler started each job (1 main, 2
+    backfill), each job's partition name, and the slurm.conf lines listed as ignored."""
+
+    started_by: np.ndarray
+    partition: tuple
+    ignored: tuple
+
+
+def _schedule(w, machine, policy, start, finish, run):
+    from ..sim.model import Schedule
+
+    s = Schedule(w, machine, None, start, finish, killed=True)
+    object.__setattr__(s, "slurm", run)
+    object.__setattr__(s, "policy", policy)
+    return s

@@ -55,7 +55,8 @@ FOLDER_OUT = {"--out", "--plot", "--dir"}
 FILE_OUT = {"--output", "--csv", "--schedule-out", "--gantt"}
 #: options and arguments that name an input file
 FILE_IN = {"--partitions", "--strategy", "--greedy", "--seed-strategy", "--with", "--trace", "--platform",
-           "strategy", "rulebase", "file", "inputs", "traces", "trace", "target", "--test"}
+           "strategy", "rulebase", "file", "inputs", "traces", "trace", "target", "--test",
+           "--slurm-conf", "--slurm-shares", "--slurm-qos"}
 #: options whose value is a text the tests drive elsewhere (policy lists, objectives, formats)
 NOT_DRIVEN = {"--dask", "--base-url"}
 

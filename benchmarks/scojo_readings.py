@@ -24,13 +24,13 @@ import json
 import time
 from pathlib import Path
 
-from scojo_experiments import SEEDS, workload
+from scojo_experiments import CUTS, SEEDS, workload
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "results" / "scojo-opt"
 PARTS = OUT / "readings-parts"
 #: the workload of item 4's plain runs besides one seed: SDSC-BLUE's first 10,000 jobs, exact estimates
-SDSC = "SDSC-BLUE-head10000-exact"
+SDSC = CUTS[0]
 
 #: day shares of the illustrative time-of-day schedule: 08:00-18:00 (long, medium, short) favour the
 #: medium class, the night keeps the thesis' vector (the original's schedule is not readable)
@@ -81,12 +81,9 @@ BEGIN, END = "<!-- tables: python benchmarks/scojo_readings.py report -->", "<!-
 
 
 def setup(name: str):
-    """(workload, processors) of a set-up name: ``lublin-seedN`` or ``SDSC-BLUE-head10000-exact``."""
-    exact = name.endswith("-exact")
-    w, m = workload(name.removesuffix("-exact"))
-    if exact:  # thesis Section 5: "Actual job runtime information is available during job submission"
-        w = w.replace(estimate=w.runtime)
-    return w, m
+    """(workload, processors) of a set-up name: ``lublin-seedN`` or ``SDSC-BLUE-head10000-exact``
+    (scojo_experiments.workload)."""
+    return workload(name)
 
 
 def measure(w, m, cfg=None, rigid: str | None = None) -> dict:
@@ -277,7 +274,7 @@ def report() -> None:
              "with bound 600 s, classes by run time as in `docs/results/scojo/`. Ratios are means over the five "
              "seeds of the per-seed ratio. Each run's figures are in `readings-parts/`.", ""]
     lines += ["### Plain SCOJO-PECT: the engine's open readings and the medium class (item 4)", ""]
-    for name in ("lublin-seed71", SDSC):
+    for name in ("lublin-seed71", *CUTS):
         lines += _plain_table(parts, name)
     lines += ["### Group-formation readings, five seeds (items 3 and 5)", "",
               "Groups per seed in the order 71 / 31 / 73 / 35 / 7 (medium / long). \"% of M+L\" is the percentage of "

@@ -192,9 +192,9 @@ def report() -> None:
           "were re-run under it with the issue-33 default (readings.md, item 6). The plain `scojo` runs and the "
           "`scojo-bottomline` runs (queue scope) keep no plan and read no group reading; they were re-run under the "
           "current defaults and validator (after removing their parts, the commands above) and equal the committed "
-          "ones in every figure but `sim s`, except the three real-trace bottom-line runs that take 47-102 CPU "
-          "minutes each, made before the replay and not re-run: SDSC-BLUE `scojo-bottomline` and "
-          "`scojo-bottomline/no-smart`, LANL-CM5 `scojo-bottomline/no-smart`. The nine gaps of issue 33 to the "
+          "ones in every figure but `sim s`, except SDSC-BLUE's two bottom-line runs (47 and 102 CPU minutes when "
+          "committed), made before the replay and not re-run: SDSC-BLUE `scojo-bottomline` and "
+          "`scojo-bottomline/no-smart`. The nine gaps of issue 33 to the "
           "thesis and the readings behind them: `gaps.md`.", ""]
     missing = [(w, p) for w in wls for p in POLICIES if p not in parts[w]]
     if missing:

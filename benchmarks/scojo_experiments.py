@@ -10,6 +10,10 @@ Gantt window OUT/gantt_lublin71.png from the parts::
     python benchmarks/scojo_experiments.py --workloads SDSC-BLUE
     python benchmarks/scojo_experiments.py --workloads LANL-CM5
     python benchmarks/scojo_experiments.py --report
+
+``--workloads cuts`` runs the thesis' real-trace set-ups (``CUTS``: the first 10,000 jobs of each trace,
+exact estimates); their SCOJO-PECT readings are in docs/results/scojo-opt/readings.md
+(benchmarks/scojo_readings.py uses the same names).
 """
 
 from __future__ import annotations
@@ -48,19 +52,31 @@ THESIS_TABLE5 = {
 }
 
 
+#: the thesis' real-trace set-ups (docs/results/scojo-opt/definitions.md section 1b): the first 10,000 jobs
+#: (LANL-CM5's reproduce thesis Table 6's class mix; SDSC-BLUE's are the closest cut) with exact run-time
+#: estimates (thesis Section 5: "Actual job runtime information is available during job submission");
+#: ``--workloads cuts`` selects them
+CUTS = ("SDSC-BLUE-head10000-exact", "LANL-CM5-head10000-exact")
+
+
 def workload(name: str):
+    """(workload, processors) of a set-up name: ``lublin-seedN``, a real trace (``SDSC-BLUE``), its first N
+    jobs (``SDSC-BLUE-head10000``), either with exact estimates (suffix ``-exact``)."""
     from schedlab.workload import load_trace
     from schedlab.workload.lublin import lublin
 
     if name.startswith("lublin-"):
         return lublin(10_000, 128, seed=int(name.split("seed")[1])), 128
-    base, _, head = name.partition("-head")
+    exact = name.endswith("-exact")
+    base, _, head = name.removesuffix("-exact").partition("-head")
     path, procs = REAL[base]
     w = load_trace(str(WORKLOADS / path), procs=procs)
     if head:  # the first N jobs (a shorter run when the whole trace cannot be afforded)
         import numpy as np
 
         w = w.take(np.arange(min(int(head), len(w))))
+    if exact:
+        w = w.replace(estimate=w.runtime)
     return w, procs
 
 
@@ -107,6 +123,8 @@ def names(selection: str) -> list[str]:
             out += [f"lublin-seed{s}" for s in SEEDS]
         elif part == "all":
             out += [f"lublin-seed{s}" for s in SEEDS] + list(REAL)
+        elif part == "cuts":
+            out += list(CUTS)
         else:
             out.append(part)
     return out

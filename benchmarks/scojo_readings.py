@@ -24,13 +24,13 @@ import json
 import time
 from pathlib import Path
 
-from scojo_experiments import SEEDS, workload
+from scojo_experiments import CUTS, SEEDS, workload
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "results" / "scojo-opt"
 PARTS = OUT / "readings-parts"
 #: the workload of item 4's plain runs besides one seed: SDSC-BLUE's first 10,000 jobs, exact estimates
-SDSC = "SDSC-BLUE-head10000-exact"
+SDSC = CUTS[0]
 
 #: day shares of the illustrative time-of-day schedule: 08:00-18:00 (long, medium, short) favour the
 #: medium class, the night keeps the thesis' vector (the original's schedule is not readable)
@@ -48,7 +48,20 @@ PLAIN = {
     "suspend-needed": ({"suspend": "needed"}, "the outgoing class suspended only when its nodes are needed"),
     "overhead-0": ({"overhead": 0.0}, "no switch overhead"),
     "overhead-0+suspend-needed": ({"overhead": 0.0, "suspend": "needed"}, "both"),
+    "shares-work": (None, "shares L/M/S = the workload's own work by class (the thesis' 73/26.5/0.5 % are "
+                          "its Lublin work mix, method-notes topic 5)"),
 }
+
+
+def work_shares(w) -> tuple[float, float, float]:
+    """The workload's work (run time x processors) by class, as (long, medium, short) shares: the
+    ``shares-work`` reading (classes by estimate, as the engine's)."""
+    import numpy as np
+    from schedlab.sim.timeshare import ScojoConfig
+
+    work = np.bincount(ScojoConfig().classify(w.estimate), weights=w.runtime * w.procs, minlength=3)
+    short, medium, long_ = work / work.sum()
+    return (float(long_), float(medium), float(short))
 #: items 2 and 5: group-formation reading -> GroupConfig fields. The sweep was made on the defaults
 #: before issue 33 (``group_end="started"``): every other row is its reading on top of that base;
 #: ``group_end=finish`` is today's default (the reading of Fig. 6 and 6.3.3, chosen in readings.md)
@@ -81,12 +94,9 @@ BEGIN, END = "<!-- tables: python benchmarks/scojo_readings.py report -->", "<!-
 
 
 def setup(name: str):
-    """(workload, processors) of a set-up name: ``lublin-seedN`` or ``SDSC-BLUE-head10000-exact``."""
-    exact = name.endswith("-exact")
-    w, m = workload(name.removesuffix("-exact"))
-    if exact:  # thesis Section 5: "Actual job runtime information is available during job submission"
-        w = w.replace(estimate=w.runtime)
-    return w, m
+    """(workload, processors) of a set-up name: ``lublin-seedN`` or ``SDSC-BLUE-head10000-exact``
+    (scojo_experiments.workload)."""
+    return workload(name)
 
 
 def measure(w, m, cfg=None, rigid: str | None = None) -> dict:
@@ -134,6 +144,7 @@ def plain(names: list[str]) -> None:
         for rigid in ("easy", "conservative"):
             _part(name, f"rigid/{rigid}", lambda: measure(w, m, rigid=rigid))
         for key, (kw, _) in PLAIN.items():
+            kw = {"shares": work_shares(w)} if kw is None else kw
             _part(name, f"plain/{key}", lambda: measure(w, m, ScojoConfig(**kw)))
 
 
@@ -271,13 +282,15 @@ def report() -> None:
     parts = _load()
     lines = ["Made by (from the repository root, `PYTHONPATH=src`, `SCHEDLAB_SHARED` pointing at the folder that "
              "holds `workloads/`):", "", "```",
-             "python benchmarks/scojo_readings.py plain", "python benchmarks/scojo_readings.py sweep",
+             "python benchmarks/scojo_readings.py plain",
+             "python benchmarks/scojo_readings.py plain --workloads LANL-CM5-head10000-exact",
+             "python benchmarks/scojo_readings.py sweep",
              "python benchmarks/scojo_readings.py report", "```", "",
              "Every schedule passed the shared validator (rule 6, the plan replay, included). Bounded slowdown "
              "with bound 600 s, classes by run time as in `docs/results/scojo/`. Ratios are means over the five "
              "seeds of the per-seed ratio. Each run's figures are in `readings-parts/`.", ""]
     lines += ["### Plain SCOJO-PECT: the engine's open readings and the medium class (item 4)", ""]
-    for name in ("lublin-seed71", SDSC):
+    for name in ("lublin-seed71", *CUTS):
         lines += _plain_table(parts, name)
     lines += ["### Group-formation readings, five seeds (items 3 and 5)", "",
               "Groups per seed in the order 71 / 31 / 73 / 35 / 7 (medium / long). \"% of M+L\" is the percentage of "

@@ -16,6 +16,11 @@ CACHE_VAR = "SCHEDLAB_CACHE_DIR"
 DEPRECATED_CACHE_VAR = "SCHEDLAB_CACHE"
 
 
+def fetched_traces() -> Path:
+    """Where ``schedlab workload fetch`` keeps traces, and where names resolve to them: ``workloads/``."""
+    return cache_root() / "workloads"
+
+
 def cache_root() -> Path:
     """The cache folder: ``$SCHEDLAB_CACHE_DIR``, else ``$SCHEDLAB_CACHE`` (deprecated), else ~/.cache/schedlab."""
     root = os.environ.get(CACHE_VAR) or os.environ.get(DEPRECATED_CACHE_VAR)

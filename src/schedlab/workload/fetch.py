@@ -113,10 +113,10 @@ def bundled_file(trace: ArchiveTrace) -> Path | None:
 
 
 def default_cache() -> Path:
-    """``workloads/`` of schedlab's cache folder (:func:`schedlab._cache.cache_root`)."""
-    from .._cache import cache_root
+    """``workloads/`` of schedlab's cache folder (:func:`schedlab._cache.fetched_traces`)."""
+    from .._cache import fetched_traces
 
-    return cache_root() / "workloads"
+    return fetched_traces()
 
 
 def swf_sha256(data: bytes) -> str:

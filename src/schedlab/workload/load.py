@@ -63,16 +63,16 @@ def _in_folder(name: str, folder: Path) -> Path | None:
 
 def trace_folders() -> list[tuple[str, Path]]:
     """Where a trace name is looked up after the bundled traces, in order: the fetch cache, the workloads folder."""
-    from .fetch import default_cache
+    from .._cache import fetched_traces
 
-    return [("fetched traces", default_cache()), ("workloads folder", workloads_dir())]
+    return [("fetched traces", fetched_traces()), ("workloads folder", workloads_dir())]
 
 
 def resolve_trace(spec: str | os.PathLike) -> Path:
     """A trace file from a path or a name, the one place every verb and the grid setups resolve names.
 
     In order: an existing path; a bundled trace (``KTH-SP2``); a trace fetched into the cache
-    (``schedlab workload fetch``, :func:`schedlab.workload.fetch.default_cache`); a file of the
+    (``schedlab workload fetch``, :func:`schedlab._cache.fetched_traces`); a file of the
     workloads folder (:func:`workloads_dir`). In a folder, the archive name matches exactly
     (``CTC-SP2-1996-3.1-cln``) or as a unique prefix (``SDSC-SP2``). An unknown name is one error
     line saying where it was looked for.

@@ -63,12 +63,10 @@ def positive(name: str, value: Optional[int]) -> None:
 def executor_spec(workers: Optional[int], dask: Optional[str]) -> tuple[Optional[str], Optional[int]]:
     """``(spec, workers)`` for :func:`schedlab.execute.make_executor`; bad values refused before any work."""
     positive("--workers", workers)
-    if workers is not None and not dask:
-        from ..execute.executors import WORKERS_PER_CORE, max_local_workers
+    if workers is not None and not dask:  # checked here, before any work, not when the pool starts
+        from ..execute.executors import check_local_workers
 
-        if workers > max_local_workers():
-            raise OptionError(f"--workers {workers}: at most {max_local_workers()} local processes on this machine "
-                              f"({WORKERS_PER_CORE} per core); use --dask for a cluster")
+        check_local_workers(workers, "--workers")
     if dask:
         return ("dask" if dask == "local" else f"dask:{dask}"), workers
     return None, workers

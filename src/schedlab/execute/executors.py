@@ -116,6 +116,15 @@ def max_local_workers() -> int:
     return WORKERS_PER_CORE * (os.cpu_count() or 1)
 
 
+def check_local_workers(workers: int, flag: str = "") -> None:
+    """Refuse a local pool larger than :func:`max_local_workers` (``flag``: the option that gave it)."""
+    if workers > max_local_workers():
+        raise ExecutorError(
+            f"{workers} worker processes{f' ({flag})' if flag else ''} on a machine of {os.cpu_count() or 1} "
+            f"cores: at most {max_local_workers()} ({WORKERS_PER_CORE} per core); use a Dask cluster for more"
+        )
+
+
 class ProcessExecutor(_Base):
     """A local pool of ``workers`` processes (None: all cores); the payload is sent once per worker."""
 
@@ -126,11 +135,7 @@ class ProcessExecutor(_Base):
             workers = os.cpu_count() or 1
         if int(workers) != workers or workers < 1:
             raise ExecutorError(f"number of worker processes must be a positive whole number, got {workers!r}")
-        if workers > max_local_workers():
-            raise ExecutorError(
-                f"{workers} worker processes on a machine of {os.cpu_count() or 1} cores: at most "
-                f"{max_local_workers()} ({WORKERS_PER_CORE} per core); use a Dask cluster for more"
-            )
+        check_local_workers(workers)
         self.workers = int(workers)
         self.payload = payload
         self._pool = ProcessPoolExecutor(

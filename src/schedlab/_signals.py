@@ -34,6 +34,26 @@ class Terminated(KeyboardInterrupt):
         self.signum = signum
 
 
+def stop_in(exc: BaseException | None) -> KeyboardInterrupt | None:
+    """The Ctrl-C or SIGTERM (a :class:`KeyboardInterrupt`) behind ``exc``, else None.
+
+    A signal handler runs wherever the main thread is. When that is Python code called from a C
+    extension (numba's dispatcher unpickling a constant, a NumPy callback), the extension reports
+    the handler's exception as a ``SystemError`` whose ``__cause__`` is the ``KeyboardInterrupt``;
+    every place that stops cleanly on Ctrl-C asks this function instead of catching
+    ``KeyboardInterrupt`` alone, so such a stop is still a stop.
+    """
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return exc
+        if not isinstance(exc, SystemError):  # only the C-call wrapper hides a stop
+            return None
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
 def _on_sigterm(signum, frame) -> None:
     _last.append(signum)
     raise Terminated(signum)
@@ -60,6 +80,7 @@ def stop_reason(exc: BaseException | None = None) -> str:
 
 def exit_code(exc: BaseException | None = None) -> int:
     """143 if SIGTERM stopped the run (``exc`` a :class:`Terminated`, else the latest signal seen), else 130."""
+    exc = stop_in(exc) or exc
     if isinstance(exc, Terminated) or (exc is None and _last and _last[-1] == signal.SIGTERM):
         return EXIT_SIGTERM
     return EXIT_SIGINT

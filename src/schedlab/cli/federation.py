@@ -13,6 +13,7 @@ from typing import Any, List, Optional
 
 import typer
 
+from .._signals import stop_in
 from ..errors import SchedlabError
 from .main import stopped, sub_app
 from .options import CALIBRATE_LOAD, DASK, FORMAT, MONTHS, PROCS, SCALE_TO, SEED, WORKERS, TraceOptions, executor_spec, non_negative_seed
@@ -238,7 +239,9 @@ def compare_command(
         compare_federation(cfg, pf, out, package_sizes=package_size, workloads=workloads, methods=names,
                            executor_spec=_executor(o["workers"], o["dask"]), progress=bar.callbacks,
                            checkpoint_every=o["checkpoint_every"], report_only=report_only, missing=missing)
-    except KeyboardInterrupt:
+    except BaseException as exc:
+        if stop_in(exc) is None:
+            raise
         bar.stop()
         raise stopped(f"finished runs are kept in {out}; re-run the same command to resume")
     bar.stop()

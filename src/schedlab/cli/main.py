@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     Ctrl-C ends with exit code 130, SIGTERM (batch systems at their time limit) with 143; long
     runs stop after their last checkpoint and say so (:func:`stopped`).
     """
-    from .._signals import EXIT_SIGINT, exit_code, stop_reason, stop_signals
+    from .._signals import EXIT_SIGINT, exit_code, stop_in, stop_reason, stop_signals
 
     from ..optimize.run import discard_unstarted_runs, forget_fresh_runs
 
@@ -115,6 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     except typer.Exit as exc:
         return exc.exit_code
     except Exception as exc:  # click usage errors
+        if stop_in(exc) is not None:  # Ctrl-C / SIGTERM that a C extension wrapped (see stop_in)
+            typer.echo(f"stopped by {stop_reason(exc)}", err=True)
+            return exit_code(exc)
         import click
 
         try:  # typer >= 0.29 vendors its own click

@@ -15,6 +15,7 @@ import signal
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol, runtime_checkable
 
+from .._signals import stop_in
 from ..errors import SchedlabError
 
 #: the payload installed in this worker process by :func:`_install_payload`
@@ -154,12 +155,12 @@ class ProcessExecutor(_Base):
                 for done, _ in enumerate(as_completed(futures), 1):
                     progress(done)
             return [f.result() for f in futures]
-        except KeyboardInterrupt:
+        except BaseException as exc:
+            if stop_in(exc) is None:
+                for f in futures:
+                    f.cancel()
+                raise
             self._abort()  # Ctrl-C: do not wait for evaluations in flight, their results are discarded
-            raise
-        except BaseException:
-            for f in futures:
-                f.cancel()
             raise
 
     def _abort(self) -> None:

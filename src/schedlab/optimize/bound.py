@@ -625,7 +625,7 @@ def run_bound(run, problem: BoundProblem, config: BoundConfig, seeds: Sequence[t
     """
     from .run import run_generations
 
-    from .._signals import stop_signals
+    from .._signals import stop_in, stop_signals
 
     state = run.load_checkpoint()
     if state is None:
@@ -633,7 +633,9 @@ def run_bound(run, problem: BoundProblem, config: BoundConfig, seeds: Sequence[t
         try:
             with stop_signals():  # SIGTERM in the head start: nothing to keep, the next run redoes it
                 hs = head_start(problem, config, seeds, executor)
-        except KeyboardInterrupt:
+        except BaseException as exc:
+            if stop_in(exc) is None:
+                raise
             return BoundResult(archive, [], 0, 0, True, 0)
         if len(hs.F):
             archive.add(hs.F, hs.X, 0, hs.source)

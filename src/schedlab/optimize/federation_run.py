@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from .._signals import stop_in
 from ..errors import RunError, WorkloadError
 from ..federation.jobs import COMM_READING, PACKAGE_CARRY_READING, PACKAGE_READING, FederatedJobs, packages
 from ..federation.model import GA_METHODS, METHODS, FederationOptions
@@ -263,7 +264,9 @@ def run_federation(
                 state["current"] = None
                 run.write_text("packages.csv", _packages_csv(state["done"]))
                 run.save_checkpoint(state)
-    except KeyboardInterrupt:
+    except BaseException as exc:
+        if stop_in(exc) is None:
+            raise
         return FederationRunResult(run.path, {}, None, interrupted=True, packages=list(state["done"]))
     orders = [d["order"] for d in state["done"]]
     sched = schedule_workload(jobs, platform, method, config.package_size, options=config.options, orders=orders)

@@ -24,6 +24,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .._signals import stop_in
 from ..errors import RunError
 from ..strategy import rules as R
 from .greedy import TrainingSet, _objective
@@ -417,7 +418,9 @@ def iterative(run, training: TrainingSet, partitions, executor, *, on_start: Cal
                 run.save_checkpoint(state)
                 if on_class is not None:
                     on_class(row)
-        except KeyboardInterrupt:
+        except BaseException as exc:
+            if stop_in(exc) is None:
+                raise
             interrupted = True
     state["interrupted"] = interrupted
     table = state["table"]

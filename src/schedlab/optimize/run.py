@@ -37,7 +37,7 @@ CHECKPOINT_FORMAT = 1
 #: config keys that do not change results (how it is executed), ignored when comparing configs
 EXECUTION_KEYS = ("versions", "executor", "workers", "dask", "created")
 from .._atomic import atomic_write_bytes, atomic_write_text  # noqa: E402  (re-exported)
-from .._signals import stop_signals  # noqa: E402
+from .._signals import stop_in, stop_signals  # noqa: E402
 
 RUN_FILES = ("config.json", "checkpoint", "history.csv", "best.json", "report.html")
 
@@ -355,7 +355,9 @@ def run_generations(
             run.save_checkpoint(adapter.checkpoint(rows))
             if on_generation is not None:
                 on_generation(row)
-    except KeyboardInterrupt:
+    except BaseException as exc:
+        if stop_in(exc) is None:
+            raise
         return True  # the checkpoint of the last complete generation is already on disk
     return False
 

@@ -15,7 +15,7 @@ from conftest import one_line_error
 from schedlab.cli.main import main
 from schedlab.metrics import Objective, compute_metrics, user_awrt
 from schedlab.metrics.per_job import JOB_COLUMNS, job_table
-from schedlab.report.schedule_plots import binned_level, processor_rows
+from schedlab.report.schedule_plots import binned_level, processor_runs
 from schedlab.sim.model import Machine, Schedule
 from schedlab.sim.validate import validate_schedule
 from schedlab.workload.model import Workload
@@ -111,12 +111,31 @@ def test_processor_rows_never_share_a_processor(jobs):
         while not fits(t, p, q):
             t = min(f for f in finish if f > t)
         start.append(t), finish.append(t + p), procs.append(q)
-    rows = processor_rows(np.array(start, float), np.array(finish, float), np.array(procs), m)
+    runs = processor_runs(np.array(start, float), np.array(finish, float), np.array(procs), m)
+    rows = [np.array([first + i for first, count in rr for i in range(count)], dtype=int) for rr in runs]
     for j, r in enumerate(rows):
         assert len(r) == procs[j] and len(set(r.tolist())) == procs[j] and r.max() < m
         for k in range(j):
             if start[j] < finish[k] and start[k] < finish[j]:
                 assert not set(r.tolist()) & set(rows[k].tolist())
+    # the lowest free rows, in runs that neither touch nor overlap
+    for rr in runs:
+        assert all(c > 0 for _, c in rr) and all(a + c < b for (a, c), (b, _) in zip(rr, rr[1:]))
+
+
+def test_processor_runs_need_memory_for_the_jobs_not_the_machine():
+    """A Gantt chart of a 10^9-processor machine (``--procs 1000000000``) once allocated a row per
+    processor (7.5 GiB) and died; the runs are worked out by hand here."""
+    m = 10**9
+    start, finish, procs = np.array([0.0, 0, 5, 10]), np.array([10.0, 5, 20, 12]), np.array([3, 4, 6, 2])
+    runs = processor_runs(start, finish, procs, m)
+    # ties in start go shortest first: job 1 takes rows 0-3, job 0 rows 4-6; at t=5 job 1 frees 0-3 and
+    # job 2 (6) takes them and 7-8; at t=10 job 0 frees 4-6 and job 3 takes 4-5
+    assert runs == [[(4, 3)], [(0, 4)], [(0, 4), (7, 2)], [(4, 2)]]
+    # on m = 8 job 1 (ends first) takes rows 0-1, job 0 2-3, job 2 4-5; job 1 ends at t=1 and job 3
+    # (4 processors) takes that hole and rows 6-7 past job 2
+    gappy = processor_runs(np.array([0.0, 0, 0, 1]), np.array([9.0, 1, 9, 9]), np.array([2, 2, 2, 4]), 8)
+    assert gappy == [[(2, 2)], [(0, 2)], [(4, 2)], [(0, 2), (6, 2)]]
 
 
 # ---------------------------------------------------------------------------- CLI and reports

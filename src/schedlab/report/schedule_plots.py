@@ -15,7 +15,7 @@ import numpy as np
 
 from .._atomic import atomic_write_text, save_figure_atomic
 
-__all__ = ["binned_level", "processor_rows", "default_window", "write_schedule_plots", "read_schedule_table", "PLOT_FILES"]
+__all__ = ["binned_level", "processor_runs", "default_window", "write_schedule_plots", "read_schedule_table", "PLOT_FILES"]
 
 #: the files :func:`write_schedule_plots` writes
 PLOT_FILES = ("utilisation.png", "gantt.png", "waits.png", "plots.html")
@@ -39,35 +39,51 @@ def binned_level(times: np.ndarray, deltas: np.ndarray, edges: np.ndarray) -> np
     return np.diff(at) / np.diff(edges)
 
 
-def processor_rows(start: np.ndarray, finish: np.ndarray, procs: np.ndarray, m: int) -> list[np.ndarray]:
+def processor_runs(start: np.ndarray, finish: np.ndarray, procs: np.ndarray, m: int) -> list[list[tuple[int, int]]]:
     """A processor set for each job, for drawing: jobs in start order take the lowest free rows.
 
     Any schedule with at most m processors busy at every instant gets a valid assignment (jobs
     finishing at t free their rows before jobs starting at t take them). Returns, per job in
-    input order, the row numbers it occupies.
+    input order, the contiguous runs ``(first row, count)`` it occupies. The free rows are kept
+    as a sorted list of intervals, so memory grows with the jobs drawn, not with m (a machine of
+    10^9 processors draws like one of 100).
     """
+    import bisect
     import heapq
 
-    busy = np.zeros(int(m), dtype=bool)
-    out: list[np.ndarray] = [np.zeros(0, dtype=np.int64)] * len(start)
+    free: list[list[int]] = [[0, int(m)]]  # sorted, disjoint, non-adjacent [first, end) intervals
+    out: list[list[tuple[int, int]]] = [[] for _ in range(len(start))]
     running: list[tuple[float, int]] = []
+
+    def release(first: int, count: int) -> None:
+        end = first + count
+        i = bisect.bisect_left(free, [first, end])
+        if i > 0 and free[i - 1][1] == first:  # joins the interval before it
+            i -= 1
+            free[i][1] = end
+        else:
+            free.insert(i, [first, end])
+        if i + 1 < len(free) and free[i + 1][0] == free[i][1]:  # and the one after it
+            free[i][1] = free.pop(i + 1)[1]
+
     for j in np.lexsort((finish, start)):
         while running and running[0][0] <= start[j]:
             _, k = heapq.heappop(running)
-            busy[out[k]] = False
-        rows = np.flatnonzero(~busy)[: int(procs[j])]
-        busy[rows] = True
-        out[j] = rows
+            for first, count in out[k]:
+                release(first, count)
+        need, runs = int(procs[j]), []
+        while need > 0 and free:
+            first, end = free[0]
+            take = min(need, end - first)
+            runs.append((first, take))
+            need -= take
+            if take == end - first:
+                free.pop(0)
+            else:
+                free[0][0] = first + take
+        out[j] = runs
         heapq.heappush(running, (float(finish[j]), int(j)))
     return out
-
-
-def _runs(rows: np.ndarray) -> list[tuple[int, int]]:
-    """Contiguous (first, count) runs of sorted row numbers."""
-    if rows.size == 0:
-        return []
-    breaks = np.flatnonzero(np.diff(rows) != 1) + 1
-    return [(int(seg[0]), int(seg.size)) for seg in np.split(rows, breaks)]
 
 
 def default_window(table, days: float = 2.0) -> tuple[float, float]:
@@ -150,11 +166,11 @@ def gantt_figure(tables: Mapping[str, object], m: int, path: Path, window: tuple
     for ax, (label, t) in zip(axes[:, 0], tables.items()):
         sel = (t["start"] < t1) & (t["finish"] > t0)
         sub = t[sel]
-        rows = processor_rows(sub["start"].to_numpy(float), sub["finish"].to_numpy(float), sub["procs"].to_numpy(int), m)
+        rows = processor_runs(sub["start"].to_numpy(float), sub["finish"].to_numpy(float), sub["procs"].to_numpy(int), m)
         polys, faces = [], []
         for s, f, g, r in zip(sub["start"].to_numpy(float), sub["finish"].to_numpy(float), sub["group"].to_numpy(int), rows):
             x0, x1 = (max(s, t0) - t0) / 3600, (min(f, t1) - t0) / 3600
-            for first, count in _runs(r):
+            for first, count in r:
                 polys.append([(x0, first), (x1, first), (x1, first + count), (x0, first + count)])
                 faces.append(colours.get(int(g), "0.5"))
         ax.add_collection(PolyCollection(polys, facecolors=faces, edgecolors="k", linewidths=0.2))

@@ -26,13 +26,10 @@ from ..workload.model import Workload
 from .cmaes import make_optimizer
 from .greedy import DISPATCH_CHOICES, GENE_SCALES, PROCEDURES, GreedyEncoding, ParamsEvaluator, TrainingSet, assemblies, strategy_value
 from .greedy import __doc__ as GREEDY_DOC
-from .heldout import TEST_COLUMNS, HeldOut, gain_pct, load_test_traces, prepare_workload, split_training
+from .heldout import TEST_COLUMNS, HeldOut, load_test_traces, prepare_workload, split_training
+from .versus_easy import COMPARE_METRICS, WORSE_THAN_EASY_PCT, compare_with_easy, metrics_of  # noqa: F401  (re-exported)
 from .run import RunFolder, RunResult, atomic_write_text, optimize
 
-#: metrics reported per workload against EASY (paper Table III: AWRT_1..5 and UTIL)
-COMPARE_METRICS: tuple[str, ...] = ("AWRT", "AWRT1", "AWRT2", "AWRT3", "AWRT4", "AWRT5", "UTIL")
-#: a workload is flagged when the strategy's objective is worse than EASY's by more than this (%)
-WORSE_THAN_EASY_PCT = 5.0
 
 
 #: fixed settings of each optimizer (registry rows), recorded in config.json so a run can be repeated elsewhere
@@ -175,56 +172,6 @@ def workload_fingerprint(workload: Workload) -> str:
     return h.hexdigest()
 
 
-def metrics_of(workload: Workload, machine: Machine, strategy: Strategy) -> dict[str, float | None]:
-    """All metrics of one simulated schedule as a plain dict."""
-    from ..metrics import compute_metrics
-    from ..sim.strategies import simulate_any  # a Strategy or a rule base
-
-    return dict(compute_metrics(simulate_any(workload, machine, strategy)))
-
-
-def compare_with_easy(
-    strategy: Strategy,
-    workloads: Sequence[Workload],
-    machines: Sequence[Machine],
-    objective: str,
-    *,
-    easy: Sequence[dict[str, float | None]] | None = None,
-    threshold: float = WORSE_THAN_EASY_PCT,
-) -> list[dict[str, Any]]:
-    """Per workload: objective and metrics of ``strategy`` and of EASY, and % improvement over EASY.
-
-    improvement % = 100 (EASY - strategy) / EASY for the objective and the AWRT metrics (lower is
-    better; positive = strategy better); for UTIL the difference in percentage points
-    (strategy - EASY). greedy-es-sorting-criteria, Table III and Figs. 1-3. ``worse_than_easy``
-    flags a workload whose objective is worse than EASY's by more than ``threshold`` % (the
-    improvement is below -threshold).
-    """
-    from ..metrics import Objective
-
-    obj = Objective(objective)
-    rows = []
-    for i, (w, m) in enumerate(zip(workloads, machines)):
-        base = easy[i] if easy is not None else metrics_of(w, m, Strategy("easy"))
-        mine = metrics_of(w, m, strategy)
-        row: dict[str, Any] = {"workload": w.name or f"workload{i}", "jobs": len(w), "procs": m.procs}
-        row["objective"] = obj(mine, base, who=f"{strategy.label} on {row['workload']}")
-        row["objective_easy"] = obj(base, base, who=f"EASY on {row['workload']}")
-        row["objective_improvement_pct"] = _pct(row["objective_easy"], row["objective"])
-        imp = row["objective_improvement_pct"]
-        row["worse_than_easy"] = imp is not None and imp < -float(threshold)
-        for name in COMPARE_METRICS:
-            a, b = mine.get(name), base.get(name)
-            row[name], row[f"{name}_easy"] = a, b
-            if name == "UTIL":
-                row["UTIL_diff_points"] = None if a is None or b is None else a - b
-            else:
-                row[f"{name}_improvement_pct"] = _pct(b, a)
-        rows.append(row)
-    return rows
-
-
-_pct = gain_pct
 
 
 @dataclass

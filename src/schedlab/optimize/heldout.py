@@ -27,16 +27,10 @@ from typing import Any
 from ..errors import WorkloadError
 from ..sim.model import Machine
 from ..workload.model import Workload
+from .versus_easy import compare_with_easy, gain_pct, metrics_of
 
 #: history.csv columns a held-out evaluation adds (after ``elapsed``)
 TEST_COLUMNS: tuple[str, ...] = ("test", "test_easy", "test_gain_pct")
-
-
-def gain_pct(easy: float | None, value: float | None) -> float | None:
-    """100 (EASY - value) / EASY: positive = better than EASY (None when undefined)."""
-    if easy is None or value is None or easy == 0:
-        return None
-    return 100.0 * (easy - value) / easy
 
 
 def prepare_workload(w: Workload, *, scale_to: int | None, calibrate_load: bool, spec: str) -> Workload:
@@ -85,7 +79,6 @@ class HeldOut:
         """Simulate EASY once per workload and check the objective is defined on it."""
         from ..metrics import Objective
         from ..strategy.model import Strategy
-        from .evolve import metrics_of
 
         obj = Objective(objective)
         machines = tuple(Machine(w.machine_procs) for w in workloads)
@@ -101,7 +94,6 @@ class HeldOut:
         """``test`` = sum of the objective of ``strategy`` over the test workloads, ``test_easy`` the
         same for EASY, ``test_gain_pct`` = 100 (test_easy - test) / test_easy."""
         from ..metrics import Objective
-        from .evolve import metrics_of
 
         obj = Objective(self.objective)
         mine = sum(obj(metrics_of(w, m, strategy), e) for w, m, e in zip(self.workloads, self.machines, self.easy))
@@ -109,9 +101,8 @@ class HeldOut:
         return {"test": mine, "test_easy": easy, "test_gain_pct": gain_pct(easy, mine)}
 
     def compare(self, strategy: Any, objective: str | None = None) -> list[dict[str, Any]]:
-        """Per test workload: the rows of :func:`schedlab.optimize.evolve.compare_with_easy`, ``set`` = test
+        """Per test workload: the rows of :func:`schedlab.optimize.versus_easy.compare_with_easy`, ``set`` = test
         (``objective``: another expression than the run's, e.g. without ``--util-guard``)."""
-        from .evolve import compare_with_easy
 
         rows = compare_with_easy(strategy, self.workloads, self.machines, objective or self.objective, easy=self.easy)
         return [dict(r, set="test") for r in rows]

@@ -99,7 +99,7 @@ MISTAKES = [
     (["simulate", "KTH-SP2", "--scale-to", "-5"], "--scale-to must be a positive"),
     (["simulate", "KTH-SP2", "--calibrate-load"], "give --scale-to too"),
     (["grid", "simulate", "--site", "KTH-SP2:50", "--site", "KTH-SP2:100", "--months", "1"],
-     "650 jobs wider than the site's 50 processors"),
+     "wider than the machine (site KTH-SP2 of 50 processors); 650 jobs are wider"),
     (["grid", "pareto", *BARE_GRID, "--out", "p", "--workers", "0"], "--workers must be a positive"),
     (["evolve", "greedy", "KTH-SP2", "--out", "r", "--workers", "0"], "--workers must be a positive"),
     (["evolve", "greedy", "KTH-SP2", "--out", "r", "--calibrate-load"], "give --scale-to too"),

@@ -68,32 +68,25 @@ def site_specs(setup: str | None = None, sites: Sequence[str] = ()) -> tuple[tup
     return specs
 
 
-def load_sites(specs: Sequence[tuple[str, int]], months: int | None = MONTHS) -> list[Site]:
+def load_sites(specs: Sequence[tuple[str, int]], months: int | None = MONTHS, format: str | None = None) -> list[Site]:
     """Load each site's trace (cleaned, cut to ``months``) for its machine size.
 
     With the paper's 11 months, the traces Table 1 takes whole (:data:`WHOLE_IN_PAPER`) are not cut.
-    A trace with jobs wider than its site is refused (as ``schedlab simulate --procs`` does), not
-    silently thinned out by the cleaning.
+    Each trace is prepared as every verb prepares one (:func:`schedlab.workload.spec.prepare_trace`,
+    in ``format``): a trace with jobs wider than its site is refused, not silently thinned out by the cleaning.
     """
-    from ..workload import clean, job_width
-    from ..workload.load import load_trace, read_trace
+    from ..workload.spec import TraceSpec, prepare_trace
 
     out = []
     for trace, procs in specs:
         cut = None if months == MONTHS and trace.upper() in WHOLE_IN_PAPER else months
         name = trace if not Path(trace).exists() else Path(trace).name.split(".swf")[0]
-        raw = read_trace(resolve_site_trace(trace))
-        too_wide = clean(raw, procs=procs)[1].too_wide
-        if too_wide:
-            raise WorkloadError(
-                f"site {name}: the trace has {too_wide:,} jobs wider than the site's {procs:,} processors "
-                f"(the widest needs {int(job_width(raw).max()):,}); give the site more processors"
-            )
-        w = load_trace(raw, procs=procs, months=cut)
+        w = prepare_trace(TraceSpec(trace, format=format, procs=procs, months=cut), site=name)
         out.append(Site(name=name, workload=w, procs=procs))
     return out
 
 
-def load_grid(setup: str | None = None, sites: Sequence[str] = (), months: int | None = MONTHS) -> GridTrace:
+def load_grid(setup: str | None = None, sites: Sequence[str] = (), months: int | None = MONTHS,
+              format: str | None = None) -> GridTrace:
     """The merged :class:`GridTrace` of a setup (``"I"``..``"IV"``) or of ``TRACE:PROCS`` specs."""
-    return GridTrace.merge(load_sites(site_specs(setup, sites), months=months))
+    return GridTrace.merge(load_sites(site_specs(setup, sites), months=months, format=format))

@@ -664,24 +664,35 @@ def run_bound(run, problem: BoundProblem, config: BoundConfig, seeds: Sequence[t
 
 
 # ---------------------------------------------------------------------------- driver
-def workload_of(trace: str, *, procs=None, months=None, scale_to=None, calibrate_load=False, format=None) -> Workload:
-    from ..workload import load_trace
-    from .heldout import prepare_workload
+def workload_of(trace, *, procs=None, months=None, scale_to=None, calibrate_load=False, format=None) -> Workload:
+    """The bound's trace (a name, a path or a :class:`~schedlab.workload.spec.TraceSpec`), prepared as every
+    verb prepares one (:func:`schedlab.workload.spec.prepare_trace`)."""
+    from ..workload.spec import prepare_trace
+    from .calibrate import easy_util
 
-    return prepare_workload(load_trace(trace, procs=procs, months=months, format=format), scale_to=scale_to,
-                            calibrate_load=calibrate_load, spec=trace)
+    return prepare_trace(_trace_spec(trace, procs=procs, months=months, scale_to=scale_to, calibrate_load=calibrate_load,
+                                     format=format), utilisation=easy_util)
 
 
-def bound(trace: str, out, config: BoundConfig, *, procs=None, months=None, scale_to=None, calibrate_load=False, format=None,
+def _trace_spec(trace, **options):
+    """``trace`` if it is a TraceSpec already, else the TraceSpec of the name or path with ``options``."""
+    from ..workload.spec import TraceSpec
+
+    return trace if isinstance(trace, TraceSpec) else TraceSpec(trace, **options)
+
+
+def bound(trace, out, config: BoundConfig, *, procs=None, months=None, scale_to=None, calibrate_load=False, format=None,
           executor_spec=None, workers=None, on_generation=None, on_start=None, extend=False) -> BoundResult:
-    """Load the trace, build the seeds, open the run folder (all checks first), run or resume, plot.
+    """Load the trace (a name or path with the trace options, or a :class:`~schedlab.workload.spec.TraceSpec`
+    that holds them), build the seeds, open the run folder (all checks first), run or resume, plot.
     ``extend``: continue a stored run to a larger ``config.generations`` (equal to one run of it)."""
     from ..execute import make_executor
     from .evolve import workload_fingerprint
     from .run import RunFolder
 
+    spec = _trace_spec(trace, procs=procs, months=months, scale_to=scale_to, calibrate_load=calibrate_load, format=format)
     strategies = [(f"strategy:{i + 1}", _load_strategy(p)) for i, p in enumerate(config.seed_strategies)]
-    w = workload_of(trace, procs=procs, months=months, scale_to=scale_to, calibrate_load=calibrate_load, format=format)
+    w = workload_of(spec)
     machine = Machine(w.machine_procs)
     problem = BoundProblem.of(w, machine)
     from .settings import check_memory
@@ -691,11 +702,11 @@ def bound(trace: str, out, config: BoundConfig, *, procs=None, months=None, scal
                  f"a population of orders of {problem.n:,} jobs")
     seeds = heuristic_orders(w, machine, problem, strategies)
     cfg = config.to_dict()
-    cfg.update(trace=str(trace), procs=procs, months=months, scale_to=scale_to, calibrate_load=calibrate_load,
-               jobs=len(w), machine_procs=machine.procs, data_sha256=workload_fingerprint(w),
+    cfg.update(trace=str(spec.trace), procs=spec.procs, months=spec.months, scale_to=spec.scale_to,
+               calibrate_load=spec.calibrate_load, jobs=len(w), machine_procs=machine.procs, data_sha256=workload_fingerprint(w),
                seed_strategies=[_strategy_label(p) for p in config.seed_strategies])
-    if format is not None:  # only when given, so older run folders keep resuming
-        cfg["format"] = format
+    if spec.format is not None:  # only when given, so older run folders keep resuming
+        cfg["format"] = spec.format
     run = RunFolder(out, cfg, budget=("generations",), extend=extend)
     with make_executor(executor_spec, workers=workers, payload=problem) as executor:
         result = run_bound(run, problem, config, seeds, executor, on_generation=on_generation, on_start=on_start)

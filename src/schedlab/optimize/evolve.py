@@ -26,7 +26,7 @@ from ..workload.model import Workload
 from .cmaes import make_optimizer
 from .greedy import DISPATCH_CHOICES, GENE_SCALES, PROCEDURES, GreedyEncoding, ParamsEvaluator, TrainingSet, assemblies, strategy_value
 from .greedy import __doc__ as GREEDY_DOC
-from .heldout import TEST_COLUMNS, HeldOut, load_test_traces, prepare_workload, split_training
+from .heldout import TEST_COLUMNS, HeldOut, load_test_traces
 from .versus_easy import COMPARE_METRICS, WORSE_THAN_EASY_PCT, compare_with_easy, metrics_of  # noqa: F401  (re-exported)
 from .run import RunFolder, RunResult, atomic_write_text, optimize
 
@@ -88,16 +88,12 @@ class EvolveConfig:
             check_memory(f"--lambda {self.lam}", 64.0 * self.lam * genes, "the offspring of a generation")
         if not self.traces:
             raise RunError("give at least one training trace")
-        if self.calibrate_load and self.scale_to is None:
-            raise RunError("--calibrate-load calibrates a scaled trace: give --scale-to too")
         if self.dispatch not in DISPATCH_CHOICES:
             raise RunError(f"unknown --dispatch {self.dispatch!r}; choose {', '.join(DISPATCH_CHOICES)}")
         object.__setattr__(self, "test", tuple(self.test))
-        if self.split_months is not None:
-            if int(self.split_months) != self.split_months or self.split_months < 1:
-                raise RunError(f"--split-months must be a positive whole number, got {self.split_months}")
-            if self.months is not None and self.split_months >= self.months:
-                raise RunError(f"--split-months {self.split_months} leaves no test months within --months {self.months}")
+        self.trace_spec(None)  # the trace options, checked as every verb's are
+        if self.split_months is not None and self.months is not None and self.split_months >= self.months:
+            raise RunError(f"--split-months {self.split_months} leaves no test months within --months {self.months}")
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -118,6 +114,13 @@ class EvolveConfig:
         d["scale_seed"] = 0
         d["optimizer_settings"] = OPTIMIZER_SETTINGS[self.optimizer]
         return d
+
+    def trace_spec(self, trace: str | None):
+        """How ``trace`` is prepared for this run (:class:`schedlab.workload.spec.TraceSpec`)."""
+        from ..workload.spec import TraceSpec
+
+        return TraceSpec(trace, format=self.format, procs=self.procs, months=self.months, scale_to=self.scale_to,
+                         calibrate_load=self.calibrate_load, split_months=self.split_months)
 
 
 def _procedure_doc(procedure: str) -> str:
@@ -145,19 +148,20 @@ def load_training(config: EvolveConfig) -> tuple[list[Workload], list[Machine]]:
 def load_sets(config: EvolveConfig) -> tuple[tuple[list[Workload], list[Machine]], list[Workload]]:
     """((training workloads, machines), held-out workloads): the ``--split-months`` remainders of
     the training traces, then the ``--test`` traces (:mod:`schedlab.optimize.heldout`)."""
-    from ..workload import load_trace
+    from ..workload.spec import prepare_trace, split_trace
+    from .calibrate import easy_util
 
     workloads, machines, tests = [], [], []
-    opts = {"scale_to": config.scale_to, "calibrate_load": config.calibrate_load}
-    for spec in config.traces:
-        w = load_trace(spec, procs=config.procs, months=config.months, format=config.format)
+    for trace in config.traces:
+        spec = config.trace_spec(trace)
         if config.split_months is not None:
-            w, rest = split_training(w, config.split_months, spec)
-            tests.append(prepare_workload(rest, spec=spec, **opts))
-        w = prepare_workload(w, spec=spec, **opts)
+            w, rest = split_trace(spec, utilisation=easy_util)
+            tests.append(rest)
+        else:
+            w = prepare_trace(spec, utilisation=easy_util)
         workloads.append(w)
         machines.append(Machine(w.machine_procs))
-    tests += load_test_traces(config.test, months=config.months, format=config.format, **opts)
+    tests += load_test_traces(config.test, config.trace_spec(None))
     return (workloads, machines), tests
 
 

@@ -91,13 +91,11 @@ class FederationRunConfig:
 
 def load_jobs(config: FederationRunConfig) -> FederatedJobs:
     """The cleaned trace's jobs [offset, offset + jobs) in submit order, with their communication draws."""
-    from ..workload import load_trace
+    from ..workload.spec import TraceSpec, prepare_trace
+    from .calibrate import easy_util
 
-    w = load_trace(config.trace, procs=config.procs, months=config.months, format=config.format)
-    if config.scale_to is not None:
-        from .calibrate import rescale_workload
-
-        w = rescale_workload(w, config.scale_to, config.calibrate_load)
+    w = prepare_trace(TraceSpec(config.trace, format=config.format, procs=config.procs, months=config.months,
+                                scale_to=config.scale_to, calibrate_load=config.calibrate_load), utilisation=easy_util)
     n = len(w)
     if config.offset >= n:
         raise WorkloadError(f"{config.trace}: --offset {config.offset} but the cleaned trace has {n} jobs")

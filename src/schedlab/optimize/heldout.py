@@ -21,48 +21,24 @@ The values never reach the optimizer: selection sees only the training objective
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from ..errors import WorkloadError
 from ..sim.model import Machine
 from ..workload.model import Workload
+from ..workload.spec import TraceSpec, prepare_trace
 from .versus_easy import compare_with_easy, gain_pct, metrics_of
 
 #: history.csv columns a held-out evaluation adds (after ``elapsed``)
 TEST_COLUMNS: tuple[str, ...] = ("test", "test_easy", "test_gain_pct")
 
 
-def prepare_workload(w: Workload, *, scale_to: int | None, calibrate_load: bool, spec: str) -> Workload:
-    """Scale ``w`` to ``scale_to`` processors (optionally load-calibrated); an empty result is an error."""
-    from .calibrate import rescale_workload
+def load_test_traces(traces: Sequence[str], spec: TraceSpec) -> list[Workload]:
+    """Every ``--test`` trace prepared with the training traces' options (:func:`prepare_trace`), at its
+    own machine size (never the training ``--procs``) and whole (never split)."""
+    from .calibrate import easy_util
 
-    w = rescale_workload(w, scale_to, calibrate_load)
-    if len(w) == 0:
-        raise WorkloadError(f"{spec}: trace has no jobs to schedule")
-    return w
-
-
-def split_training(workload: Workload, months: int, spec: str) -> tuple[Workload, Workload]:
-    """(first ``months`` months, the rest) of a loaded training trace, named ``NAME[1-K]`` and
-    ``NAME[K+1-]``; either part empty is a one-line error."""
-    from ..workload.cut import split_months
-
-    train, test = split_months(workload, months)
-    name = workload.name or spec
-    if len(train) == 0 or len(test) == 0:
-        raise WorkloadError(f"{spec}: --split-months {months} leaves no jobs "
-                            f"{'before' if len(train) == 0 else 'after'} the split")
-    return train.replace(name=f"{name}[months 1-{months}]"), test.replace(name=f"{name}[months {months + 1}-]")
-
-
-def load_test_traces(specs: Sequence[str], *, months: int | None, scale_to: int | None,
-                     calibrate_load: bool, format: str | None = None) -> list[Workload]:
-    """Load every ``--test`` trace at its own machine size (then scaled like the training traces)."""
-    from ..workload import load_trace
-
-    return [prepare_workload(load_trace(s, months=months, format=format), scale_to=scale_to, calibrate_load=calibrate_load, spec=s)
-            for s in specs]
+    return [prepare_trace(replace(spec, trace=t, procs=None, split_months=None), utilisation=easy_util) for t in traces]
 
 
 @dataclass(frozen=True, eq=False)

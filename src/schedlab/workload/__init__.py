@@ -1,4 +1,5 @@
-"""Workload traces: SWF I/O, cleaning, cuts, user groups, time-of-week classes, scaling (see DESIGN.md)."""
+"""Workload traces: SWF I/O, cleaning, cuts, user groups, time-of-week classes, scaling, and the one
+preparation of a trace every verb uses (:class:`TraceSpec`, :func:`prepare_trace`; see DESIGN.md)."""
 
 from .clean import CleanReport, clean, job_width
 from .cut import cut_months
@@ -7,6 +8,7 @@ from .info import workload_info
 from .load import BUNDLED, load_trace, read_trace, resolve_trace
 from .model import Workload
 from .scale import SCALED_JOB_COUNTS, scale
+from .spec import TraceSpec, prepare_trace, split_trace
 from .swf import read_swf, write_swf
 from .timeofweek import TIME_OF_WEEK_CLASSES, time_of_week_class, time_of_week_segments
 
@@ -16,6 +18,7 @@ __all__ = [
     "DEFAULT_THRESHOLDS",
     "SCALED_JOB_COUNTS",
     "TIME_OF_WEEK_CLASSES",
+    "TraceSpec",
     "Workload",
     "assign_groups",
     "clean",
@@ -23,10 +26,12 @@ __all__ = [
     "group_shares",
     "job_width",
     "load_trace",
+    "prepare_trace",
     "read_swf",
     "read_trace",
     "resolve_trace",
     "scale",
+    "split_trace",
     "time_of_week_class",
     "time_of_week_segments",
     "workload_info",

@@ -152,12 +152,14 @@ def read_trace(spec: str | os.PathLike, *, procs: int | None = None, format: str
 
 
 def refuse_too_wide(raw: Workload, procs: int | None = None, source: str | os.PathLike | None = None,
-                    format: str | None = None) -> None:
-    """Refuse a trace with a job wider than the machine, whether its size is ``procs`` (``--procs``)
-    or the header's MaxProcs: one line naming the file, the line (SWF) or job, and the sizes.
+                    format: str | None = None, *, site: str | None = None) -> None:
+    """Refuse a trace with a job wider than the machine, whether its size is ``procs`` (``--procs``,
+    or the size of the grid site named ``site``) or the header's MaxProcs: one line naming the file,
+    the line (SWF) or job, and the sizes.
 
-    The cleaning step would drop such jobs (its ``too_wide`` reason); every simulating verb refuses
-    them instead, so a machine too small for the trace is never simulated on a silently thinned trace.
+    The cleaning step would drop such jobs (its ``too_wide`` reason); every simulating verb and the
+    grid's sites refuse them instead, so a machine too small for the trace is never simulated on a
+    silently thinned trace. The one check of every trace (:func:`load_trace`).
     """
     m = require_machine(raw, procs)
     wide = too_wide_jobs(raw, m)
@@ -175,10 +177,15 @@ def refuse_too_wide(raw: Workload, procs: int | None = None, source: str | os.Pa
         except (OSError, SWFError):
             line = None
         where += f":{line}" if line is not None else ""
-    origin = f"--procs {m}" if procs is not None else f"MaxProcs {m} of the header"
+    widest = int(width[wide].max())
+    if site is not None:
+        origin, remedy = f"site {site} of {m:,} processors", f"give the site at least {widest:,} processors"
+    else:
+        origin = f"--procs {m}" if procs is not None else f"MaxProcs {m} of the header"
+        remedy = f"give --procs at least {widest:,}"
     more = f"; {wide.size:,} jobs are wider" if wide.size > 1 else ""
     raise WorkloadError(f"{where}: job {int(raw.id[first])} needs {int(width[first]):,} processors, wider than "
-                        f"the machine ({origin}){more}; give --procs at least {int(width[wide].max()):,}")
+                        f"the machine ({origin}){more}; {remedy}")
 
 
 def load_trace(
@@ -188,6 +195,7 @@ def load_trace(
     months: int | None = None,
     missing_estimate: str = "runtime",
     format: str | None = None,
+    site: str | None = None,
 ) -> Workload:
     """Read, clean, optionally cut to the first ``months`` months, and assign user groups.
 
@@ -195,10 +203,11 @@ def load_trace(
     machine size (required when the trace has no MaxProcs/MaxNodes header). Cleaning happens
     before the cut, so the window starts at the first valid job; groups are computed on the
     jobs that remain (greedy-es-sorting-criteria Table II). ``format`` as :func:`read_trace`.
-    A job wider than the machine is an error (:func:`refuse_too_wide`), never silently dropped.
+    A job wider than the machine is an error (:func:`refuse_too_wide`; ``site``: the grid site it is), never
+    silently dropped. The stage of :func:`schedlab.workload.spec.prepare_trace` before splitting and scaling.
     """
     w = spec if isinstance(spec, Workload) else read_trace(spec, format=format)
-    refuse_too_wide(w, procs, None if isinstance(spec, Workload) else spec, format)
+    refuse_too_wide(w, procs, None if isinstance(spec, Workload) else spec, format, site=site)
     w, _ = clean(w, procs=procs, missing_estimate=missing_estimate)
     if months is not None:
         w = cut_months(w, months)

@@ -10,9 +10,8 @@ Defaults [method-notes DEF]: f_adj = f. q: when the target is 1024 processors an
 of :data:`SCALED_JOB_COUNTS` (the published scaled traces), q is calibrated so that E[n'] equals
 the published count n': q = (n'/n - 1) / (f_adj - 1), clipped to [0, 1]; otherwise q = 0.5.
 The published scaling also raised f_adj above f until EASY on the scaled trace matched a target
-utilisation (CTC: 66.99 %); that needs the simulator, so it lives in
-:func:`schedlab.optimize.calibrate.scale_to_util` (``--calibrate-load``), which calls this function with
-ever better ``f_adj``.
+utilisation (CTC: 66.99 %): :func:`schedlab.workload.calibrate.scale_to_util` (``--calibrate-load``)
+calls this function with ever better ``f_adj``, measuring each try with the simulator it is handed.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from schedlab.cli.main import main
 from conftest import one_line_error
 from test_first_hour import _commands
 
-TRACE_OPTIONS = {"--format", "--procs", "--months", "--scale-to", "--calibrate-load"}
+TRACE_OPTIONS = TRACE_OPTIONS_FLAGS = {"--format", "--procs", "--months", "--scale-to", "--calibrate-load"}
 
 
 def run(capsys, *argv):
@@ -113,3 +113,69 @@ def test_names_resolve_in_one_place_for_every_verb_and_the_grid(capsys, tmp_path
     (folder / "TINY-SITE-2002-2.swf").write_text("; MaxProcs: 8\n" + lines)
     code, _, err = run(capsys, "simulate", "TINY-SITE")
     one_line_error(code, err, "ambiguous", "TINY-SITE-2001-1.1-cln.swf", "TINY-SITE-2002-2.swf")
+
+
+def test_every_trace_verb_takes_the_one_declaration_of_the_trace_options():
+    # issue 36: the five trace options were repeated in 13 command signatures; now each TRACE verb gets them
+    # from cli/options.TRACE_OPTIONS (with_trace_options): the same flags, help texts and defaults everywhere,
+    # and the grid verbs (whose traces come with --site/--setup) take the same --format for their site traces
+    from schedlab.cli.options import TRACE_OPTIONS
+
+    declared = {opt.param_decls[0]: (opt.help, opt.default) for _, opt in TRACE_OPTIONS.values()}
+    assert set(declared) == TRACE_OPTIONS_FLAGS
+    seen = []
+    for path, cmd in _commands():
+        params = {p.name: p for p in cmd.params}
+        flags = {o: (p.help, p.default) for p in cmd.params for o in p.opts if o in declared}
+        if any(n in params and params[n].param_type_name == "argument" for n in ("trace", "traces", "target")):
+            seen.append(" ".join(path))
+            assert flags == declared, path
+        elif path[:1] == ["grid"] and len(path) == 2:
+            seen.append(" ".join(path))
+            # their traces come per site (TRACE:PROCS), so no --procs/--scale-to; --months is theirs (the paper's 11)
+            assert flags["--format"] == declared["--format"] and set(flags) == {"--format", "--months"}, path
+    assert sorted(seen) == ["bound", "compare", "evolve compare", "evolve greedy", "federation compare", "federation run",
+                            "grid pareto", "grid simulate", "rules evolve", "rules iterative", "rules show", "simulate",
+                            "workload clean", "workload cut", "workload group", "workload info", "workload scale"]
+
+
+def test_grid_takes_format_for_its_site_traces(capsys):
+    # before issue 36: 'grid simulate ... --format swf' was "No such option: --format" (exit 2)
+    sites = ["grid", "simulate", "--site", "KTH-SP2:100", "--site", "KTH-SP2:100", "--months", "1", "--json"]
+    code, sniffed, err = run(capsys, *sites)
+    assert code == 0, err
+    code, out, err = run(capsys, *sites, "--format", "swf")
+    assert code == 0, err
+    assert out == sniffed
+    code, _, err = run(capsys, *sites, "--format", "pbs")
+    one_line_error(code, err, "not a PBS accounting record")
+
+
+def test_prepare_trace_is_the_pipeline_of_the_verbs_and_optimizers():
+    # one preparation: a verb's TraceOptions.load, the bound's, federation's and evolve's training traces
+    # all give prepare_trace(TraceSpec(...)), and a bad option is refused on building the spec
+    import numpy as np
+
+    from schedlab.cli.options import TraceOptions
+    from schedlab.errors import WorkloadError
+    from schedlab.optimize.bound import workload_of
+    from schedlab.optimize.calibrate import easy_util
+    from schedlab.optimize.evolve import EvolveConfig, load_training
+    from schedlab.workload.spec import TraceSpec, prepare_trace, split_trace
+
+    spec = TraceSpec("KTH-SP2", months=2, scale_to=150)
+    ref = prepare_trace(spec, utilisation=easy_util)
+    assert ref.machine_procs == 150
+    same = [TraceOptions(None, 2, 150).load("KTH-SP2"), workload_of("KTH-SP2", months=2, scale_to=150),
+            load_training(EvolveConfig(traces=("KTH-SP2",), months=2, scale_to=150))[0][0]]
+    for w in same:
+        assert all(np.array_equal(getattr(w, c), getattr(ref, c)) for c in ("submit", "runtime", "procs", "estimate", "group"))
+    train, test = split_trace(TraceSpec("KTH-SP2", months=2, scale_to=150, split_months=1), utilisation=easy_util)
+    assert len(train) > 0 and len(test) > 0 and train.machine_procs == test.machine_procs == 150
+    assert train.name.endswith("[months 1-1]") and test.name.endswith("[months 2-]")
+    for bad, words in (({"procs": 0}, "--procs must be a positive"), ({"calibrate_load": True}, "give --scale-to too"),
+                       ({"format": "nope"}, "unknown trace format 'nope'")):
+        with pytest.raises(WorkloadError, match=words):
+            TraceSpec("KTH-SP2", **bad)
+    with pytest.raises(WorkloadError, match="simulates EASY"):
+        prepare_trace(TraceSpec("KTH-SP2", months=1, scale_to=150, calibrate_load=True))  # no utilisation given

@@ -9,10 +9,11 @@ from typing import List, Optional
 import typer
 
 from .main import app, stopped
-from .options import CALIBRATE_LOAD, DASK, EXTEND, FORMAT, MONTHS, PROCS, SCALE_TO, SEED, TRACE_HELP, WORKERS, OptionError, TraceOptions, executor_spec
+from .options import DASK, EXTEND, SEED, TRACE_HELP, WORKERS, OptionError, TraceOptions, executor_spec, with_trace_options
 
 
 @app.command("bound")
+@with_trace_options
 def bound_command(
     target: str = typer.Argument(..., metavar="TRACE|plot", help=f"{TRACE_HELP} Or 'plot' to place strategies on the front of RUN."),
     run_dir: Optional[Path] = typer.Argument(None, help="With 'plot': the bound RUN folder."),
@@ -27,11 +28,7 @@ def bound_command(
     block: int = typer.Option(50, "--block", help="Largest block of a group shift (jobs of one user group)."),
     window: int = typer.Option(500, "--window", help="Window (positions) of a group move."),
     extend: bool = EXTEND,
-    procs: Optional[int] = PROCS,
-    months: Optional[int] = MONTHS,
-    scale_to: Optional[int] = SCALE_TO,
-    calibrate_load: bool = CALIBRATE_LOAD,
-    fmt: Optional[str] = FORMAT,
+    opts: TraceOptions = None,
     workers: Optional[int] = WORKERS,
     dask: Optional[str] = DASK,
     with_: List[str] = typer.Option([], "--with", help="With 'plot': strategies to place (easy, POLICY/ORDER, greedy, or FILE.json); repeat."),
@@ -52,7 +49,6 @@ def bound_command(
     from ..optimize.bound import BoundConfig, bound
     from ..workload.load import resolve_trace
 
-    TraceOptions(procs, months, scale_to, calibrate_load, fmt)
     spec, workers = executor_spec(workers, dask)
     if moves < 1:
         raise OptionError(f"--moves must be at least 1, got {moves}")
@@ -62,6 +58,7 @@ def bound_command(
                          sigma=sigma, block=block, window=window,
                          seed_strategies=tuple(str(p) for p in seed_strategy))  # checks the other settings
     resolve_trace(target)
+    trace_spec = opts.spec(target)
     from .progress import RunProgress
 
     progress = RunProgress()
@@ -71,8 +68,7 @@ def bound_command(
                       done=row["gen"], elapsed=row.get("elapsed"))
 
     try:
-        result = bound(target, out, config, procs=procs, months=months, scale_to=scale_to, calibrate_load=calibrate_load,
-                       format=fmt, executor_spec=spec, workers=workers, on_generation=step,
+        result = bound(trace_spec, out, config, executor_spec=spec, workers=workers, on_generation=step,
                        on_start=lambda total, done: progress.start("front", total, done), extend=extend)
     finally:
         progress.stop()

@@ -13,8 +13,7 @@ from ..errors import SchedlabError
 from ..metrics import DEFAULT_OBJECTIVE
 from ..strategy.registry import OPTIMIZERS
 from .main import stopped, sub_app
-from .options import (AS_JSON, CALIBRATE_LOAD, DASK, EXTEND, FORMAT, MONTHS, PROCS, SCALE_TO, SEED, SPLIT_MONTHS, TEST, WORKERS,
-                      TraceOptions, executor_spec)
+from .options import AS_JSON, DASK, EXTEND, SEED, SPLIT_MONTHS, TEST, WORKERS, TraceOptions, executor_spec, with_trace_options
 
 evolve_app = sub_app("evolve", "Evolve scheduling strategies for an owner's objective (the paper: Franke, Lepping, "
                                "Schwiegelshohn, 'Greedy Scheduling with Complex Objectives').")
@@ -125,6 +124,7 @@ def gate(worse: list[str], fail_worse_than: float | None) -> None:
 
 
 @evolve_app.command("greedy")
+@with_trace_options
 def greedy(
     traces: list[str] = typer.Argument(..., help="training trace(s): SWF path or bundled name; several = sum of objectives"),
     objective: str = typer.Option(DEFAULT_OBJECTIVE, "--objective", help="objective over the metrics, minimised"),
@@ -134,11 +134,7 @@ def greedy(
     lam: int = typer.Option(105, "--lambda", help="offspring per generation"),
     optimizer: str = typer.Option("es", "--optimizer", help="; ".join(f"{o.name}: {o.help}" for o in OPTIMIZERS)),
     seed: int = SEED,
-    procs: Optional[int] = PROCS,
-    months: Optional[int] = MONTHS,
-    scale_to: Optional[int] = SCALE_TO,
-    calibrate_load: bool = CALIBRATE_LOAD,
-    fmt: Optional[str] = FORMAT,
+    opts: TraceOptions = None,
     dispatch: str = typer.Option("fcfs", "--dispatch", help="dispatch under the greedy order: fcfs (paper), easy (EASY backfilling: no starvation), or search (the ES chooses)"),
     test: list[str] = TEST,
     split_months: Optional[int] = SPLIT_MONTHS,
@@ -154,13 +150,11 @@ def greedy(
     from .compiling import warm_simulation
     from .simulate import DEFAULT_GREEDY
 
-    TraceOptions(procs, months, scale_to, calibrate_load, fmt)  # every option checked before anything is read or written
     spec, workers = executor_spec(workers, dask)
     config = EvolveConfig(
         traces=tuple(traces), objective=objective, generations=generations, mu=mu, lam=lam, optimizer=optimizer,
-        seed=seed, procs=procs, scale_to=scale_to, months=months, procedure=procedure,
-        gene_scale=gene_scale, calibrate_load=calibrate_load, dispatch=dispatch, test=tuple(test),
-        split_months=split_months, format=fmt,
+        seed=seed, procedure=procedure, gene_scale=gene_scale, dispatch=dispatch, test=tuple(test),
+        split_months=split_months, **opts.settings(),
     )
     from ..metrics import Objective
     from ..workload.load import resolve_trace
@@ -183,15 +177,12 @@ def greedy(
 
 
 @evolve_app.command("compare")
+@with_trace_options
 def compare(
     strategy: Path = typer.Argument(..., help="trained strategy (best.json of a run)"),
     traces: list[str] = typer.Argument(..., help="workloads to apply it to"),
     objective: str = typer.Option(DEFAULT_OBJECTIVE, "--objective", help="objective over the metrics, minimised"),
-    procs: Optional[int] = PROCS,
-    months: Optional[int] = MONTHS,
-    scale_to: Optional[int] = SCALE_TO,
-    calibrate_load: bool = CALIBRATE_LOAD,
-    fmt: Optional[str] = FORMAT,
+    opts: TraceOptions = None,
     threshold: float = THRESHOLD,
     fail_worse_than: Optional[float] = FAIL_WORSE_THAN,
     as_json: bool = AS_JSON,
@@ -205,14 +196,12 @@ def compare(
     from ..optimize.evolve import EvolveConfig, compare_with_easy, load_training
     from .simulate import load_strategy_file
 
-    opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
     check_threshold(threshold, fail_worse_than)
     chosen = load_strategy_file(strategy)
     from ..metrics import Objective
 
     obj = Objective(objective)
-    config = EvolveConfig(traces=tuple(traces), objective=objective, procs=procs, scale_to=scale_to, months=months,
-                          calibrate_load=calibrate_load, format=fmt)
+    config = EvolveConfig(traces=tuple(traces), objective=objective, **opts.settings())
     workloads, machines = load_training(config)
     rows = compare_with_easy(chosen, workloads, machines, objective, threshold=threshold)
     gated = fail_worse_than if fail_worse_than is not None else threshold

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import functools
-import inspect
 import json
 import math
 import sys
@@ -16,7 +15,7 @@ import typer
 from .._signals import stop_in
 from ..errors import SchedlabError
 from .main import stopped, sub_app
-from .options import CALIBRATE_LOAD, DASK, FORMAT, MONTHS, PROCS, SCALE_TO, SEED, WORKERS, TraceOptions, executor_spec, non_negative_seed
+from .options import DASK, SEED, TRACE_HELP, WORKERS, TraceOptions, executor_spec, non_negative_seed, spliced, with_trace_options
 
 federation_app = sub_app("federation", "Heterogeneous federations: slowdown model, JPR / CBS / METL and the GA over job "
                                        "packages (the paper: Gabaldon et al., 'Slowdown-Guided Genetic Algorithm for Job "
@@ -51,27 +50,27 @@ def _range(text: str, name: str, high: float = math.inf) -> tuple[float, float]:
     return lo, hi
 
 
-def _config(trace: str, method: str, package_size: int, jobs: Optional[int], o: dict[str, Any]):
-    """The run configuration from a command's own arguments and its shared options ``o`` (see :func:`_shared`)."""
+def _config(trace: str, method: str, package_size: int, jobs: Optional[int], o: dict[str, Any], opts: TraceOptions):
+    """The run configuration from a command's own arguments, its shared options ``o`` (see :func:`_shared`)
+    and its trace options ``opts``."""
     from ..federation.model import FederationOptions
     from ..optimize.federation_ga import FederationGAConfig
     from ..optimize.federation_run import FederationRunConfig
     from ..optimize.settings import check_seed, check_whole
 
-    opts = TraceOptions(o["procs"], o["months"], o["scale_to"], o["calibrate_load"], o["fmt"])
     check_seed(o["comm_seed"], "--comm-seed")
     if o["checkpoint_every"] is not None:
         check_whole("--checkpoint-every", o["checkpoint_every"])
     return FederationRunConfig(
         trace=trace, method=method, package_size=package_size, jobs=jobs,
-        offset=o["offset"], procs=o["procs"], comm_seed=o["comm_seed"], sigma_range=_range(o["sigma"], "--sigma", 1.0),
+        offset=o["offset"], comm_seed=o["comm_seed"], sigma_range=_range(o["sigma"], "--sigma", 1.0),
         ptbw_range=_range(o["ptbw"], "--ptbw"),
         options=FederationOptions(dynamic=o["dynamic"], metl_loss=o["metl_loss"], cbs_cap_chunk=o["cbs_cap"],
                                   package_start=o["package_start"], makespan=o["makespan"]),
         ga=FederationGAConfig(generations=o["generations"], pop=o["pop"], p_mutation=o["p_mutation"],
                               p_crossover=o["p_crossover"], mutation_reading=o["mutation_reading"], seed=o["seed"]),
         comm_file=None if o["comm_file"] is None else str(Path(o["comm_file"]).resolve()),
-        months=opts.months, scale_to=opts.scale_to, calibrate_load=opts.calibrate_load, format=opts.fmt,
+        **opts.settings(),
     )
 
 
@@ -109,11 +108,6 @@ class _Bar:
 # options shared by run and compare: name -> (type, option); see _shared
 _SHARED: dict[str, tuple[Any, Any]] = {
     "offset": (int, typer.Option(0, "--offset", help="Skip this many jobs of the cleaned trace first.")),
-    "procs": (Optional[int], PROCS),
-    "months": (Optional[int], MONTHS),
-    "scale_to": (Optional[int], SCALE_TO),
-    "calibrate_load": (bool, CALIBRATE_LOAD),
-    "fmt": (Optional[str], FORMAT),
     "comm_file": (Optional[str], typer.Option(None, "--comm", help="CSV id,sigma,ptbw giving each job's communication fraction and bandwidth demand (instead of drawing them; see --sigma, --ptbw).")),
     "comm_seed": (int, typer.Option(0, "--comm-seed", callback=non_negative_seed, help="Seed of the per-job draws of --sigma and --ptbw.")),
     "sigma": (str, typer.Option("0.1,0.5", "--sigma", metavar="LOW,HIGH", help="Communication fraction: the share (0-1) of a job's run time spent communicating, drawn per job uniformly from LOW..HIGH (SWF traces do not record it; not bound's --sigma).")),
@@ -136,21 +130,9 @@ _SHARED: dict[str, tuple[Any, Any]] = {
 
 
 def _shared(command):
-    """``command`` with the :data:`_SHARED` options appended to its Typer signature; it receives
-    their values as one dict, its keyword parameter ``o``."""
-    sig = inspect.signature(command, eval_str=True)
-    own = [p for p in sig.parameters.values() if p.name != "o"]
-    extra = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=opt, annotation=kind)
-             for name, (kind, opt) in _SHARED.items()]
-
-    @functools.wraps(command)
-    def wrapper(**kwargs):
-        return command(**{k: v for k, v in kwargs.items() if k not in _SHARED},
-                       o={k: kwargs[k] for k in _SHARED})
-
-    wrapper.__signature__ = sig.replace(parameters=own + extra)
-    wrapper.__annotations__ = {p.name: p.annotation for p in own + extra}
-    return wrapper
+    """``command`` with the :data:`_SHARED` options in its Typer signature; it receives their values as
+    one dict, its keyword parameter ``o``."""
+    return spliced(command, "o", _SHARED, dict)
 
 
 @platform_app.command("show")
@@ -181,8 +163,9 @@ def platform_show(
 
 @federation_app.command("run")
 @_shared
+@with_trace_options
 def run_command(
-    trace: str = typer.Argument(..., help="SWF trace (path or bundled name)."),
+    trace: str = typer.Argument(..., help=TRACE_HELP, show_default=False),
     method: str = typer.Option(..., "--method", help="jpr, cbs, metl, ga-random or ga-metl."),
     package_size: int = typer.Option(..., "--package-size", help="Jobs per package."),
     out: Path = typer.Option(..., "--out", help="Run folder (re-running the same command resumes it)."),
@@ -190,12 +173,13 @@ def run_command(
     as_json: bool = typer.Option(False, "--json", help='Print {"method", "makespan", "jobs", "package_size", "seconds"}.'),
     jobs: Optional[int] = typer.Option(None, "--jobs", help="Number of jobs (the first after --offset, in submit order, of the cleaned trace)."),
     o: Optional[dict] = None,
+    opts: TraceOptions = None,
 ) -> None:
     """Schedule a workload's packages with one method; makespan summed over the packages."""
     from ..optimize.federation_run import run_federation
 
     pf = _platform(platform)
-    cfg = _config(trace, method, package_size, jobs, o)
+    cfg = _config(trace, method, package_size, jobs, o, opts)
     bar = _Bar()
     try:
         res = run_federation(cfg, pf, out, executor_spec=_executor(o["workers"], o["dask"]),
@@ -215,8 +199,9 @@ def run_command(
 
 @federation_app.command("compare")
 @_shared
+@with_trace_options
 def compare_command(
-    trace: str = typer.Argument(..., help="SWF trace (path or bundled name), e.g. HPC2N."),
+    trace: str = typer.Argument(..., help=TRACE_HELP, show_default=False),
     out: Path = typer.Option(..., "--out", help="Folder of the comparison (one resumable run folder per workload/method)."),
     package_size: List[int] = typer.Option([100, 1000], "--package-size", help="Package size (repeat for several)."),
     jobs: int = typer.Option(2000, "--jobs", help="Jobs per workload window."),
@@ -225,6 +210,7 @@ def compare_command(
     platform: str = PLATFORM,
     report_only: bool = typer.Option(False, "--report-only", help="Run nothing: table and figures of the finished run folders only (the others are listed)."),
     o: Optional[dict] = None,
+    opts: TraceOptions = None,
 ) -> None:
     """Makespan per workload and method (a table, and bar charts like the paper's Figs. 1, 4 and 5)."""
     from ..optimize.federation_run import compare_federation
@@ -233,7 +219,7 @@ def compare_command(
     names = [m.strip().lower() for m in methods.split(",") if m.strip()]
     if not names:
         raise FederationCliError("--methods: name at least one method")
-    cfg = _config(trace, names[0], package_size[0], jobs, o)
+    cfg = _config(trace, names[0], package_size[0], jobs, o, opts)
     bar, missing = _Bar(), []
     try:
         compare_federation(cfg, pf, out, package_sizes=package_size, workloads=workloads, methods=names,

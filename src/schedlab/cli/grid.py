@@ -11,7 +11,7 @@ import typer
 
 from ..errors import SchedlabError
 from .main import stopped, sub_app
-from .options import DASK, EXTEND, SEED, WORKERS, executor_spec
+from .options import DASK, EXTEND, FORMAT, SEED, WORKERS, executor_spec
 
 grid_app = sub_app("grid", "Grids of independent EASY sites: job exchange (none, POOL, RQ) and NSGA-II Pareto fronts of "
                            "partitions (the paper: Grimme et al., 'Discovering Performance Bounds for Grid Scheduling "
@@ -26,12 +26,13 @@ class GridOptionError(SchedlabError, ValueError):
     """A `schedlab grid` option with a value that cannot be used."""
 
 
-def _trace(setup: Optional[str], site: Optional[List[str]], months: int):
+def _trace(setup: Optional[str], site: Optional[List[str]], months: int, fmt: Optional[str]):
+    """The grid of the sites, each trace prepared as every verb prepares a TRACE (in ``--format`` ``fmt``)."""
     from ..grid.setups import load_grid
 
     if months < 0:
         raise GridOptionError(f"--months must be >= 0, got {months}")
-    return load_grid(setup, site or (), months=months or None)
+    return load_grid(setup, site or (), months=months or None, format=fmt)
 
 
 def _check_reading(reading: str, exchange: str) -> None:
@@ -58,6 +59,7 @@ def simulate_command(
     exchange: str = typer.Option("none", "--exchange", help="Job exchange: none (sites alone), pool or rq."),
     reading: str = typer.Option("default", "--reading", help="How POOL or RQ reads the paper's one-paragraph description where it is ambiguous: default (the reading closest to the text), issue5 (an older reading, kept for comparison), or OPTION=VALUE,... -- RQ: rq-seq=local-first|interleaved (own pass before requests, or site by site), rq-when=every|queue-changed|own-arrival (when a site requests remote jobs), rq-take=budget|startable (which remote jobs move); POOL: pool-take=backfill|idle (when a site takes pooled jobs), pool-keep=persistent|once (how long a job stays pooled). --exchange none reads none."),
     months: int = MONTHS,
+    fmt: Optional[str] = FORMAT,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of a table."),
 ) -> None:
     """Simulate the grid with one exchange policy; per-site jobs, AWRT, UTIL, migrations and overall AWRT."""
@@ -74,7 +76,7 @@ def simulate_command(
     _check_reading(reading, exchange)
     from .compiling import warm_grid
 
-    trace = _trace(setup, site, months)
+    trace = _trace(setup, site, months, fmt)
     warm_grid(trace, [exchange])
     summary = simulate_grid(trace, exchange, parsed).summary()
     if as_json:
@@ -101,6 +103,7 @@ def pareto_command(
     setup: Optional[str] = SETUP,
     site: Optional[List[str]] = SITE,
     months: int = MONTHS,
+    fmt: Optional[str] = FORMAT,
     generations: int = typer.Option(200, "--generations", help="NSGA-II generations (the initial population is 1)."),
     pop: int = typer.Option(70, "--pop", help="Population size mu."),
     seed: int = SEED,
@@ -119,7 +122,7 @@ def pareto_command(
                              variation=variation)  # every setting checked before anything is read or written
     executor, workers = executor_spec(workers, dask)
     label = setup.upper() if setup else " ".join(site or ())
-    trace = _trace(setup, site, months)
+    trace = _trace(setup, site, months, fmt)
     from .compiling import warm_grid
 
     warm_grid(trace, ["none", "pool", "rq"])

@@ -1,8 +1,10 @@
 """Options shared by the verbs: one name, one meaning and one default each, defined once here.
 
-Every verb that takes a TRACE takes the trace options :data:`PROCS`, :data:`MONTHS`,
-:data:`SCALE_TO`, :data:`CALIBRATE_LOAD` and :data:`FORMAT` and loads the trace through
-:meth:`TraceOptions.load`, so a strategy trained on a scaled, load-calibrated trace is replayed
+Every verb that takes a TRACE takes the trace options :data:`TRACE_OPTIONS` (:data:`PROCS`,
+:data:`MONTHS`, :data:`SCALE_TO`, :data:`CALIBRATE_LOAD`, :data:`FORMAT`), declared once: the verb is
+decorated with :func:`with_trace_options` and receives them as one checked :class:`TraceOptions`;
+it prepares the trace through :meth:`TraceOptions.load` (:func:`schedlab.workload.spec.prepare_trace`,
+as the optimizers do), so a strategy trained on a scaled, load-calibrated trace is replayed
 on exactly that trace by ``simulate`` / ``compare``. Short flags mean one thing everywhere:
 ``-m`` = ``--procs``, ``-o`` = ``--output``, ``-p`` = ``--policy``. ``--seed`` defaults to
 :data:`DEFAULT_SEED` and ``--workers`` to all cores in every long run.
@@ -10,8 +12,10 @@ on exactly that trace by ``simulate`` / ``compare``. Short flags mean one thing 
 
 from __future__ import annotations
 
+import functools
+import inspect
 from dataclasses import asdict, dataclass
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
@@ -74,7 +78,8 @@ def executor_spec(workers: Optional[int], dask: Optional[str]) -> tuple[Optional
 
 @dataclass(frozen=True)
 class TraceOptions:
-    """The trace options of one command, checked on construction (before anything is read or written)."""
+    """The trace options of one command, checked on construction (before anything is read or written):
+    a :class:`schedlab.workload.spec.TraceSpec` still waiting for its trace."""
 
     procs: Optional[int] = None
     months: Optional[int] = None
@@ -84,14 +89,19 @@ class TraceOptions:
     fmt: Optional[str] = None
 
     def __post_init__(self) -> None:
-        positive("--procs", self.procs)
-        positive("--months", self.months)
-        positive("--scale-to", self.scale_to)
-        if self.calibrate_load and self.scale_to is None:
-            raise OptionError("--calibrate-load calibrates a scaled trace: give --scale-to too")
-        from ..workload.load import parse_format
+        self.spec()  # TraceSpec checks every option
 
-        parse_format(self.fmt)  # an unknown --format is refused before anything is read
+    def spec(self, trace=None, **more):
+        """The :class:`~schedlab.workload.spec.TraceSpec` of ``trace`` with these options (``more``: e.g. split_months)."""
+        from ..workload.spec import TraceSpec
+
+        return TraceSpec(trace, format=self.fmt, procs=self.procs, months=self.months, scale_to=self.scale_to,
+                         calibrate_load=self.calibrate_load, **more)
+
+    def settings(self) -> dict:
+        """The options as the run configurations (EvolveConfig, FederationRunConfig, ``bound``) name them."""
+        return {"procs": self.procs, "months": self.months, "scale_to": self.scale_to,
+                "calibrate_load": self.calibrate_load, "format": self.fmt}
 
     def to_dict(self) -> dict:
         out = asdict(self)
@@ -106,22 +116,56 @@ class TraceOptions:
         return setup_words(asdict(self))
 
     def load(self, trace: str):
-        """Read, clean (refusing jobs wider than the machine), cut, group, scale: a Workload."""
-        from ..errors import WorkloadError
-        from ..workload import load_trace
+        """The prepared trace (:func:`schedlab.workload.spec.prepare_trace`): read, checked, cleaned, cut, grouped, scaled."""
+        from ..optimize.calibrate import easy_util
+        from ..workload.spec import prepare_trace
 
-        workload = load_trace(trace, procs=self.procs, months=self.months, format=self.fmt)
-        if len(workload) == 0:
-            raise WorkloadError(f"{trace}: trace has no jobs to schedule")
-        return self.rescale(workload)
+        return prepare_trace(self.spec(trace), utilisation=easy_util)
 
     def rescale(self, workload):
-        """``--scale-to`` (and ``--calibrate-load``) of a cleaned workload, as ``evolve greedy`` trains on it."""
-        if self.scale_to is None:
-            return workload
-        from ..optimize.calibrate import rescale_workload
+        """``--scale-to`` (and ``--calibrate-load``) of a cleaned workload, as :meth:`load` scales it."""
+        from ..optimize.calibrate import easy_util
+        from ..workload.calibrate import rescale
 
-        return rescale_workload(workload, self.scale_to, self.calibrate_load)
+        return rescale(workload, self.scale_to, self.calibrate_load, utilisation=easy_util)
+
+
+#: the trace options of every verb that reads a TRACE: parameter -> (type, option), in TraceOptions' order
+TRACE_OPTIONS: dict[str, tuple[Any, Any]] = {
+    "procs": (Optional[int], PROCS),
+    "months": (Optional[int], MONTHS),
+    "scale_to": (Optional[int], SCALE_TO),
+    "calibrate_load": (bool, CALIBRATE_LOAD),
+    "fmt": (Optional[str], FORMAT),
+}
+
+
+def spliced(command, param: str, options: dict[str, tuple[Any, Any]], gather):
+    """``command`` with ``options`` (parameter -> (type, Typer option)) in its Typer signature in place of
+    its parameter ``param``, which receives ``gather(values)``, ``values`` = {parameter: value}: a group
+    of options declared once and shared by several verbs."""
+    sig = inspect.signature(command, eval_str=True)
+    own = list(sig.parameters.values())
+    at = [p.name for p in own].index(param)
+    added = [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=opt, annotation=kind)
+             for name, (kind, opt) in options.items()]
+    params = own[:at] + added + own[at + 1:]
+
+    @functools.wraps(command)
+    def wrapper(**kwargs):
+        group = gather({name: kwargs.pop(name) for name in options})
+        return command(**kwargs, **{param: group})
+
+    wrapper.__signature__ = sig.replace(parameters=params)
+    wrapper.__annotations__ = {p.name: p.annotation for p in params}
+    return wrapper
+
+
+def with_trace_options(command):
+    """``command`` with the trace options :data:`TRACE_OPTIONS` in its Typer signature where it has its
+    parameter ``opts``; it receives them there as one :class:`TraceOptions`, checked before it runs
+    (so before anything is read or written). The one declaration of the trace options of every verb."""
+    return spliced(command, "opts", TRACE_OPTIONS, lambda values: TraceOptions(**values))
 
 
 def check_output(path, what: str, *, folder: bool = False) -> None:

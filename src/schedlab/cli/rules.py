@@ -15,8 +15,7 @@ import typer
 
 from ..metrics import DEFAULT_OBJECTIVE
 from .main import stopped, sub_app
-from .options import (CALIBRATE_LOAD, DASK, FORMAT, MONTHS, PROCS, SCALE_TO, SEED, SPLIT_MONTHS, TEST, WORKERS, TraceOptions,
-                      check_output, executor_spec)
+from .options import DASK, SEED, SPLIT_MONTHS, TEST, WORKERS, TraceOptions, check_output, executor_spec, with_trace_options
 
 rules_app = sub_app("rules", "Rule-based scheduling: 7 state features pick one of 13 strategies per event (the paper: "
                              "Franke et al., 'Development of Scheduling Strategies with Genetic Fuzzy Systems').")
@@ -30,7 +29,7 @@ SELECT = typer.Option("train", "--select", help="train (the paper: the best trai
                       "the best held-out objective; needs --test or --split-months)")
 
 
-def _checked(traces, objective, procs, months, scale_to, calibrate_load, fmt=None, *, test=(), split_months=None,
+def _checked(traces, objective, opts: TraceOptions, *, test=(), split_months=None,
              strategies="all", util_guard=None, select="train", **config):
     """Every cheap check before anything is read, compiled or written; the run's EvolveConfig."""
     from ..metrics import Objective
@@ -38,11 +37,10 @@ def _checked(traces, objective, procs, months, scale_to, calibrate_load, fmt=Non
     from ..optimize.gfs import check_rules_options
     from ..workload.load import resolve_trace
 
-    TraceOptions(procs, months, scale_to, calibrate_load, fmt)
     Objective(objective)
     check_rules_options(strategies, util_guard, select, bool(test or split_months))
-    out = EvolveConfig(traces=tuple(traces), objective=objective, procs=procs, scale_to=scale_to, months=months,
-                       calibrate_load=calibrate_load, format=fmt, test=tuple(test), split_months=split_months, **config)
+    out = EvolveConfig(traces=tuple(traces), objective=objective, test=tuple(test), split_months=split_months,
+                       **opts.settings(), **config)
     for trace in (*traces, *test):
         resolve_trace(trace)
     return out
@@ -83,17 +81,14 @@ def _print_result(result, objective: str, out: Path) -> None:
 
 
 @rules_app.command("iterative")
+@with_trace_options
 def iterative(
     traces: list[str] = typer.Argument(..., help="training trace(s): SWF path or bundled name; several = sum of objectives"),
     objective: str = typer.Option(DEFAULT_OBJECTIVE, "--objective", help="objective over the metrics, minimised"),
     out: Path = typer.Option(..., "--out", help="run folder (re-running the same command resumes it)"),
     partitions: Optional[Path] = typer.Option(None, "--partitions", help="JSON bounds per feature, e.g. "
                                               "{\"SD\": [2], \"Um\": [75, 85], \"PRCWQ1\": [20], ...} (default: the paper's Table 2, 192 classes)"),
-    procs: Optional[int] = PROCS,
-    months: Optional[int] = MONTHS,
-    scale_to: Optional[int] = SCALE_TO,
-    calibrate_load: bool = CALIBRATE_LOAD,
-    fmt: Optional[str] = FORMAT,
+    opts: TraceOptions = None,
     greedy: Optional[Path] = typer.Option(None, "--greedy", help="strategy JSON with a greedy order: the 13th strategy "
                                           "(default: f2 with K = 5,4,3,2,1 and a = 1e-4 /s)"),
     test: list[str] = TEST,
@@ -109,7 +104,7 @@ def iterative(
     from ..strategy import rules as R
 
     remedies = dict(strategies=strategies, util_guard=util_guard, select=select)
-    config = _checked(traces, objective, procs, months, scale_to, calibrate_load, fmt, test=test,
+    config = _checked(traces, objective, opts, test=test,
                       split_months=split_months, **remedies)
     parts = R.load_partitions(partitions) if partitions is not None else R.TABLE2_PARTITIONS
     greedy_order = _greedy(greedy)
@@ -132,6 +127,7 @@ def iterative(
 
 
 @rules_app.command("evolve")
+@with_trace_options
 def evolve(
     traces: list[str] = typer.Argument(..., help="training trace(s): SWF path or bundled name; several = sum of objectives"),
     objective: str = typer.Option(DEFAULT_OBJECTIVE, "--objective", help="objective over the metrics, minimised"),
@@ -151,11 +147,7 @@ def evolve(
                                      "number of individuals that are used to determine the mean of the fitness of "
                                      "individuals in all clusters\" (the paper's Algorithm 4); \"and n = 5\" (the paper's Section 4.2.5)"),
     seed: int = SEED,
-    procs: Optional[int] = PROCS,
-    months: Optional[int] = MONTHS,
-    scale_to: Optional[int] = SCALE_TO,
-    calibrate_load: bool = CALIBRATE_LOAD,
-    fmt: Optional[str] = FORMAT,
+    opts: TraceOptions = None,
     greedy: Optional[Path] = typer.Option(None, "--greedy", help="strategy JSON with a greedy order: the 13th strategy "
                                           "(default: f2 with K = 5,4,3,2,1 and a = 1e-4 /s)"),
     test: list[str] = TEST,
@@ -171,7 +163,7 @@ def evolve(
     from .evolve import _Progress
 
     remedies = dict(strategies=strategies, util_guard=util_guard, select=select)
-    config = _checked(traces, objective, procs, months, scale_to, calibrate_load, fmt, test=test,
+    config = _checked(traces, objective, opts, test=test,
                       split_months=split_months, generations=generations, seed=seed, **remedies)
     if generations < 1:
         from .options import OptionError
@@ -201,21 +193,17 @@ def evolve(
 
 
 @rules_app.command("show")
+@with_trace_options
 def show(
     rulebase: Path = typer.Argument(..., help="rule base JSON (best.json of a rules run)"),
     trace: Optional[str] = typer.Argument(None, help="simulate it on this trace for --plot"),
     plot: Optional[Path] = typer.Option(None, "--plot", help="PNG: the strategy in force over the trace's time"),
-    procs: Optional[int] = PROCS,
-    months: Optional[int] = MONTHS,
-    scale_to: Optional[int] = SCALE_TO,
-    calibrate_load: bool = CALIBRATE_LOAD,
-    fmt: Optional[str] = FORMAT,
+    opts: TraceOptions = None,
 ) -> None:
     """Print a rule base readably; with TRACE and --plot, draw which strategy was in force over time."""
     from ..errors import SchedlabError
     from ..strategy import rules as R
 
-    opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
     rb = R.load_rulebase(rulebase)
     if plot is not None and trace is None:
         raise SchedlabError("--plot needs a TRACE to simulate the rule base on")

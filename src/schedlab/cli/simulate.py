@@ -17,7 +17,7 @@ from ..metrics.per_job import JOB_COLUMNS as SCHEDULE_COLUMNS
 from ..strategy import DISPATCH_RULES, STATIC_ORDERS, Criterion, Strategy, registry
 from .main import app
 from .scojo import ENGINES
-from .options import AS_JSON, CALIBRATE_LOAD, MONTHS, PROCS, SCALE_TO, TRACE_HELP, FORMAT, OptionError, TraceOptions, check_output, echo_wrote
+from .options import AS_JSON, TRACE_HELP, OptionError, TraceOptions, check_output, echo_wrote, with_trace_options
 
 #: the columns of ``schedlab compare --csv``, in order
 CSV_KEYS: tuple[str, ...] = (*METRIC_NAMES, "objective", "sim_seconds")
@@ -266,21 +266,18 @@ def _describe(workload, procs: int, kill: bool, opts: TraceOptions | None = None
 
 # ---------------------------------------------------------------------------- commands
 @app.command("simulate")
+@with_trace_options
 def simulate_command(
     trace: str = typer.Argument(..., help=TRACE_HELP, show_default=False),
     policy: str = typer.Option("easy", "--policy", "-p", is_eager=True, callback=_policy_help, help=f"Policy: {' | '.join(POLICIES)} ('help' describes them)."),
     order: str = typer.Option("submit", "--order", help=f"Queue order: {' | '.join(STATIC_ORDERS)}, or greedy (the Greedy scheduler's order)."),
     strategy_file: Optional[Path] = typer.Option(None, "--strategy", help="Strategy JSON file (overrides --policy/--order)."),
-    procs: Optional[int] = PROCS,
-    months: Optional[int] = MONTHS,
-    scale_to: Optional[int] = SCALE_TO,
-    calibrate_load: bool = CALIBRATE_LOAD,
+    opts: TraceOptions = None,
     objective: str = typer.Option(DEFAULT_OBJECTIVE, "--objective", help="Objective over metric names, e.g. '10*AWRT1 + 4*AWRT2'."),
     no_kill: bool = typer.Option(False, "--no-kill", help="Let jobs run past their estimate (default: kill at the estimate)."),
     as_json: bool = AS_JSON,
     repeat: int = typer.Option(1, "--repeat", help="Simulate N times; sim_seconds is the median."),
     bound: float = typer.Option(10.0, "--bound", help="Bounded-slowdown threshold in seconds."),
-    fmt: Optional[str] = FORMAT,
     plot: Optional[Path] = typer.Option(None, "--plot", help="Also write the schedule's plots (utilisation, queue, Gantt, waits per group) and plots.html into this folder."),
     schedule_out: Optional[Path] = typer.Option(None, "--schedule-out", help="Write the schedule, one row per job with wait, response, bounded slowdown and killed_at_estimate: CSV, or Parquet for a .parquet path."),
     shares: Optional[str] = typer.Option(None, "--shares", help="scojo: class shares L,M,S summing to 1 (default 0.73,0.265,0.005)."),
@@ -298,7 +295,6 @@ def simulate_command(
     slurm_qos: Optional[Path] = SLURM_QOS,
 ) -> None:
     """Simulate one strategy on a trace and print its metrics (UTIL in percent, times in seconds)."""
-    opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
     obj = _check_options(objective, repeat, bound)
     extra: dict = {}
     wants_slurm = policy.strip().lower() == "slurm" and strategy_file is None
@@ -361,18 +357,15 @@ def simulate_command(
 
 
 @app.command("compare")
+@with_trace_options
 def compare_command(
     trace: str = typer.Argument(..., help=TRACE_HELP, show_default=False),
     policies: str = typer.Option(DEFAULT_POLICIES, "--policies", is_eager=True, callback=_policy_help, help=f"Comma-separated: POLICY or POLICY/ORDER, or a strategy FILE.json; POLICY is one of {', '.join(POLICIES)} ('help' describes them)."),
-    procs: Optional[int] = PROCS,
-    months: Optional[int] = MONTHS,
-    scale_to: Optional[int] = SCALE_TO,
-    calibrate_load: bool = CALIBRATE_LOAD,
+    opts: TraceOptions = None,
     objective: str = typer.Option(DEFAULT_OBJECTIVE, "--objective", help="Objective over metric names."),
     no_kill: bool = typer.Option(False, "--no-kill", help="Let jobs run past their estimate."),
     bound: float = typer.Option(10.0, "--bound", help="Bounded-slowdown threshold in seconds."),
     csv_out: Optional[Path] = typer.Option(None, "--csv", help="Also write the table as CSV (all metrics)."),
-    fmt: Optional[str] = FORMAT,
     threshold: float = typer.Option(5.0, "--threshold", metavar="PCT", help="Flag strategies whose objective is worse than EASY's by more than PCT %."),
     fail_worse_than: Optional[float] = typer.Option(None, "--fail-worse-than", metavar="PCT", help="Exit 1 when a strategy's objective is worse than EASY's by more than PCT % (a gate)."),
     as_json: bool = AS_JSON,
@@ -385,7 +378,6 @@ def compare_command(
 
     Column 'vs EASY %' is the objective's improvement over EASY on the same trace (positive =
     better); strategies worse than EASY by more than --threshold % are flagged."""
-    opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
     obj = _check_options(objective, 1, bound)
     from .evolve import check_threshold, gate
 

@@ -11,7 +11,8 @@ import typer
 
 from ..errors import WorkloadError
 from .main import sub_app
-from .options import DEFAULT_SEED, AS_JSON, CALIBRATE_LOAD, FORMAT, MONTHS, OUTPUT, PROCS, SCALE_TO, TRACE_HELP, OptionError, TraceOptions, check_output, non_negative_seed, positive
+from .options import (AS_JSON, DEFAULT_SEED, OUTPUT, TRACE_HELP, OptionError, TraceOptions, check_output, non_negative_seed,
+                      positive, with_trace_options)
 
 workload_app = sub_app("workload", "Inspect and prepare workload traces: info, clean, cut, group, scale, convert (Slurm/PBS), fetch.")
 
@@ -45,14 +46,11 @@ def _reshaped(workload, opts: TraceOptions):
 
 
 @workload_app.command("info")
+@with_trace_options
 def info_command(
     trace: str = TRACE,
     as_json: bool = AS_JSON,
-    procs: Optional[int] = PROCS,
-    months: Optional[int] = MONTHS,
-    scale_to: Optional[int] = SCALE_TO,
-    calibrate_load: bool = CALIBRATE_LOAD,
-    fmt: Optional[str] = FORMAT,
+    opts: TraceOptions = None,
 ) -> None:
     """Summarise a trace: jobs, machine size, span, offered load, estimates, users, user groups.
 
@@ -63,9 +61,8 @@ def info_command(
     from ..workload import read_trace, workload_info
     from ..workload.info import info_rows
 
-    opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
-    reshaped = months is not None or scale_to is not None
-    info = workload_info(opts.load(trace) if reshaped else read_trace(trace, procs=procs, format=fmt), paper_sizes=not reshaped)
+    reshaped = opts.months is not None or opts.scale_to is not None
+    info = workload_info(opts.load(trace) if reshaped else read_trace(trace, procs=opts.procs, format=opts.fmt), paper_sizes=not reshaped)
     if as_json:
         typer.echo(json.dumps({"trace": info["name"], "trace_options": opts.to_dict(), **info}, allow_nan=False))
         return
@@ -78,65 +75,53 @@ def info_command(
 
 
 @workload_app.command("clean")
+@with_trace_options
 def clean_command(
     trace: str = TRACE,
     output: Path = OUTPUT,
-    procs: Optional[int] = PROCS,
-    months: Optional[int] = MONTHS,
-    scale_to: Optional[int] = SCALE_TO,
-    calibrate_load: bool = CALIBRATE_LOAD,
+    opts: TraceOptions = None,
     missing_estimate: str = typer.Option("runtime", "--missing-estimate", help="Jobs without estimate: 'runtime' (use runtime) or 'drop'."),
-    fmt: Optional[str] = FORMAT,
 ) -> None:
     """Remove jobs that cannot be simulated and print how many for each reason (then --months, --scale-to)."""
     from ..workload import clean, read_trace
 
-    opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
     check_output(output, "trace")
-    cleaned, report = clean(read_trace(trace, format=fmt), procs=procs, missing_estimate=missing_estimate)
-    out = _reshaped(cleaned, opts) if (months or scale_to) else cleaned
+    cleaned, report = clean(read_trace(trace, format=opts.fmt), procs=opts.procs, missing_estimate=missing_estimate)
+    out = _reshaped(cleaned, opts) if (opts.months or opts.scale_to) else cleaned
     _console().print(report.to_table(title=f"cleaning {cleaned.name}"))
     _write(out, output)
 
 
 @workload_app.command("cut")
+@with_trace_options
 def cut_command(
     trace: str = TRACE,
     output: Path = OUTPUT,
-    months: Optional[int] = MONTHS,
-    procs: Optional[int] = PROCS,
-    scale_to: Optional[int] = SCALE_TO,
-    calibrate_load: bool = CALIBRATE_LOAD,
-    fmt: Optional[str] = FORMAT,
+    opts: TraceOptions = None,
 ) -> None:
     """Keep the jobs of the first N calendar months (--months, required); submit times rebased to 0."""
     from ..workload import cut_months, read_trace
 
-    if months is None:
+    if opts.months is None:
         raise OptionError("cut needs --months N (the calendar months to keep)")
-    opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
     check_output(output, "trace")
-    if scale_to is not None:  # scaling needs a cleaned trace
+    if opts.scale_to is not None:  # scaling needs a cleaned trace
         out = opts.load(trace)
     else:
-        out = cut_months(read_trace(trace, procs=procs, format=fmt), months)
+        out = cut_months(read_trace(trace, procs=opts.procs, format=opts.fmt), opts.months)
     _write(out, output)
 
 
 @workload_app.command("group")
+@with_trace_options
 def group_command(
     trace: str = TRACE,
     output: Path = OUTPUT,
-    procs: Optional[int] = PROCS,
-    months: Optional[int] = MONTHS,
-    scale_to: Optional[int] = SCALE_TO,
-    calibrate_load: bool = CALIBRATE_LOAD,
-    fmt: Optional[str] = FORMAT,
+    opts: TraceOptions = None,
 ) -> None:
     """Clean, assign the 5 user groups, print their shares, write the trace (groups in a header line)."""
     from ..workload import group_shares
 
-    opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
     check_output(output, "trace")
     grouped = opts.load(trace)
     from rich.table import Table
@@ -151,37 +136,33 @@ def group_command(
 
 
 @workload_app.command("scale")
+@with_trace_options
 def scale_command(
     trace: str = TRACE,
     output: Path = OUTPUT,
-    scale_to: Optional[int] = SCALE_TO,
-    procs: Optional[int] = PROCS,
-    months: Optional[int] = MONTHS,
-    calibrate_load: bool = CALIBRATE_LOAD,
+    opts: TraceOptions = None,
     scale_seed: int = typer.Option(0, "--scale-seed", callback=non_negative_seed, help="Seed of the scaling (0, as every verb's --scale-to)."),
     f_adj: Optional[float] = typer.Option(None, "--f-adj", help="Adjusted scaling factor (default m'/m)."),
     q: Optional[float] = typer.Option(None, "--q", help="Copy probability (default: calibrated to the published job count, else 0.5)."),
-    fmt: Optional[str] = FORMAT,
 ) -> None:
     """Clean the trace and scale it to --scale-to processors (Ernemann et al. 2003); --procs is the input's size."""
     from ..workload import assign_groups, clean, cut_months, read_trace, scale
     from ..workload.load import refuse_too_wide
 
-    if scale_to is None:
+    if opts.scale_to is None:
         raise OptionError("scale needs --scale-to M (the target machine size)")
-    opts = TraceOptions(procs, months, scale_to, calibrate_load, fmt)
-    if calibrate_load and (f_adj is not None or q is not None):
+    if opts.calibrate_load and (f_adj is not None or q is not None):
         raise OptionError("--calibrate-load chooses the scaling factor itself: drop --f-adj / --q")
     check_output(output, "trace")
-    if calibrate_load:
+    if opts.calibrate_load:
         scaled = opts.load(trace)
     else:
-        raw = read_trace(trace, format=fmt)
-        refuse_too_wide(raw, procs, trace, fmt)  # as every verb that loads a trace: never dropped silently
-        cleaned, _ = clean(raw, procs=procs)
-        if months is not None:
-            cleaned = assign_groups(cut_months(cleaned, months))
-        scaled = scale(cleaned, scale_to, f_adj=f_adj, q=q, seed=scale_seed)
+        raw = read_trace(trace, format=opts.fmt)
+        refuse_too_wide(raw, opts.procs, trace, opts.fmt)  # as every verb that loads a trace: never dropped silently
+        cleaned, _ = clean(raw, procs=opts.procs)
+        if opts.months is not None:
+            cleaned = assign_groups(cut_months(cleaned, opts.months))
+        scaled = scale(cleaned, opts.scale_to, f_adj=f_adj, q=q, seed=scale_seed)
     _write(scaled, output)
 
 

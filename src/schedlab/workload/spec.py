@@ -12,10 +12,11 @@ returns both parts, each scaled alike (held-out evaluation, :mod:`schedlab.optim
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ..errors import WorkloadError
 from .calibrate import Utilisation, rescale
+from .cut import split_months
 from .load import load_trace, parse_format
 from .model import Workload
 
@@ -56,12 +57,9 @@ class TraceSpec:
             raise WorkloadError("--calibrate-load calibrates a scaled trace: give --scale-to too")
         parse_format(self.format)  # an unknown --format is refused before anything is read
 
-    def of(self, trace: str | os.PathLike) -> "TraceSpec":
-        """The same options for another trace."""
-        return replace(self, trace=trace)
-
 
 def _cleaned(spec: TraceSpec, site: str | None) -> Workload:
+    """The trace read, checked, cleaned, cut and grouped (:func:`load_trace`); no jobs left is an error."""
     if spec.trace is None:
         raise WorkloadError("no trace given")
     w = load_trace(spec.trace, procs=spec.procs, months=spec.months, format=spec.format, site=site)
@@ -88,8 +86,6 @@ def split_trace(spec: TraceSpec, *, utilisation: Utilisation | None = None) -> t
     User groups are assigned on the whole window first, so a user is in the same group in both parts;
     the second part starts on an empty machine (:func:`schedlab.workload.cut.split_months`).
     """
-    from .cut import split_months
-
     k = spec.split_months
     if k is None:
         raise WorkloadError(f"{spec.trace}: no --split-months given")

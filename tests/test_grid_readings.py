@@ -17,6 +17,7 @@ from schedlab.errors import WorkloadError
 from schedlab.grid.readings import DEFAULT, ISSUE5, Reading, all_readings
 from schedlab.grid.setups import load_sites
 from schedlab.grid.sim import GridTrace, simulate_grid
+from schedlab.metrics.grid import grid_summary
 from test_grid_sim import _by_name, _hand_sites, _site, _validate, tiny_grid
 
 READINGS = [("pool", r) for r in all_readings("pool")] + [("rq", r) for r in all_readings("rq")]
@@ -199,7 +200,7 @@ def test_every_reading_on_real_traces(real_sites, exchange, reading):
     free capacity is hard to state per job: checked as jobs conserved + validator)."""
     g = simulate_grid(real_sites, exchange, reading)
     _validate(g)
-    s = g.summary()
+    s = grid_summary(g)
     assert sum(x["jobs"] for x in s["sites"]) == sum(len(x.workload) for x in real_sites)
     assert s["sites"][0]["migrated_out"] == s["sites"][1]["migrated_in"]
 

@@ -64,6 +64,7 @@ def simulate_command(
     from ..grid.kernel import EXCHANGES
     from ..grid.readings import Reading
     from ..grid.sim import simulate_grid
+    from ..metrics.grid import grid_summary
 
     if exchange not in EXCHANGES:
         raise GridOptionError(f"--exchange {exchange!r}: choose one of {', '.join(EXCHANGES)}")
@@ -76,7 +77,7 @@ def simulate_command(
 
     trace = _trace(setup, site, months)
     warm_grid(trace, [exchange])
-    summary = simulate_grid(trace, exchange, parsed).summary()
+    summary = grid_summary(simulate_grid(trace, exchange, parsed))
     if as_json:
         doc = {"grid": setup.upper() if setup else " ".join(site or ()), "months": months or None, "exchange": exchange,
                "reading": parsed.label(exchange), "sites": summary["sites"], "AWRT": summary["AWRT"]}

@@ -19,6 +19,7 @@ import numpy as np
 from ..grid.partition import PartitionProblem
 from ..grid.report import front_csv, front_vs_references, plot_front, plot_hypervolume, points_table_md
 from ..grid.sim import GridTrace, simulate_grid
+from ..metrics.grid import grid_summary
 from .nsga2_grid import GridNSGA2Config, ParetoResult, run_pareto
 from .run import RunFolder
 
@@ -34,7 +35,7 @@ def trace_fingerprint(trace: GridTrace) -> str:
 
 def reference_points(trace: GridTrace) -> dict[str, dict]:
     """The ``grid simulate`` summaries of the no-exchange (EASY), POOL and RQ policies."""
-    return {ex: simulate_grid(trace, ex).summary() for ex in ("none", "pool", "rq")}
+    return {ex: grid_summary(simulate_grid(trace, ex)) for ex in ("none", "pool", "rq")}
 
 
 def pareto(

@@ -8,7 +8,7 @@ from typing import List, Optional
 
 import typer
 
-from .main import app, stopped
+from .app import app, stopped
 from .options import CALIBRATE_LOAD, DASK, EXTEND, FORMAT, MONTHS, PROCS, SCALE_TO, SEED, TRACE_HELP, WORKERS, OptionError, TraceOptions, executor_spec
 
 
@@ -93,7 +93,7 @@ def _plot(run_dir: Optional[Path], strategies: List[str], x: str, y: str, trace:
     from ..report.bound_plot import front_figure
     from ..report.run_report import titled
     from ..sim import Machine, simulate
-    from .simulate import parse_policy
+    from .policies import parse_policy
 
     if run_dir is None:
         raise OptionError("bound plot needs the RUN folder: schedlab bound plot RUN --with easy")

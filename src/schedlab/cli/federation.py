@@ -15,7 +15,7 @@ import typer
 
 from .._signals import stop_in
 from ..errors import SchedlabError
-from .main import stopped, sub_app
+from .app import stopped, sub_app
 from .options import CALIBRATE_LOAD, DASK, FORMAT, MONTHS, PROCS, SCALE_TO, SEED, WORKERS, TraceOptions, executor_spec, non_negative_seed
 
 federation_app = sub_app("federation", "Heterogeneous federations: slowdown model, JPR / CBS / METL and the GA over job "

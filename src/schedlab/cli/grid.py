@@ -10,7 +10,7 @@ from typing import List, Optional
 import typer
 
 from ..errors import SchedlabError
-from .main import stopped, sub_app
+from .app import stopped, sub_app
 from .options import DASK, EXTEND, SEED, WORKERS, executor_spec
 
 grid_app = sub_app("grid", "Grids of independent EASY sites: job exchange (none, POOL, RQ) and NSGA-II Pareto fronts of "

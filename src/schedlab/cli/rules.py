@@ -14,7 +14,7 @@ from typing import Optional
 import typer
 
 from ..metrics import DEFAULT_OBJECTIVE
-from .main import stopped, sub_app
+from .app import stopped, sub_app
 from .options import (CALIBRATE_LOAD, DASK, FORMAT, MONTHS, PROCS, SCALE_TO, SEED, SPLIT_MONTHS, TEST, WORKERS, TraceOptions,
                       check_output, executor_spec)
 
@@ -53,7 +53,7 @@ def _greedy(path):
     from ..errors import StrategyError
     from ..strategy import Greedy
     from ..strategy import rules as R
-    from .simulate import load_strategy_file
+    from .policies import load_strategy_file
 
     if path is None:
         return R.DEFAULT_GREEDY
@@ -72,11 +72,10 @@ def _warm() -> None:
 
 
 def _print_result(result, objective: str, out: Path) -> None:
-    from .evolve import _comparison_table, _out
-
     from ..optimize.evolve import WORSE_THAN_EASY_PCT
+    from .versus_easy import comparison_table, wide_console
 
-    _out().print(_comparison_table(result.comparison, f"{result.best.label} vs EASY — {objective}", "rule base",
+    wide_console().print(comparison_table(result.comparison, f"{result.best.label} vs EASY — {objective}", "rule base",
                                    threshold=WORSE_THAN_EASY_PCT))
     typer.echo(f"best objective {result.best_f:.6g} after {result.evaluations} simulations; rule base: {out / 'best.json'}"
                f" (readable: {out / 'rules.txt'})")
@@ -168,7 +167,7 @@ def evolve(
 ) -> None:
     """Symbiotic evolution of Gaussian fuzzy rules (the paper's Sections 4.2-4.3) for OBJECTIVE on the training TRACES."""
     from ..optimize.gfs import GFSSettings, rules_evolve
-    from .evolve import _Progress
+    from .progress import EvaluationProgress
 
     remedies = dict(strategies=strategies, util_guard=util_guard, select=select)
     config = _checked(traces, objective, procs, months, scale_to, calibrate_load, fmt, test=test,
@@ -187,7 +186,7 @@ def evolve(
 
     warm_simulation(None, None, [Strategy("easy"), R.TableRuleBase(),
                                  R.FuzzyRuleBase([[50.0] * 7], [[10.0] * 7], [[0.0] * 13])])
-    bar = _Progress(settings.bases)
+    bar = EvaluationProgress(settings.bases)
     try:
         result = rules_evolve(config, out, settings, executor_spec=spec, workers=workers,
                               on_start=lambda total, done: bar.start("symbiotic", total, done),

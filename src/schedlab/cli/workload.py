@@ -10,7 +10,7 @@ from typing import Optional
 import typer
 
 from ..errors import WorkloadError
-from .main import sub_app
+from .app import sub_app
 from .options import DEFAULT_SEED, AS_JSON, CALIBRATE_LOAD, FORMAT, MONTHS, OUTPUT, PROCS, SCALE_TO, TRACE_HELP, OptionError, TraceOptions, check_output, non_negative_seed, positive
 
 workload_app = sub_app("workload", "Inspect and prepare workload traces: info, clean, cut, group, scale, convert (Slurm/PBS), fetch.")

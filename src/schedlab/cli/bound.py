@@ -76,6 +76,11 @@ def bound_command(
                        on_start=lambda total, done: progress.start("front", total, done), extend=extend)
     finally:
         progress.stop()
+    if result.history:  # also when stopped: the folder then shows the run so far
+        from ..report.bound_plot import hypervolume_figure
+        from ..report.run_report import titled
+
+        hypervolume_figure(result.history, out / "hypervolume.png", setup=titled(result.workload_name, result.config))
     if result.interrupted:
         raise stopped(f"checkpoint saved in {out}; re-run the same command to resume")
     last = result.history[-1] if result.history else {}

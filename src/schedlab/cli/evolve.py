@@ -28,6 +28,20 @@ FAIL_WORSE_THAN = typer.Option(None, "--fail-worse-than", metavar="PCT",
                                help="exit with code 1 when on any workload the objective is worse than EASY's by more than PCT % (a deployment gate)")
 
 
+def write_report(result) -> None:
+    """report.html of a finished ``evolve greedy`` run (:class:`schedlab.optimize.evolve.EvolveResult`)
+    with its schedule plots: EASY vs the evolved strategy on the first training trace."""
+    from ..optimize.evolve import schedule_tables
+    from ..report.run_report import write_run_report
+    from ..report.schedule_plots import write_schedule_plots
+
+    w, m = result.training.workloads[0], result.training.machines[0]
+    paths = write_schedule_plots(schedule_tables(result.best, w, m), m.procs, result.run_dir,
+                                 title=f"{w.name}: EASY vs the evolved strategy", prefix="schedule_")
+    write_run_report(result.run_dir, result.config, {k: r.history for k, r in result.runs.items()}, result.comparison,
+                     result.best, schedule_plots=[p.name for p in paths])
+
+
 @evolve_app.command("greedy")
 def greedy(
     traces: list[str] = typer.Argument(..., help="training trace(s): SWF path or bundled name; several = sum of objectives"),
@@ -80,8 +94,9 @@ def greedy(
         bar.stop()
     if result.interrupted:
         raise stopped(f"checkpoint saved in {out}; re-run the same command to resume")
+    write_report(result)
     wide_console().print(comparison_table(result.comparison, f"{result.best.label} vs EASY — {objective}",
-                                   threshold=WORSE_THAN_EASY_PCT))
+                                          threshold=WORSE_THAN_EASY_PCT))
     typer.echo(f"best objective {result.best_f:.6g} after {result.evaluations} evaluations; best strategy: {out / 'best.json'}")
 
 

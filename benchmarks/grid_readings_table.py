@@ -64,7 +64,7 @@ def front_gaps(folder: Path, rows: list[dict]) -> str:
 
     import numpy as np
 
-    from schedlab.grid.report import front_vs_references
+    from schedlab.optimize.grid_pareto import front_vs_references
 
     with open(folder / "front.csv") as fh:
         F = np.array([[float(v) for k, v in r.items() if k.startswith("AWRT_")] for r in csv.DictReader(fh)])

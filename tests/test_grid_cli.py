@@ -108,7 +108,7 @@ def test_pareto_cli_writes_the_run_folder(capsys, tmp_path):
 def test_front_vs_references_gap():
     import numpy as np
 
-    from schedlab.grid.report import front_vs_references
+    from schedlab.optimize.grid_pareto import front_vs_references
 
     refs = {"rq": {"sites": [{"AWRT": 100.0}, {"AWRT": 200.0}]}, "none": {"sites": [{"AWRT": 50.0}, {"AWRT": 50.0}]}}
     F = np.array([[90.0, 250.0], [110.0, 180.0], [95.0, 190.0]])

@@ -141,11 +141,20 @@ def pareto_command(
                         extend=extend)
     finally:
         progress.stop()
+    _front_report(out, result, trace, config)  # also of a stopped run: the front so far
     if result.interrupted:
         raise stopped(f"checkpoint of generation {result.generations} saved in {out}; re-run the same command to resume")
     _grid_report(out, trace)
     typer.echo(f"wrote {out}: {len(result.front_F)} front points after {result.generations} generations "
                f"({result.evaluations} evaluations), report.html")
+
+
+def _front_report(out: Path, result, trace, config) -> None:
+    """points.md, front.png and hypervolume.png of the run (its references.json: the heuristics' points)."""
+    from ..report.grid_report import write_front_report
+
+    references = json.loads((Path(out) / "references.json").read_text())
+    write_front_report(out, result, references, trace.names, config.limit)
 
 
 def _grid_report(out: Path, trace) -> None:

@@ -19,6 +19,7 @@ import argparse
 import contextlib
 import datetime as dt
 import fcntl
+import json
 import os
 import signal
 import time
@@ -27,9 +28,18 @@ from pathlib import Path
 from schedlab.grid.setups import load_grid
 from schedlab.optimize.grid_pareto import pareto
 from schedlab.optimize.nsga2_grid import GridNSGA2Config
+from schedlab.report.grid_report import write_front_report
 
 LOCK = Path(os.environ.get("SCHEDLAB_BENCH_LOCK", "/nonexistent"))
 RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
+
+
+def pareto_with_report(trace, folder, cfg, **kw):
+    """pareto() and the front's report (points.md, front.png, hypervolume.png), as `grid pareto` writes them."""
+    result = pareto(trace, folder, cfg, **kw)
+    refs = json.loads((Path(folder) / "references.json").read_text())
+    write_front_report(folder, result, refs, trace.names, cfg.limit)
+    return result
 
 
 @contextlib.contextmanager
@@ -170,7 +180,7 @@ def run_chunks(args, stop) -> None:
             cfg = GridNSGA2Config(pop=args.pop, generations=target, seed=args.seed)
             t0 = time.perf_counter()
             with bench_lock():
-                res = pareto(traces[s], folder, cfg, executor=f"processes:{args.workers}", label=s, extend=True)
+                res = pareto_with_report(traces[s], folder, cfg, executor=f"processes:{args.workers}", label=s, extend=True)
             print(f"setup {s}: {res.generations} generations, hypervolume {res.history[-1]['hypervolume']:.4g}, "
                   f"run wall time {res.history[-1]['elapsed']:.0f} s (chunk {time.perf_counter() - t0:.0f} s)",
                   flush=True)

@@ -14,10 +14,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from grid_fronts import bench_lock, run_row
+from grid_fronts import bench_lock, pareto_with_report, run_row
 
 from schedlab.grid.setups import load_grid
-from schedlab.optimize.grid_pareto import pareto
 from schedlab.optimize.nsga2_grid import GridNSGA2Config
 
 
@@ -49,7 +48,7 @@ def main() -> None:
                 continue
             cfg = GridNSGA2Config(pop=args.pop, generations=args.generations, seed=seed, variation=variation)
             with bench_lock():
-                res = pareto(trace, folder, cfg, executor=f"processes:{args.workers}", label=args.setup, extend=True)
+                res = pareto_with_report(trace, folder, cfg, executor=f"processes:{args.workers}", label=args.setup, extend=True)
             if res.interrupted:
                 print("stopped; the same command resumes")
                 return

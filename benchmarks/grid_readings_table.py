@@ -21,6 +21,7 @@ from pathlib import Path
 from schedlab.grid.readings import DEFAULT, ISSUE5, all_readings
 from schedlab.grid.setups import SETUPS, load_grid
 from schedlab.grid.sim import check_site_schedules, simulate_grid
+from schedlab.metrics.grid import grid_summary
 
 
 def rows_for(setup: str) -> list[dict]:
@@ -32,7 +33,7 @@ def rows_for(setup: str) -> list[dict]:
         g = simulate_grid(trace, exchange, reading)
         dt = time.perf_counter() - t0
         check_site_schedules(g)
-        s = g.summary()
+        s = grid_summary(g)
         label = "" if reading is None else reading.label(exchange)
         tags = []
         if reading is not None and reading.label(exchange) == DEFAULT.label(exchange):
@@ -63,7 +64,7 @@ def front_gaps(folder: Path, rows: list[dict]) -> str:
 
     import numpy as np
 
-    from schedlab.grid.report import front_vs_references
+    from schedlab.optimize.grid_pareto import front_vs_references
 
     with open(folder / "front.csv") as fh:
         F = np.array([[float(v) for k, v in r.items() if k.startswith("AWRT_")] for r in csv.DictReader(fh)])

@@ -132,11 +132,12 @@ def run(case: dict) -> dict:
     if case["kind"] == "grid":
         from schedlab.grid.setups import load_grid
         from schedlab.grid.sim import check_site_schedules, simulate_grid
+        from schedlab.metrics.grid import site_metrics
 
         trace = _grid_trace(case["setup"])
         g = simulate_grid(trace, case["exchange"], case["reading"])
         check_site_schedules(g)
-        sites = g.site_metrics()
+        sites = site_metrics(g)
         return {"hash": _digest(g.start.astype(np.float64), g.site.astype(np.int64)),
                 "AWRT": g.overall_awrt(), "site_AWRT": [s["AWRT"] for s in sites], "site_UTIL": [s["UTIL"] for s in sites]}
     w = load(case["trace"])

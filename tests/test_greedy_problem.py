@@ -126,7 +126,7 @@ def test_paper_procedure_small_run(tmp_path, kth_month):
     path = tmp_path / "kth1.swf"
     write_swf(kth_month, path)
     config = EvolveConfig(traces=(str(path),), objective=OBJ, generations=2, mu=2, lam=4, seed=3, procedure="paper")
-    result = evolve_greedy(config, tmp_path / "run", workers=1, report=False)
+    result = evolve_greedy(config, tmp_path / "run", workers=1)
     run = tmp_path / "run"
     for k in ("f1", "f2", "f3", "f4"):
         cfg = json.loads((run / k / "config.json").read_text())
@@ -151,7 +151,7 @@ def test_single_criterion_procedure_searches_that_criterion_only(tmp_path, kth_m
     path = tmp_path / "kth1.swf"
     write_swf(kth_month, path)
     config = EvolveConfig(traces=(str(path),), objective=OBJ, generations=2, mu=2, lam=4, seed=3, procedure="f2")
-    result = evolve_greedy(config, tmp_path / "run", workers=1, report=False)
+    result = evolve_greedy(config, tmp_path / "run", workers=1)
     assert set(result.runs) == {"f2"} and result.evaluations == 2 * 4
     assert (tmp_path / "run" / "checkpoint").exists()  # one run, in the run folder itself
     best = Strategy.from_json((tmp_path / "run" / "best.json").read_text())

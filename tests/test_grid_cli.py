@@ -10,6 +10,7 @@ from conftest import one_line_error, require_workloads, run
 from schedlab.cli.main import main
 from schedlab.grid.setups import SETUPS, load_grid, parse_site, resolve_site_trace
 from schedlab.grid.sim import simulate_grid
+from schedlab.metrics.grid import grid_summary
 
 SITES = ["--site", "KTH-SP2:100", "--site", "SDSC-SP2:128", "--months", "1"]
 #: two sites of the bundled trace: errors that do not depend on the shared traces
@@ -26,7 +27,7 @@ def test_simulate_json(capsys, exchange):
     assert [s["name"] for s in doc["sites"]] == ["KTH-SP2", "SDSC-SP2"]
     for s in doc["sites"]:
         assert set(s) == {"name", "procs", "jobs", "AWRT", "UTIL", "migrated_in", "migrated_out"}
-    api = simulate_grid(load_grid(sites=["KTH-SP2:100", "SDSC-SP2:128"], months=1), exchange).summary()
+    api = grid_summary(simulate_grid(load_grid(sites=["KTH-SP2:100", "SDSC-SP2:128"], months=1), exchange))
     assert doc["sites"] == api["sites"] and doc["AWRT"] == api["AWRT"]
     if exchange == "none":
         assert all(s["migrated_in"] == s["migrated_out"] == 0 for s in doc["sites"])
@@ -42,7 +43,7 @@ def test_simulate_reading_option(capsys):
         docs[reading] = json.loads(capsys.readouterr().out)
     a, b = docs.values()
     assert a["sites"] == b["sites"] and a["reading"] == b["reading"] == "rq-seq=interleaved,rq-when=every,rq-take=budget"
-    api = simulate_grid(load_grid(sites=["KTH-SP2:100", "SDSC-SP2:128"], months=1), "rq").summary()
+    api = grid_summary(simulate_grid(load_grid(sites=["KTH-SP2:100", "SDSC-SP2:128"], months=1), "rq"))
     assert api["sites"] != a["sites"]  # the default reading is another schedule
     code, _out, err = run(capsys, "grid", "simulate", *BARE, "--exchange", "rq", "--reading", "rq-when=never")
     one_line_error(code, err, "--reading", "rq-when='never'")
@@ -107,7 +108,7 @@ def test_pareto_cli_writes_the_run_folder(capsys, tmp_path):
 def test_front_vs_references_gap():
     import numpy as np
 
-    from schedlab.grid.report import front_vs_references
+    from schedlab.optimize.grid_pareto import front_vs_references
 
     refs = {"rq": {"sites": [{"AWRT": 100.0}, {"AWRT": 200.0}]}, "none": {"sites": [{"AWRT": 50.0}, {"AWRT": 50.0}]}}
     F = np.array([[90.0, 250.0], [110.0, 180.0], [95.0, 190.0]])

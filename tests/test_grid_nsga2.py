@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import os
 import signal
 import subprocess
@@ -16,6 +17,7 @@ from conftest import require_workloads
 from schedlab.errors import RunError
 from schedlab.grid.partition import PartitionProblem
 from schedlab.optimize.grid_pareto import pareto
+from schedlab.report.grid_report import write_front_report
 from schedlab.grid.setups import load_grid
 from schedlab.optimize.nsga2_grid import (
     GridNSGA2Config,
@@ -142,7 +144,7 @@ def test_objectives_and_constraints():
 
 def _files(run):
     out = {}
-    for name in ("front.csv", "points.csv", "references.json", "points.md"):
+    for name in ("front.csv", "points.csv", "references.json"):  # points.md: of the report, from these
         out[name] = (run / name).read_text()
     with open(run / "history.csv") as fh:
         out["history"] = [{k: v for k, v in r.items() if k != "elapsed"} for r in csv.DictReader(fh)]
@@ -168,8 +170,11 @@ def test_same_seed_same_front_on_every_executor(grid, tmp_path):
     other_seed = pareto(grid, tmp_path / "seed6", GridNSGA2Config(pop=6, generations=3, seed=6))
     assert _files(tmp_path / "seed6")["points.csv"] != a["points.csv"]
     assert other_seed.evaluations == 18
-    for name in ("front.png", "hypervolume.png", "config.json", "checkpoint"):
+    refs = json.loads((tmp_path / "serial" / "references.json").read_text())
+    write_front_report(tmp_path / "serial", serial, refs, grid.names, cfg.limit)  # what `grid pareto` adds
+    for name in ("front.png", "hypervolume.png", "points.md", "config.json", "checkpoint"):
         assert (tmp_path / "serial" / name).stat().st_size > 0
+    assert (tmp_path / "serial" / "points.md").read_text().count("| front ") == len(serial.front_F)
     with pytest.raises(RunError, match="different config"):
         pareto(grid, tmp_path / "serial", GridNSGA2Config(pop=7, generations=3, seed=5))
     with pytest.raises(RunError, match="add --extend to continue it to 4 generations"):

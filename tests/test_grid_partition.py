@@ -61,10 +61,11 @@ def test_veto_sends_too_wide_jobs_home():
 
 def test_no_exchange_partition_is_the_none_policy(grid):
     from schedlab.grid.sim import simulate_grid
+    from schedlab.metrics.grid import grid_summary
 
     problem = PartitionProblem.from_trace(grid, limit=np.inf)
     awrt = problem.evaluate(grid.origin)
-    summary = simulate_grid(grid, "none").summary()
+    summary = grid_summary(simulate_grid(grid, "none"))
     np.testing.assert_allclose(awrt, [s["AWRT"] for s in summary["sites"]], rtol=1e-12)
 
 

@@ -17,6 +17,7 @@ from schedlab.errors import WorkloadError
 from schedlab.grid.readings import DEFAULT, ISSUE5, Reading, all_readings
 from schedlab.grid.setups import load_sites
 from schedlab.grid.sim import GridTrace, simulate_grid
+from schedlab.metrics.grid import grid_summary
 from test_grid_sim import _by_name, _hand_sites, _site, _validate, tiny_grid
 
 READINGS = [("pool", r) for r in all_readings("pool")] + [("rq", r) for r in all_readings("rq")]
@@ -199,6 +200,22 @@ def test_every_reading_on_real_traces(real_sites, exchange, reading):
     free capacity is hard to state per job: checked as jobs conserved + validator)."""
     g = simulate_grid(real_sites, exchange, reading)
     _validate(g)
-    s = g.summary()
+    s = grid_summary(g)
     assert sum(x["jobs"] for x in s["sites"]) == sum(len(x.workload) for x in real_sites)
     assert s["sites"][0]["migrated_out"] == s["sites"][1]["migrated_in"]
+
+
+def test_kernel_without_a_reading_runs_the_recommended_default():
+    """grid_kernel(reading=None) reads the codes of readings.DEFAULT (held below both modules)."""
+    from schedlab.grid.kernel import EXCHANGES, grid_kernel
+    from schedlab.grid.reading_codes import DEFAULT_CODES
+
+    np.testing.assert_array_equal(DEFAULT.codes(), DEFAULT_CODES)
+    assert DEFAULT.codes().tolist() != ISSUE5.codes().tolist()
+    tr = GridTrace.merge(_hand_sites())
+    w = tr.workload
+    args = (np.ascontiguousarray(w.submit, dtype=np.float64), tr.run, np.ascontiguousarray(w.estimate, dtype=np.float64),
+            np.ascontiguousarray(w.procs, dtype=np.int64), tr.origin, tr.site_procs, EXCHANGES["rq"], np.inf)
+    plain, by_default = grid_kernel(*args), grid_kernel(*args, reading=DEFAULT)
+    for a, b in zip(plain, by_default):
+        np.testing.assert_array_equal(a, b)

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from grid_naive import naive_grid
 from schedlab.errors import WorkloadError
 from schedlab.grid.kernel import EXCHANGES, grid_kernel
+from schedlab.metrics.grid import grid_summary
 from conftest import require_workloads
 from schedlab.grid.setups import load_sites
 from schedlab.grid.sim import GridTrace, Site, check_site_schedules, simulate_grid
@@ -111,7 +112,7 @@ def test_hand_worked_pool():
     g = simulate_grid(_hand_sites(), "pool")
     _validate(g)
     assert _by_name(g) == {"a0": (0, 0), "b0": (0, 1), "b1": (20, 1), "x": (30, 1), "y": (2, 1)}
-    per = {s["name"]: s for s in g.summary()["sites"]}
+    per = {s["name"]: s for s in grid_summary(g)["sites"]}
     assert per["A"]["migrated_out"] == 2 and per["B"]["migrated_in"] == 2 and per["B"]["jobs"] == 4
 
 
@@ -159,7 +160,7 @@ def real_sites():
 def test_real_traces_none_equals_simulate_per_site(real_sites):
     g = simulate_grid(real_sites, "none")
     _validate(g)
-    summary = g.summary()
+    summary = grid_summary(g)
     for k, s in enumerate(real_sites):
         own = g.trace.workload.take(g.trace.origin == k)
         alone = simulate(own, Machine(s.procs), Strategy("easy"))
@@ -175,7 +176,7 @@ def test_real_traces_exchange(real_sites, exchange):
     migrations consistent, and overall AWRT is the area-weighted mean of the sites' AWRT."""
     g = simulate_grid(real_sites, exchange)
     _validate(g)
-    s = g.summary()
+    s = grid_summary(g)
     n = sum(len(x.workload) for x in real_sites)
     assert sum(x["jobs"] for x in s["sites"]) == n
     assert s["sites"][0]["migrated_out"] == s["sites"][1]["migrated_in"] > 0

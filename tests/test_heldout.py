@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from schedlab.cli.evolve import write_report
 from schedlab.cli.main import main
 from schedlab.metrics import Objective, compute_metrics
 from schedlab.optimize.evolve import EvolveConfig, evolve_greedy
@@ -95,9 +96,10 @@ def _rows(path: Path) -> list[dict[str, str]]:
 
 def test_test_scores_are_recorded_never_selected_on_and_resume_exactly(tmp_path, kth2, ctc1):
     base = dict(traces=(str(kth2),), objective=OBJ, generations=3, mu=2, lam=4, seed=3, dispatch="search")
-    plain = evolve_greedy(EvolveConfig(**base), tmp_path / "plain", workers=1, report=False)
+    plain = evolve_greedy(EvolveConfig(**base), tmp_path / "plain", workers=1)
     cfg = EvolveConfig(**base, split_months=1, test=(str(ctc1),))
     held = evolve_greedy(cfg, tmp_path / "held", workers=1)
+    write_report(held)  # what `evolve greedy` writes after the run
 
     # the split trains on month 1 only: a different problem than the whole two months
     w = load_trace(str(kth2))
@@ -132,7 +134,7 @@ def test_test_scores_are_recorded_never_selected_on_and_resume_exactly(tmp_path,
 
     # never used for selection: the same run on the whole trace without test sets has its own
     # history, and a run with only --test (no split) has exactly the plain run's training columns
-    only_test = evolve_greedy(EvolveConfig(**base, test=(str(ctc1),)), tmp_path / "only", workers=1, report=False)
+    only_test = evolve_greedy(EvolveConfig(**base, test=(str(ctc1),)), tmp_path / "only", workers=1)
     a = [(h["best"], h["median"], h["params"]) for h in plain.runs["free"].history]
     b = [(h["best"], h["median"], h["params"]) for h in only_test.runs["free"].history]
     assert a == b
@@ -143,9 +145,9 @@ def test_test_scores_are_recorded_never_selected_on_and_resume_exactly(tmp_path,
         if row["gen"] == 1:
             raise KeyboardInterrupt
 
-    part = evolve_greedy(cfg, tmp_path / "resumed", workers=1, on_generation=stop, report=False)
+    part = evolve_greedy(cfg, tmp_path / "resumed", workers=1, on_generation=stop)
     assert part.interrupted
-    evolve_greedy(cfg, tmp_path / "resumed", workers=1, report=False)
+    evolve_greedy(cfg, tmp_path / "resumed", workers=1)
     strip = lambda rs: [{k: v for k, v in r.items() if k != "elapsed"} for r in rs]  # noqa: E731
     assert strip(_rows(tmp_path / "resumed" / "history.csv")) == strip(rows)
 

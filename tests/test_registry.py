@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from naive import NAIVE_ORDERS, NAIVE_RULES
-from schedlab.cli.simulate import ORDER_HELP, POLICY_HELP
+from schedlab.cli.policies import ORDER_HELP, POLICY_HELP
 from schedlab.errors import StrategyError
 from schedlab.optimize.cmaes import make_optimizer
 from schedlab.optimize.evolve import OPTIMIZER_SETTINGS, EvolveConfig
@@ -57,7 +57,7 @@ def widest_pass(J, S, view, now):
 TOY_CHECK = textwrap.dedent('''
     import numpy as np
     from naive import NAIVE_RULES, naive_simulate
-    from schedlab.cli.simulate import POLICY_HELP
+    from schedlab.cli.policies import POLICY_HELP
     from schedlab.sim import Machine, simulate, validate_schedule
     from schedlab.strategy import Strategy
     from schedlab.workload import Workload

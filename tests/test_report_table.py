@@ -89,13 +89,13 @@ def test_compare_table_drops_columns_to_fit_a_narrow_terminal(monkeypatch, capsy
 
 def test_no_negative_zero():
     """A value that rounds to zero prints as 0.00 (UTIL -0.00 was a difference of -1e-14 points)."""
-    from schedlab.cli.evolve import _comparison_table
+    from schedlab.cli.versus_easy import comparison_table
 
     assert format_value("UTIL", -1e-12) == "0.00" and format_value("vs_easy_pct", -0.004) == "0.00"
     assert format_value("AWRT", -0.4) == "-0.40" and format_value("objective", -120.4) == "-120"
     assert format_value("vs_easy_pct", -0.006) == "-0.01" and format_value("sim_seconds", -0.0) == "0.000"
     row = {"workload": "w", "UTIL": 61.9, "UTIL_easy": 61.9, "UTIL_diff_points": -1.4e-14, "objective_improvement_pct": -0.001}
-    text = render(_comparison_table([row], "t"))
+    text = render(comparison_table([row], "t"))
     assert "-0.00" not in text and text.count("0.00") >= 2
 
 

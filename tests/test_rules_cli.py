@@ -213,12 +213,12 @@ def _strip(csv_text):
 
 def test_symbiotic_run_resumes_exactly_and_workers_do_not_change_it(tmp_path):
     cfg = EvolveConfig(traces=("KTH-SP2",), months=1, generations=3, seed=5)
-    whole = gfs.rules_evolve(cfg, tmp_path / "a", SMALL, workers=1, report=False)
+    whole = gfs.rules_evolve(cfg, tmp_path / "a", SMALL, workers=1)
     assert whole.generations == 3 and whole.evaluations == 3 * SMALL.bases
     with pytest.raises(Crash):  # a crash after generation 2's checkpoint ...
-        gfs.rules_evolve(cfg, tmp_path / "b", SMALL, workers=1, report=False, on_generation=_crash_after(2))
-    again = gfs.rules_evolve(cfg, tmp_path / "b", SMALL, workers=1, report=False)  # ... resumes at generation 3
-    two = gfs.rules_evolve(cfg, tmp_path / "c", SMALL, workers=2, report=False)
+        gfs.rules_evolve(cfg, tmp_path / "b", SMALL, workers=1, on_generation=_crash_after(2))
+    again = gfs.rules_evolve(cfg, tmp_path / "b", SMALL, workers=1)  # ... resumes at generation 3
+    two = gfs.rules_evolve(cfg, tmp_path / "c", SMALL, workers=2)
     for other in (again, two):
         assert other.best_f == whole.best_f
         assert (other.run_dir / "best.json").read_text() == (whole.run_dir / "best.json").read_text()
@@ -230,10 +230,10 @@ def test_symbiotic_run_resumes_exactly_and_workers_do_not_change_it(tmp_path):
 def test_iterative_run_resumes_exactly(tmp_path):
     parts = ((2.0,), (50.0, 90.0), (), (30.0,), (), (), ())
     cfg = EvolveConfig(traces=("KTH-SP2",), months=1)
-    whole = gfs.rules_iterative(cfg, tmp_path / "a", parts, workers=1, report=False)
+    whole = gfs.rules_iterative(cfg, tmp_path / "a", parts, workers=1)
     with pytest.raises(Crash):
-        gfs.rules_iterative(cfg, tmp_path / "b", parts, workers=1, report=False, on_class=_crash_after(5))
-    again = gfs.rules_iterative(cfg, tmp_path / "b", parts, workers=1, report=False)
+        gfs.rules_iterative(cfg, tmp_path / "b", parts, workers=1, on_class=_crash_after(5))
+    again = gfs.rules_iterative(cfg, tmp_path / "b", parts, workers=1)
     assert again.best.table == whole.best.table and again.best_f == whole.best_f
     assert whole.best.n_classes == 12
     # Algorithm 2 is greedy per class: the final base is never worse than the standard strategy

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from schedlab.cli.main import main
+from schedlab.cli.rules import write_report
 from schedlab.metrics import Objective, compute_metrics
 from schedlab.optimize import gfs
 from schedlab.optimize.evolve import EvolveConfig
@@ -57,6 +58,7 @@ def test_symbiotic_held_out_columns_score_the_best_so_far_and_never_select(tmp_p
     month1, month2 = split_months(load_trace(str(kth2)), 1)
     cfg = EvolveConfig(traces=(str(kth2),), objective=OBJ, generations=2, seed=4, split_months=1)
     held = gfs.rules_evolve(cfg, tmp_path / "held", SMALL, workers=1)
+    write_report(held)  # what `rules evolve` writes after the run
     rows = _rows(tmp_path / "held" / "history.csv")
     assert {"test", "test_easy", "test_gain_pct"} <= set(rows[0])
     names = gfs.gene_names(SMALL.rules)
@@ -71,9 +73,9 @@ def test_symbiotic_held_out_columns_score_the_best_so_far_and_never_select(tmp_p
 
     # --test alone changes nothing the optimizer sees: the same training columns as a plain run
     plain = gfs.rules_evolve(EvolveConfig(traces=(str(kth2),), objective=OBJ, generations=2, seed=4),
-                             tmp_path / "plain", SMALL, workers=1, report=False)
+                             tmp_path / "plain", SMALL, workers=1)
     only = gfs.rules_evolve(EvolveConfig(traces=(str(kth2),), objective=OBJ, generations=2, seed=4, test=("KTH-SP2",),
-                                         months=2), tmp_path / "only", SMALL, workers=1, report=False)
+                                         months=2), tmp_path / "only", SMALL, workers=1)
     assert only.best_f == plain.best_f
     cols = ["gen", "best", "median"]
     assert ([[r[c] for c in cols] for r in _rows(tmp_path / "only" / "history.csv")]
@@ -132,7 +134,7 @@ def test_backfill_set_never_picks_fcfs_or_greedy_even_when_every_rule_favours_th
 
 def test_iterative_backfill_set_starts_from_easy_and_tries_only_backfilling(tmp_path):
     cfg = EvolveConfig(traces=("KTH-SP2",), months=1, objective=OBJ)
-    res = gfs.rules_iterative(cfg, tmp_path / "bf", PARTS, workers=1, report=False, strategies="backfill")
+    res = gfs.rules_iterative(cfg, tmp_path / "bf", PARTS, workers=1, strategies="backfill")
     backfill = set(R.strategy_set("backfill"))
     assert set(res.best.table) <= backfill
     rows = _rows(tmp_path / "bf" / "history.csv")
@@ -189,15 +191,15 @@ def test_evolve_compare_gates_a_rule_base(starving, tmp_path, capsys):  # noqa: 
 
 def test_iterative_held_out_run_resumes_to_the_same_history_and_selection(tmp_path, kth2):
     cfg = EvolveConfig(traces=(str(kth2),), objective=OBJ, split_months=1)
-    whole = gfs.rules_iterative(cfg, tmp_path / "a", PARTS, workers=1, report=False, select="test")
+    whole = gfs.rules_iterative(cfg, tmp_path / "a", PARTS, workers=1, select="test")
 
     def stop(row):
         if row["class"] == 1:
             raise KeyboardInterrupt
 
-    part = gfs.rules_iterative(cfg, tmp_path / "b", PARTS, workers=1, report=False, select="test", on_class=stop)
+    part = gfs.rules_iterative(cfg, tmp_path / "b", PARTS, workers=1, select="test", on_class=stop)
     assert part.interrupted
-    again = gfs.rules_iterative(cfg, tmp_path / "b", PARTS, workers=1, report=False, select="test")
+    again = gfs.rules_iterative(cfg, tmp_path / "b", PARTS, workers=1, select="test")
     assert again.best.table == whole.best.table and again.best_f == whole.best_f
     strip = lambda rows: [{k: v for k, v in r.items() if k != "elapsed"} for r in rows]  # noqa: E731
     assert strip(_rows(tmp_path / "b" / "history.csv")) == strip(_rows(tmp_path / "a" / "history.csv"))

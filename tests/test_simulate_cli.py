@@ -192,7 +192,7 @@ def test_compare_table_and_csv_agree_with_the_api(capsys, tmp_path, kth_cut):
     assert [r["strategy"] for r in rows] == policies
     assert tuple(rows[0])[1:] == CSV_KEYS
     assert all(r["jobs"].isdigit() and r["procs"].isdigit() for r in rows)  # counts as whole numbers
-    from schedlab.cli.simulate import parse_policy
+    from schedlab.cli.policies import parse_policy
 
     objective = Objective("AWRT1 + AWRT")
     for r, p in zip(rows, policies):
@@ -254,7 +254,7 @@ def test_compare_gate_fails_when_easys_objective_is_zero(capsys, tmp_path):
 
 # ---------------------------------------------------------------------------- one policy list (issue 32)
 def test_every_policy_is_listed_in_help_and_errors_and_greedy_simulates(capsys, tmp_path):
-    from schedlab.cli.simulate import DEFAULT_GREEDY, POLICIES
+    from schedlab.cli.policies import DEFAULT_GREEDY, POLICIES
 
     assert {"fcfs", "list", "easy", "conservative", "greedy", "scojo", "scojo-opt", "scojo-bottomline"} <= set(POLICIES)
     code, out, _ = run(capsys, "simulate", "--help")

@@ -8,7 +8,7 @@ from typing import List, Optional
 
 import typer
 
-from .main import app, stopped
+from .app import app, stopped
 from .options import DASK, EXTEND, SEED, TRACE_HELP, WORKERS, OptionError, TraceOptions, executor_spec, with_trace_options
 
 
@@ -72,6 +72,11 @@ def bound_command(
                        on_start=lambda total, done: progress.start("front", total, done), extend=extend)
     finally:
         progress.stop()
+    if result.history:  # also when stopped: the folder then shows the run so far
+        from ..report.bound_plot import hypervolume_figure
+        from ..report.run_report import titled
+
+        hypervolume_figure(result.history, out / "hypervolume.png", setup=titled(result.workload_name, result.config))
     if result.interrupted:
         raise stopped(f"checkpoint saved in {out}; re-run the same command to resume")
     last = result.history[-1] if result.history else {}
@@ -89,7 +94,7 @@ def _plot(run_dir: Optional[Path], strategies: List[str], x: str, y: str, trace:
     from ..report.bound_plot import front_figure
     from ..report.run_report import titled
     from ..sim import Machine, simulate
-    from .simulate import parse_policy
+    from .policies import parse_policy
 
     if run_dir is None:
         raise OptionError("bound plot needs the RUN folder: schedlab bound plot RUN --with easy")

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
-from ..errors import SchedlabError
 from ..metrics import DEFAULT_OBJECTIVE
 from ..strategy.registry import OPTIMIZERS
-from .main import stopped, sub_app
+from .app import stopped, sub_app
 from .options import AS_JSON, DASK, EXTEND, SEED, SPLIT_MONTHS, TEST, WORKERS, TraceOptions, executor_spec, with_trace_options
+from .policies import DEFAULT_GREEDY, load_strategy_file
+from .progress import EvaluationProgress
+from .versus_easy import check_threshold, comparison_table, gate, wide_console
 
 evolve_app = sub_app("evolve", "Evolve scheduling strategies for an owner's objective (the paper: Franke, Lepping, "
                                "Schwiegelshohn, 'Greedy Scheduling with Complex Objectives').")
@@ -21,106 +22,23 @@ evolve_app = sub_app("evolve", "Evolve scheduling strategies for an owner's obje
 _err = Console(stderr=True)
 
 
-def _out() -> Console:
-    """stdout console at least 140 columns wide, so the comparison table never truncates numbers."""
-    width = Console().width
-    return Console(width=max(width, 140))
-
-
-class _Progress:
-    """evolve's and ``rules evolve``'s callbacks on the shared renderer (:class:`.progress.RunProgress`):
-    generation, evaluations, best objective, ETA per (sub-)run."""
-
-    def __init__(self, lam: int) -> None:
-        from .progress import RunProgress
-
-        self.lam = lam
-        self.view = RunProgress()
-
-    def stop(self) -> None:
-        self.view.stop()
-
-    def start(self, label: str, total: int, done: int) -> None:
-        self.view.start(label, total, done)
-
-    def tick(self, label: str, generations: int, evaluations: int) -> None:
-        """One more evaluation finished: advance by a fraction of a generation (smooth ETA)."""
-        in_flight = evaluations - generations * self.lam
-        self.view.advance(label, generations + in_flight / self.lam)
-
-    def step(self, label: str, row: dict[str, Any]) -> None:
-        self.view.step(label, f"evals {row['evaluations']}  best {row['best']:.6g}", done=row["gen"],
-                       elapsed=row.get("elapsed"))
-
-
-def _comparison_table(rows: list[dict[str, Any]], title: str, label: str = "strategy",
-                      threshold: float | None = None) -> Table:
-    """``label`` (the strategy), EASY and improvement rows per workload; ``set`` (train/test) when the
-    rows have it, and a flag on workloads where the strategy is worse than EASY by more than ``threshold`` %."""
-    table = Table(title=title)
-    table.add_column("workload")
-    sets = any("set" in r for r in rows)
-    if sets:
-        table.add_column("set")
-    table.add_column("schedule")
-    cols = ["objective", "AWRT1", "AWRT2", "AWRT3", "AWRT4", "AWRT5", "UTIL"]
-    for c in cols:
-        table.add_column(c, justify="right")
-    table.add_column("vs EASY")
-    from ..report.table import fixed
-
-    fmt = lambda v: "-" if v is None else fixed(v)  # noqa: E731
-    for r in rows:
-        lead = [r.get("set", "")] if sets else []
-        table.add_row(r["workload"], *lead, label, *(fmt(r.get(c)) for c in cols), "")
-        table.add_row("", *([""] if sets else []), "EASY", *(fmt(r.get(f"{c}_easy")) for c in cols), "")
-        imp = [r.get(f"{c}_improvement_pct") for c in cols[:-1]] + [r.get("UTIL_diff_points")]
-        flag = (f"[bold red]WORSE > {threshold:g} %[/]" if r.get("worse_than_easy") else "ok") if threshold is not None else ""
-        table.add_row("", *([""] if sets else []), "improvement %", *(fmt(v) for v in imp), flag, end_section=True)
-    return table
-
-
 THRESHOLD = typer.Option(5.0, "--threshold", help="flag workloads where the strategy's objective is worse than EASY's by more than PCT %", metavar="PCT")
 FAIL_WORSE_THAN = typer.Option(None, "--fail-worse-than", metavar="PCT",
                                help="exit with code 1 when on any workload the objective is worse than EASY's by more than PCT % (a deployment gate)")
 
 
-class GateError(SchedlabError, ValueError):
-    """A ``--fail-worse-than`` gate that cannot be evaluated (an undefined objective): exit 2, never a pass."""
+def write_report(result) -> None:
+    """report.html of a finished ``evolve greedy`` run (:class:`schedlab.optimize.evolve.EvolveResult`)
+    with its schedule plots: EASY vs the evolved strategy on the first training trace."""
+    from ..optimize.evolve import schedule_tables
+    from ..report.run_report import write_run_report
+    from ..report.schedule_plots import write_schedule_plots
 
-
-def check_threshold(threshold: float, fail_worse_than: float | None) -> None:
-    """Both thresholds are finite percentages >= 0 (checked before anything runs)."""
-    import math
-
-    from .options import OptionError
-
-    for name, v in (("--threshold", threshold), ("--fail-worse-than", fail_worse_than)):
-        if v is not None and not (math.isfinite(v) and v >= 0):
-            raise OptionError(f"{name} must be a percentage >= 0, got {v:g}")
-
-
-def gate_objective(objective, metrics, easy, who: str, fail_worse_than: float | None) -> float | None:
-    """``objective`` of ``who``'s ``metrics`` (``easy``: EASY's metrics, for ``EASY_*`` names and as the
-    baseline). A term can be undefined (AWRT3 when user group 3 has no jobs): without a gate the value
-    is None and a warning line says why; a gate (``--fail-worse-than``) that cannot evaluate fails, with
-    one line naming the undefined term and ``who`` (exit 2), as ``evolve compare`` does."""
-    from ..errors import SchedlabError
-
-    try:
-        return objective(metrics, easy, who=who)
-    except SchedlabError as exc:
-        if fail_worse_than is not None:
-            raise GateError(f"--fail-worse-than {fail_worse_than:g} cannot be evaluated: {exc}") from None
-        typer.echo(f"warning: {exc}", err=True)
-        return None
-
-
-def gate(worse: list[str], fail_worse_than: float | None) -> None:
-    """Exit 1 naming the workloads when the gate ``--fail-worse-than`` failed."""
-    if fail_worse_than is not None and worse:
-        typer.echo(f"worse than EASY by more than {fail_worse_than:g} % on: {', '.join(worse)}", err=True)
-        raise typer.Exit(1)
+    w, m = result.training.workloads[0], result.training.machines[0]
+    paths = write_schedule_plots(schedule_tables(result.best, w, m), m.procs, result.run_dir,
+                                 title=f"{w.name}: EASY vs the evolved strategy", prefix="schedule_")
+    write_run_report(result.run_dir, result.config, {k: r.history for k, r in result.runs.items()}, result.comparison,
+                     result.best, schedule_plots=[p.name for p in paths])
 
 
 @evolve_app.command("greedy")
@@ -148,7 +66,6 @@ def greedy(
     from ..optimize.evolve import WORSE_THAN_EASY_PCT, EvolveConfig, evolve_greedy
     from ..strategy import Strategy
     from .compiling import warm_simulation
-    from .simulate import DEFAULT_GREEDY
 
     spec, workers = executor_spec(workers, dask)
     config = EvolveConfig(
@@ -163,7 +80,7 @@ def greedy(
     for trace in (*traces, *test):
         resolve_trace(trace)
     warm_simulation(None, None, [Strategy("easy"), Strategy.greedy(DEFAULT_GREEDY)])
-    bar = _Progress(lam)
+    bar = EvaluationProgress(lam)
     try:
         result = evolve_greedy(config, out, executor_spec=spec, workers=workers, on_start=bar.start, on_generation=bar.step,
                                on_evaluation=bar.tick, extend=extend)
@@ -171,8 +88,9 @@ def greedy(
         bar.stop()
     if result.interrupted:
         raise stopped(f"checkpoint saved in {out}; re-run the same command to resume")
-    _out().print(_comparison_table(result.comparison, f"{result.best.label} vs EASY — {objective}",
-                                   threshold=WORSE_THAN_EASY_PCT))
+    write_report(result)
+    wide_console().print(comparison_table(result.comparison, f"{result.best.label} vs EASY — {objective}",
+                                          threshold=WORSE_THAN_EASY_PCT))
     typer.echo(f"best objective {result.best_f:.6g} after {result.evaluations} evaluations; best strategy: {out / 'best.json'}")
 
 
@@ -194,7 +112,6 @@ def compare(
     import json
 
     from ..optimize.evolve import EvolveConfig, compare_with_easy, load_training
-    from .simulate import load_strategy_file
 
     check_threshold(threshold, fail_worse_than)
     chosen = load_strategy_file(strategy)
@@ -212,5 +129,5 @@ def compare(
                "worse_than_easy": [r["workload"] for r in rows if r["worse_than_easy"]], "rows": rows}
         typer.echo(json.dumps(doc, allow_nan=False))
     else:
-        _out().print(_comparison_table(rows, f"{chosen.label} vs EASY — {objective}", threshold=threshold))
+        wide_console().print(comparison_table(rows, f"{chosen.label} vs EASY — {objective}", threshold=threshold))
     gate(worse, fail_worse_than)

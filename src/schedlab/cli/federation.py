@@ -14,7 +14,7 @@ import typer
 
 from .._signals import stop_in
 from ..errors import SchedlabError
-from .main import stopped, sub_app
+from .app import stopped, sub_app
 from .options import DASK, SEED, TRACE_HELP, WORKERS, TraceOptions, executor_spec, non_negative_seed, spliced, with_trace_options
 
 federation_app = sub_app("federation", "Heterogeneous federations: slowdown model, JPR / CBS / METL and the GA over job "
@@ -214,6 +214,7 @@ def compare_command(
 ) -> None:
     """Makespan per workload and method (a table, and bar charts like the paper's Figs. 1, 4 and 5)."""
     from ..optimize.federation_run import compare_federation
+    from ..report.federation import write_comparison_report
 
     pf = _platform(platform)
     names = [m.strip().lower() for m in methods.split(",") if m.strip()]
@@ -222,15 +223,16 @@ def compare_command(
     cfg = _config(trace, names[0], package_size[0], jobs, o, opts)
     bar, missing = _Bar(), []
     try:
-        compare_federation(cfg, pf, out, package_sizes=package_size, workloads=workloads, methods=names,
-                           executor_spec=_executor(o["workers"], o["dask"]), progress=bar.callbacks,
-                           checkpoint_every=o["checkpoint_every"], report_only=report_only, missing=missing)
+        rows = compare_federation(cfg, pf, out, package_sizes=package_size, workloads=workloads, methods=names,
+                                  executor_spec=_executor(o["workers"], o["dask"]), progress=bar.callbacks,
+                                  checkpoint_every=o["checkpoint_every"], report_only=report_only, missing=missing)
     except BaseException as exc:
         if stop_in(exc) is None:
             raise
         bar.stop()
         raise stopped(f"finished runs are kept in {out}; re-run the same command to resume")
     bar.stop()
+    write_comparison_report(out, rows, cfg.__dict__, package_size, pf.name)
     typer.echo((out / "table.md").read_text())
     typer.echo(f"wrote {out}/table.md, results.json and the figures")
     if missing:

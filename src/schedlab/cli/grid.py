@@ -10,7 +10,7 @@ from typing import List, Optional
 import typer
 
 from ..errors import SchedlabError
-from .main import stopped, sub_app
+from .app import stopped, sub_app
 from .options import DASK, EXTEND, FORMAT, SEED, WORKERS, executor_spec
 
 grid_app = sub_app("grid", "Grids of independent EASY sites: job exchange (none, POOL, RQ) and NSGA-II Pareto fronts of "
@@ -66,6 +66,7 @@ def simulate_command(
     from ..grid.kernel import EXCHANGES
     from ..grid.readings import Reading
     from ..grid.sim import simulate_grid
+    from ..metrics.grid import grid_summary
 
     if exchange not in EXCHANGES:
         raise GridOptionError(f"--exchange {exchange!r}: choose one of {', '.join(EXCHANGES)}")
@@ -78,7 +79,7 @@ def simulate_command(
 
     trace = _trace(setup, site, months, fmt)
     warm_grid(trace, [exchange])
-    summary = simulate_grid(trace, exchange, parsed).summary()
+    summary = grid_summary(simulate_grid(trace, exchange, parsed))
     if as_json:
         doc = {"grid": setup.upper() if setup else " ".join(site or ()), "months": months or None, "exchange": exchange,
                "reading": parsed.label(exchange), "sites": summary["sites"], "AWRT": summary["AWRT"]}
@@ -143,11 +144,20 @@ def pareto_command(
                         extend=extend)
     finally:
         progress.stop()
+    _front_report(out, result, trace, config)  # also of a stopped run: the front so far
     if result.interrupted:
         raise stopped(f"checkpoint of generation {result.generations} saved in {out}; re-run the same command to resume")
     _grid_report(out, trace)
     typer.echo(f"wrote {out}: {len(result.front_F)} front points after {result.generations} generations "
                f"({result.evaluations} evaluations), report.html")
+
+
+def _front_report(out: Path, result, trace, config) -> None:
+    """points.md, front.png and hypervolume.png of the run (its references.json: the heuristics' points)."""
+    from ..report.grid_report import write_front_report
+
+    references = json.loads((Path(out) / "references.json").read_text())
+    write_front_report(out, result, references, trace.names, config.limit)
 
 
 def _grid_report(out: Path, trace) -> None:

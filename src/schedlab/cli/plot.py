@@ -8,7 +8,7 @@ from typing import List, Optional
 import typer
 
 from ..errors import SchedlabError
-from .main import app
+from .app import app
 
 
 class PlotOptionError(SchedlabError, ValueError):

@@ -99,3 +99,27 @@ class RunProgress:
         if self.bar is not None:
             self.bar.stop()
             self.bar = None
+
+
+class EvaluationProgress:
+    """evolve's and ``rules evolve``'s callbacks on the shared renderer (:class:`RunProgress`):
+    generation, evaluations, best objective, ETA per (sub-)run."""
+
+    def __init__(self, lam: int) -> None:
+        self.lam = lam
+        self.view = RunProgress()
+
+    def stop(self) -> None:
+        self.view.stop()
+
+    def start(self, label: str, total: int, done: int) -> None:
+        self.view.start(label, total, done)
+
+    def tick(self, label: str, generations: int, evaluations: int) -> None:
+        """One more evaluation finished: advance by a fraction of a generation (smooth ETA)."""
+        in_flight = evaluations - generations * self.lam
+        self.view.advance(label, generations + in_flight / self.lam)
+
+    def step(self, label: str, row: dict[str, Any]) -> None:
+        self.view.step(label, f"evals {row['evaluations']}  best {row['best']:.6g}", done=row["gen"],
+                       elapsed=row.get("elapsed"))

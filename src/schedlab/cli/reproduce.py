@@ -11,7 +11,7 @@ from typing import List, Optional
 
 import typer
 
-from .main import app
+from .app import app
 from .options import OptionError
 
 

@@ -14,7 +14,7 @@ from typing import Optional
 import typer
 
 from ..metrics import DEFAULT_OBJECTIVE
-from .main import stopped, sub_app
+from .app import stopped, sub_app
 from .options import DASK, SEED, SPLIT_MONTHS, TEST, WORKERS, TraceOptions, check_output, executor_spec, with_trace_options
 
 rules_app = sub_app("rules", "Rule-based scheduling: 7 state features pick one of 13 strategies per event (the paper: "
@@ -51,7 +51,7 @@ def _greedy(path):
     from ..errors import StrategyError
     from ..strategy import Greedy
     from ..strategy import rules as R
-    from .simulate import load_strategy_file
+    from .policies import load_strategy_file
 
     if path is None:
         return R.DEFAULT_GREEDY
@@ -69,12 +69,37 @@ def _warm() -> None:
     warm_simulation(None, None, [Strategy("easy"), R.TableRuleBase()])
 
 
+#: the report's title and what its history steps count, by run kind
+_REPORTS = {"rules-iterative": ("Iterative rule base (Algorithm 2)",
+                                "situation classes done (Algorithm 2 optimises one class at a time)"),
+            "rules-symbiotic": ("Symbiotic evolution of fuzzy rules", "generation")}
+
+
+def write_report(result) -> None:
+    """report.html of a finished ``rules iterative`` or ``rules evolve`` run
+    (:class:`schedlab.optimize.gfs.RulesResult`) with the strategy in force over its first training trace."""
+    import html
+
+    from ..report.rules_plot import strategy_timeline
+    from ..report.run_report import titled, write_run_report
+    from ..sim.rulebase import simulate_rulebase
+
+    title, steps = _REPORTS[result.config["kind"]]
+    best, cfg = result.best, result.config
+    w, m = result.training.workloads[0], result.training.machines[0]
+    s = simulate_rulebase(w, m, best, record_features=True)
+    strategy_timeline(s.plan, Path(result.run_dir) / "strategy_timeline.png", title=f"{titled(w.name, cfg)}: strategy in force")
+    extra = ("<h2>Strategy in force over time (first training trace)</h2><img src=\"strategy_timeline.png\" "
+             "alt=\"strategy timeline\"><h2>Rule base</h2><pre>" + html.escape(best.render()) + "</pre>")
+    write_run_report(result.run_dir, cfg, result.histories, result.comparison, best, title=title, label="rule base",
+                     extra_html=extra, steps=steps)
+
+
 def _print_result(result, objective: str, out: Path) -> None:
-    from .evolve import _comparison_table, _out
-
     from ..optimize.evolve import WORSE_THAN_EASY_PCT
+    from .versus_easy import comparison_table, wide_console
 
-    _out().print(_comparison_table(result.comparison, f"{result.best.label} vs EASY — {objective}", "rule base",
+    wide_console().print(comparison_table(result.comparison, f"{result.best.label} vs EASY — {objective}", "rule base",
                                    threshold=WORSE_THAN_EASY_PCT))
     typer.echo(f"best objective {result.best_f:.6g} after {result.evaluations} simulations; rule base: {out / 'best.json'}"
                f" (readable: {out / 'rules.txt'})")
@@ -123,6 +148,7 @@ def iterative(
         bar.stop()
     if result.interrupted:
         raise stopped(f"checkpoint saved in {out}; re-run the same command to resume")
+    write_report(result)
     _print_result(result, objective, out)
 
 
@@ -160,7 +186,7 @@ def evolve(
 ) -> None:
     """Symbiotic evolution of Gaussian fuzzy rules (the paper's Sections 4.2-4.3) for OBJECTIVE on the training TRACES."""
     from ..optimize.gfs import GFSSettings, rules_evolve
-    from .evolve import _Progress
+    from .progress import EvaluationProgress
 
     remedies = dict(strategies=strategies, util_guard=util_guard, select=select)
     config = _checked(traces, objective, opts, test=test,
@@ -179,7 +205,7 @@ def evolve(
 
     warm_simulation(None, None, [Strategy("easy"), R.TableRuleBase(),
                                  R.FuzzyRuleBase([[50.0] * 7], [[10.0] * 7], [[0.0] * 13])])
-    bar = _Progress(settings.bases)
+    bar = EvaluationProgress(settings.bases)
     try:
         result = rules_evolve(config, out, settings, executor_spec=spec, workers=workers,
                               on_start=lambda total, done: bar.start("symbiotic", total, done),
@@ -189,6 +215,7 @@ def evolve(
         bar.stop()
     if result.interrupted:
         raise stopped(f"checkpoint saved in {out}; re-run the same command to resume")
+    write_report(result)
     _print_result(result, objective, out)
 
 

@@ -11,11 +11,12 @@ from typing import Optional
 
 import typer
 
-from ..errors import SchedlabError, StrategyError
+from ..errors import SchedlabError
 from ..metrics import DEFAULT_OBJECTIVE, METRIC_NAMES, Objective, compute_metrics
 from ..metrics.per_job import JOB_COLUMNS as SCHEDULE_COLUMNS
-from ..strategy import DISPATCH_RULES, STATIC_ORDERS, Criterion, Strategy, registry
-from .main import app
+from ..strategy import STATIC_ORDERS, Strategy
+from .app import app
+from .policies import ORDER_HELP, POLICIES, POLICY_HELP, load_strategy_file, parse_policy
 from .scojo import ENGINES
 from .options import AS_JSON, TRACE_HELP, OptionError, TraceOptions, check_output, echo_wrote, with_trace_options
 
@@ -24,28 +25,10 @@ CSV_KEYS: tuple[str, ...] = (*METRIC_NAMES, "objective", "sim_seconds")
 #: the keys of ``schedlab simulate --json``, in order: what was simulated, then the figures
 #: (``objective`` its value, ``objective_expression`` the formula; ``sim_seconds`` excludes compilation)
 JSON_KEYS: tuple[str, ...] = ("trace", "trace_options", "strategy", "objective_expression", *CSV_KEYS, "compile_seconds")
-#: the Greedy scheduler ``compare --policies greedy`` runs (greedy-es-sorting-criteria, f2 + FCFS):
-#: user-group priority K = (5, 4, 3, 2, 1), group 1 first, ties by submit time (a = b = 0). On KTH-SP2
-#: it beats EASY on the default objective 10*AWRT1 + 4*AWRT2 at the price of groups 3-5, as in the paper.
-DEFAULT_GREEDY = Criterion("f2", a=0.0, b=0.0, K=(5.0, 4.0, 3.0, 2.0, 1.0))
 DEFAULT_POLICIES = "fcfs,list,easy,conservative"
 #: columns dropped, in this order, when a comparison table is wider than the terminal
 _DROP_ORDER = (*(f"BSLD{i}" for i in (5, 4, 3, 2, 1)), "mean_user_AWRT", "max_user_AWRT", "p95_wait", "max_wait", "mean_response", "mean_slowdown", "makespan", "AWWT", "AWRT5", "AWRT4", "AWRT3", "sim_seconds",
                "mean_bounded_slowdown", "mean_wait")
-
-#: every policy ``simulate --policy`` and ``compare --policies`` take, with its help, in one place:
-#: the rigid engine's dispatch rules (from the registry), the Greedy scheduler, and the
-#: time-sharing engine (its own loop, sim/timeshare.py; cli/scojo.py)
-POLICY_HELP = {
-    **{r.name: r.help for r in registry.DISPATCH},
-    "greedy": "the Greedy scheduler of Franke et al., 'Greedy Scheduling with Complex Objectives' (criterion f2: "
-              "user group 1 first, then 2, ...; FCFS dispatch); POLICY/greedy puts another dispatch rule under its order",
-    **ENGINES,
-    "slurm": "a site's Slurm 22.05 from its slurm.conf (--slurm-conf FILE): multifactor priority, main scheduler "
-             "and backfill (docs/slurm-policy-spec.md); --slurm-shares, --slurm-qos, --slurm-option NAME=VALUE",
-}
-POLICIES: tuple[str, ...] = tuple(POLICY_HELP)
-ORDER_HELP = {o.name: o.help for o in registry.static_orders()}
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -65,35 +48,6 @@ def _policy_help(value: Optional[str]) -> Optional[str]:
         typer.echo(_policy_listing())
         raise typer.Exit(0)
     return value
-
-
-def unknown_policy(spec: str) -> StrategyError:
-    """The one error for a policy name not in :data:`POLICIES` (every verb that takes policies)."""
-    return StrategyError(f"unknown policy {spec!r}; choose one of {', '.join(POLICIES)} (or a strategy .json file)")
-
-
-def load_strategy_file(path: Path) -> Strategy:
-    """A strategy from a JSON file (``Strategy.to_json``); a clear one-line error naming the file."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise StrategyError(f"{path}: cannot read strategy file: {exc.strerror or exc}") from None
-    try:
-        import json
-
-        from ..strategy import rules
-
-        try:
-            doc = json.loads(text)
-        except json.JSONDecodeError:
-            doc = None
-        if rules.is_rulebase_json(doc):  # a rule base (genetic-fuzzy-rule-based-scheduling) is a strategy too
-            return rules.rulebase_from_dict(doc)
-        return Strategy.from_json(text)
-    except StrategyError as exc:
-        raise StrategyError(f"{path}: {exc}") from None
-    except (TypeError, ValueError) as exc:  # e.g. a JSON list where an object is expected
-        raise StrategyError(f"{path}: not a strategy: {exc}") from None
 
 
 def slurm_policy(conf: Optional[Path], shares: Optional[Path], options: Optional[str], qos: Optional[Path] = None,
@@ -125,36 +79,6 @@ SLURM_QOS = typer.Option(None, "--slurm-qos", help="policy slurm: QOS priorities
 SLURM_OPTION = typer.Option(None, "--slurm-option", metavar="NAME=VALUE,...", help="policy slurm: named readings of docs/slurm-policy-spec.md section 8 (e.g. queue_map=default,kill_check=exact).")
 
 
-def parse_policy(spec: str, *, engines: bool = False, slurm=None):
-    """``easy``, ``easy/estimate``, ``greedy``, ``conservative/greedy`` or ``FILE.json`` -> a Strategy;
-    with ``engines`` also the time-sharing policies of ``compare`` (``scojo-opt/lds``, ...) -> a ScojoConfig."""
-    from .scojo import SCOJO_POLICIES, policy_config
-
-    spec = spec.strip()
-    if spec.endswith(".json"):
-        return load_strategy_file(Path(spec))
-    dispatch, _, order = spec.partition("/")
-    if dispatch not in POLICIES:
-        raise unknown_policy(dispatch)
-    if dispatch == "slurm":
-        if order or slurm is None:
-            raise StrategyError("policy 'slurm' takes no order and needs --slurm-conf FILE (a slurm.conf excerpt)")
-        return slurm
-    if dispatch in ENGINES:
-        if not engines:
-            raise StrategyError(f"policy {spec!r} runs on the time-sharing engine: only simulate and compare take it")
-        if spec not in SCOJO_POLICIES:
-            raise StrategyError(f"unknown time-sharing policy {spec!r}; choose one of {', '.join(SCOJO_POLICIES)}")
-        return policy_config(spec)
-    if dispatch == "greedy":
-        if order:
-            raise StrategyError(f"policy {spec!r}: greedy has its own queue order; give greedy or POLICY/greedy")
-        return Strategy.greedy(DEFAULT_GREEDY)
-    if order == "greedy":
-        return Strategy.greedy(DEFAULT_GREEDY, dispatch=dispatch)
-    return Strategy(dispatch, order or "submit")
-
-
 def run_strategy(workload, procs: int, strategy: Strategy, *, kill: bool = True, repeat: int = 1):
     """Simulate ``repeat`` times; the schedule and the median engine time of simulate() alone."""
     from ..sim.model import Machine
@@ -174,8 +98,8 @@ def score(schedule, objective: Objective, sim_seconds: float, *, bound: float = 
           who: str = "this schedule", fail_worse_than: float | None = None) -> dict:
     """The metrics of ``schedule`` (``who``'s) plus ``objective`` and ``sim_seconds``; ``easy``: EASY's
     metrics on the same trace (for ``EASY_*`` names). An objective using an undefined metric is None
-    with a warning, or under a gate ``fail_worse_than`` an error (:func:`.evolve.gate_objective`)."""
-    from .evolve import gate_objective
+    with a warning, or under a gate ``fail_worse_than`` an error (:func:`.versus_easy.gate_objective`)."""
+    from .versus_easy import gate_objective
 
     metrics = compute_metrics(schedule, bound=bound)
     row = metrics.to_dict()
@@ -379,7 +303,7 @@ def compare_command(
     Column 'vs EASY %' is the objective's improvement over EASY on the same trace (positive =
     better); strategies worse than EASY by more than --threshold % are flagged."""
     obj = _check_options(objective, 1, bound)
-    from .evolve import check_threshold, gate
+    from .versus_easy import check_threshold, gate
 
     check_threshold(threshold, fail_worse_than)
     if csv_out is not None:
@@ -410,7 +334,7 @@ def compare_command(
         row["worse_than_easy"] = row["vs_easy_pct"] is not None and row["vs_easy_pct"] < -threshold
         rows.append((spec, row))
     if fail_worse_than is not None and easy_value in (None, 0):  # a gate that cannot evaluate fails
-        from .evolve import GateError, gate_objective
+        from .versus_easy import GateError, gate_objective
 
         gate_objective(obj, easy_metrics, easy_metrics, "easy (the baseline)", fail_worse_than)
         raise GateError(f"--fail-worse-than {fail_worse_than:g} cannot be evaluated: EASY's objective {obj} is 0, "

@@ -10,7 +10,7 @@ from typing import Optional
 import typer
 
 from ..errors import WorkloadError
-from .main import sub_app
+from .app import sub_app
 from .options import (AS_JSON, DEFAULT_SEED, OUTPUT, TRACE_HELP, OptionError, TraceOptions, check_output, non_negative_seed,
                       positive, with_trace_options)
 

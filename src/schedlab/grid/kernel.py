@@ -54,18 +54,14 @@ from ..sim.dispatch import head_reservation, schedule_pass
 from ..sim.engine import site_loop
 from ..sim.ops import append, enqueue, next_finish, queue, release_finished, remove, start_now, waiting
 from ..sim.state import EASY, EST, FREE, O_GREEDY, O_SUBMIT, PROC, START, SUBMIT, WIDTH, make_jobs, new_site
+# the reading of the exchange rules: an int64 vector, one code per slot (names and the text each
+# reads: schedlab.grid.readings)
+from .reading_codes import (DEFAULT_CODES, POOL_KEEP_ONCE, POOL_TAKE_IDLE, R_POOL_KEEP, R_POOL_TAKE, R_RQ_SEQ,
+                            R_RQ_TAKE, R_RQ_WHEN, RQ_SEQ_INTERLEAVED, RQ_TAKE_STARTABLE, RQ_WHEN_ARRIVAL, RQ_WHEN_QUEUE)
 
 NONE, POOL, RQ = 0, 1, 2
 EXCHANGES: dict[str, int] = {"none": NONE, "pool": POOL, "rq": RQ}
 
-# the reading of the exchange rules: an int64 vector, one code per slot (names and the text each
-# reads: schedlab.grid.readings)
-R_RQ_SEQ, R_RQ_WHEN, R_RQ_TAKE, R_POOL_TAKE, R_POOL_KEEP, N_READING = 0, 1, 2, 3, 4, 5
-RQ_SEQ_LOCAL_FIRST, RQ_SEQ_INTERLEAVED = 0, 1
-RQ_WHEN_EVERY, RQ_WHEN_QUEUE, RQ_WHEN_ARRIVAL = 0, 1, 2
-RQ_TAKE_BUDGET, RQ_TAKE_STARTABLE = 0, 1
-POOL_TAKE_BACKFILL, POOL_TAKE_IDLE = 0, 1
-POOL_KEEP_PERSISTENT, POOL_KEEP_ONCE = 0, 1
 
 
 # the few engine-state fields the grid loop reads (layout of schedlab.sim.state)
@@ -254,7 +250,8 @@ def grid_kernel(submit, run, est, procs, origin, site_procs, policy, limit, rule
     ``rules``/``orders``: dispatch rule and static queue order code of each site (engine codes,
     :mod:`schedlab.sim.state`; default EASY on a submit-ordered queue, the paper's sites).
     ``reading``: the exchange rules' reading codes (:meth:`schedlab.grid.readings.Reading.codes`;
-    default :data:`schedlab.grid.readings.DEFAULT`).
+    default :data:`schedlab.grid.reading_codes.DEFAULT_CODES`, the codes of
+    :data:`schedlab.grid.readings.DEFAULT`).
     ``awrt[k]`` is AWRT_k over the jobs executed at k (nan for a site without weight); when
     ``aborted`` (policy NONE with finite ``limit``) it holds lower bounds from the started jobs.
     """
@@ -280,9 +277,7 @@ def grid_kernel(submit, run, est, procs, origin, site_procs, policy, limit, rule
                     break
     else:
         if reading is None:
-            from .readings import DEFAULT
-
-            reading = DEFAULT
+            reading = DEFAULT_CODES
         codes = reading.codes() if hasattr(reading, "codes") else np.ascontiguousarray(reading, dtype=np.int64)
         _grid_loop(J, sites, G, rules, orders, origin, int(policy), codes)
         aborted = False

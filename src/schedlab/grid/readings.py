@@ -96,18 +96,8 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 
 from ..errors import WorkloadError
-from . import kernel as K
+from .reading_codes import DEFAULTS, OPTIONS, SLOTS, codes_of
 
-#: option -> {value name: code}, in the order of the kernel's reading slots
-OPTIONS: dict[str, dict[str, int]] = {
-    "rq_seq": {"local-first": K.RQ_SEQ_LOCAL_FIRST, "interleaved": K.RQ_SEQ_INTERLEAVED},
-    "rq_when": {"every": K.RQ_WHEN_EVERY, "queue-changed": K.RQ_WHEN_QUEUE, "own-arrival": K.RQ_WHEN_ARRIVAL},
-    "rq_take": {"budget": K.RQ_TAKE_BUDGET, "startable": K.RQ_TAKE_STARTABLE},
-    "pool_take": {"backfill": K.POOL_TAKE_BACKFILL, "idle": K.POOL_TAKE_IDLE},
-    "pool_keep": {"persistent": K.POOL_KEEP_PERSISTENT, "once": K.POOL_KEEP_ONCE},
-}
-SLOTS = {"rq_seq": K.R_RQ_SEQ, "rq_when": K.R_RQ_WHEN, "rq_take": K.R_RQ_TAKE,
-         "pool_take": K.R_POOL_TAKE, "pool_keep": K.R_POOL_KEEP}
 #: the options each exchange policy reads
 POLICY_OPTIONS = {"none": (), "pool": ("pool_take", "pool_keep"), "rq": ("rq_seq", "rq_when", "rq_take")}
 
@@ -116,11 +106,11 @@ POLICY_OPTIONS = {"none": (), "pool": ("pool_take", "pool_keep"), "rq": ("rq_seq
 class Reading:
     """One reading of POOL and RQ: a value per option (module docstring quotes the text of each)."""
 
-    rq_seq: str = "local-first"
-    rq_when: str = "queue-changed"
-    rq_take: str = "budget"
-    pool_take: str = "backfill"
-    pool_keep: str = "persistent"
+    rq_seq: str = DEFAULTS["rq_seq"]
+    rq_when: str = DEFAULTS["rq_when"]
+    rq_take: str = DEFAULTS["rq_take"]
+    pool_take: str = DEFAULTS["pool_take"]
+    pool_keep: str = DEFAULTS["pool_keep"]
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -130,11 +120,8 @@ class Reading:
                     f"reading {f.name.replace('_', '-')}={value!r}: choose one of {', '.join(OPTIONS[f.name])}")
 
     def codes(self) -> np.ndarray:
-        """The int64 vector the compiled loop reads (slots of :mod:`schedlab.grid.kernel`)."""
-        out = np.zeros(K.N_READING, dtype=np.int64)
-        for name, slot in SLOTS.items():
-            out[slot] = OPTIONS[name][getattr(self, name)]
-        return out
+        """The int64 vector the compiled loop reads (slots of :mod:`schedlab.grid.reading_codes`)."""
+        return codes_of({name: getattr(self, name) for name in SLOTS})
 
     def label(self, exchange: str | None = None) -> str:
         """``rq-seq=local-first,rq-when=...`` (only the options ``exchange`` reads, when given)."""

@@ -121,37 +121,12 @@ class GridSchedule:
             site=None if self.exchange in ("none", "partition") else np.full(int(mask.sum()), k, dtype=np.int64),
         )
 
-    def site_metrics(self) -> list[dict]:
-        """Per site: name, procs, jobs, AWRT, UTIL (over jobs executed there), migrated_in/out."""
-        from ..metrics import compute_metrics
-
-        out = []
-        origin = self.trace.origin
-        for k, name in enumerate(self.trace.names):
-            m = compute_metrics(self.site_schedule(k))
-            out.append(
-                {
-                    "name": name,
-                    "procs": int(self.trace.site_procs[k]),
-                    "jobs": int(np.sum(self.site == k)),
-                    "AWRT": m["AWRT"],
-                    "UTIL": m["UTIL"],
-                    "migrated_in": int(np.sum((self.site == k) & (origin != k))),
-                    "migrated_out": int(np.sum((self.site != k) & (origin == k))),
-                }
-            )
-        return out
-
     def overall_awrt(self) -> float:
         """AWRT over all jobs of the grid (eq. (2) over the union of the sites)."""
         run = self.trace.run
         area = run * self.trace.workload.procs
         total = float(area.sum())
         return float(np.dot(area, self.finish - self.trace.workload.submit) / total) if total > 0 else float("nan")
-
-    def summary(self) -> dict:
-        """The ``grid simulate --json`` document: per-site metrics and the overall AWRT."""
-        return {"exchange": self.exchange, "sites": self.site_metrics(), "AWRT": self.overall_awrt()}
 
 
 def simulate_grid(sites: Sequence[Site] | GridTrace, exchange: str = "none", reading=None) -> GridSchedule:

@@ -563,6 +563,10 @@ class BoundResult:
     evaluations: int
     interrupted: bool = False
     resumed_from: int = 0
+    #: the run's config (config.json without the library versions) and its prepared workload's
+    #: name: what a report of the run names (set by :func:`bound`)
+    config: dict[str, Any] = field(default_factory=dict)
+    workload_name: str = ""
 
 
 class BoundAskTell:
@@ -684,7 +688,8 @@ def _trace_spec(trace, **options):
 def bound(trace, out, config: BoundConfig, *, procs=None, months=None, scale_to=None, calibrate_load=False, format=None,
           executor_spec=None, workers=None, on_generation=None, on_start=None, extend=False) -> BoundResult:
     """Load the trace (a name or path with the trace options, or a :class:`~schedlab.workload.spec.TraceSpec`
-    that holds them), build the seeds, open the run folder (all checks first), run or resume, plot.
+    that holds them), build the seeds, open the run folder (all checks first), run or resume; the
+    hypervolume figure is drawn from the result by the CLI (:func:`schedlab.report.bound_plot.hypervolume_figure`).
     ``extend``: continue a stored run to a larger ``config.generations`` (equal to one run of it)."""
     from ..execute import make_executor
     from .evolve import workload_fingerprint
@@ -710,12 +715,7 @@ def bound(trace, out, config: BoundConfig, *, procs=None, months=None, scale_to=
     run = RunFolder(out, cfg, budget=("generations",), extend=extend)
     with make_executor(executor_spec, workers=workers, payload=problem) as executor:
         result = run_bound(run, problem, config, seeds, executor, on_generation=on_generation, on_start=on_start)
-    if result.history:  # also when stopped: the folder then shows the run so far
-        from ..report.bound_plot import hypervolume_figure
-
-        from ..report.run_report import titled
-
-        hypervolume_figure(result.history, run.path / "hypervolume.png", setup=titled(w.name or "trace", cfg))
+    result.config, result.workload_name = cfg, w.name or "trace"
     return result
 
 

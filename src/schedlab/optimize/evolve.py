@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import RunError, WorkloadError
+from ..errors import RunError
 from ..sim.model import Machine
 from ..strategy.model import CRITERIA, Strategy
 from ..strategy.registry import OPTIMIZERS, optimizer_names
@@ -189,6 +189,10 @@ class EvolveResult:
     runs: dict[str, RunResult] = field(default_factory=dict)
     comparison: list[dict[str, Any]] = field(default_factory=list)
     evaluations: int = 0
+    #: what a report of the run draws from (the CLI's, schedlab.report.run_report): the run's config
+    #: (config.json without the library versions) and the prepared training set
+    config: dict[str, Any] = field(default_factory=dict)
+    training: TrainingSet | None = None
 
 
 ProgressStart = Callable[[str, int, int], None]
@@ -227,10 +231,10 @@ def evolve_greedy(
     on_start: ProgressStart | None = None,
     on_generation: ProgressStep | None = None,
     on_evaluation: Callable[[str, int, int], None] | None = None,
-    report: bool = True,
     extend: bool = False,
 ) -> EvolveResult:
-    """Run or resume a greedy optimization into run folder ``out``; compare the best with EASY; report.
+    """Run or resume a greedy optimization into run folder ``out``; compare the best with EASY (the
+    report: :func:`schedlab.report.run_report.write_run_report`, from the result's config and training set).
 
     ``extend``: continue a run folder made with fewer generations to ``config.generations``."""
     from ..execute import make_executor
@@ -243,7 +247,7 @@ def evolve_greedy(
     cfg["data_sha256"] = [workload_fingerprint(w) for w in training.workloads]
     cfg.update(heldout_config(config, heldout))
     run = RunFolder(out, cfg, budget=("generations",), extend=extend)
-    result = EvolveResult(run_dir=run.path, best=None, best_f=math.inf, interrupted=False)
+    result = EvolveResult(run_dir=run.path, best=None, best_f=math.inf, interrupted=False, config=cfg, training=training)
     with make_executor(executor_spec, workers=workers, payload=training) as executor:
         single = config.procedure != "paper"  # one ES run in the run folder itself
         gs, dispatch = config.gene_scale, config.dispatch
@@ -287,12 +291,6 @@ def evolve_greedy(
     run.write_text("best.json", result.best.to_json() + "\n")
     result.comparison = train_test_comparison(result.best, training, easy, heldout, config.objective)
     run.write_text("comparison.json", json.dumps(result.comparison, indent=2) + "\n")
-    if report:
-        from ..report.run_report import write_run_report
-
-        plots = write_run_schedule_plots(run.path, result.best, training.workloads[0], training.machines[0])
-        write_run_report(run.path, cfg, {k: r.history for k, r in result.runs.items()}, result.comparison, result.best,
-                         schedule_plots=plots)
     return result
 
 
@@ -329,17 +327,13 @@ def train_test_comparison(best: Any, training: TrainingSet, easy: Sequence[dict[
     return rows
 
 
-def write_run_schedule_plots(run_dir: Path, best: Strategy, workload: Workload, machine: Machine) -> list[str]:
-    """Plots of EASY and ``best`` on ``workload`` (utilisation, queue, Gantt, waits per group) into
-    ``run_dir`` as ``schedule_*.png``; the file names, for the report."""
+def schedule_tables(best: Strategy, workload: Workload, machine: Machine) -> dict[str, Any]:
+    """The per-job tables of EASY and ``best`` on ``workload`` (:func:`schedlab.metrics.per_job.job_table`),
+    labelled as a run's report plots them (:func:`schedlab.report.schedule_plots.write_schedule_plots`)."""
     from ..metrics.per_job import job_table
-    from ..report.schedule_plots import write_schedule_plots
     from ..sim import simulate
 
-    tables = {label: job_table(simulate(workload, machine, s)) for label, s in (("EASY", Strategy("easy")), ("evolved", best))}
-    paths = write_schedule_plots(tables, machine.procs, run_dir, title=f"{workload.name}: EASY vs the evolved strategy",
-                                 prefix="schedule_")
-    return [p.name for p in paths]
+    return {label: job_table(simulate(workload, machine, s)) for label, s in (("EASY", Strategy("easy")), ("evolved", best))}
 
 
 #: the run kinds of ``rules iterative`` and ``rules evolve`` (their best.json is a rule base)

@@ -383,13 +383,13 @@ def compare_federation(
 ) -> list[dict[str, Any]]:
     """The paper's comparison: ``workloads`` consecutive windows of ``base.jobs`` jobs from
     ``base.offset`` (Wk-1, Wk-2, ...), every method and package size, each a run folder
-    ``out/p{size}/Wk-{i}/{method}`` (resumable); writes results.json, table.md and the figures.
+    ``out/p{size}/Wk-{i}/{method}`` (resumable); writes results.json and returns its rows (the table
+    and figures: :func:`schedlab.report.federation.write_comparison_report`).
 
     ``progress(label)`` may return a dict of run_federation callbacks (on_start, on_generation,
     on_evaluation, warm) for that run. ``report_only``: run nothing, report the finished run folders
     (the labels of the others are appended to ``missing``).
     """
-    from ..report.federation import comparison_table_md, plot_by_package_size, plot_makespan
     from .run import atomic_write_text
 
     if base.jobs is None:
@@ -428,17 +428,4 @@ def compare_federation(
                     raise KeyboardInterrupt
                 rows.append({"workload": label, "offset": offset, **res.result})
     atomic_write_text(out / "results.json", json.dumps(rows, indent=2) + "\n")
-    atomic_write_text(out / "table.md", comparison_table_md(rows))
-    from ..report.run_report import titled, trace_label
-
-    trace = titled(trace_label(base.trace), base.__dict__)  # the trace and its --months etc.
-    for size in package_sizes:
-        sub = [r for r in rows if r["package_size"] == size]
-        if not sub:
-            continue
-        plot_makespan(out / f"makespan_p{size}.png", sub,
-                      f"{trace}: makespan per workload of {base.jobs:,} jobs, packages of {size} jobs, on {platform.name}")
-    if len({r["package_size"] for r in rows if r["method"].startswith("ga")}) > 1:
-        plot_by_package_size(out / "ga_by_package_size.png", rows,
-                             f"{trace}: GA makespan (bars) and GA time (lines) by package size")
     return rows

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
 import numpy as np
@@ -455,6 +455,11 @@ class RulesResult:
     evaluations: int = 0
     generations: int = 0
     elapsed: float = 0.0
+    #: what a report of the run draws from (the CLI's, schedlab.report.run_report): the run's config
+    #: (config.json without the library versions), the histories by (sub-)run and the training set
+    config: dict = field(default_factory=dict)
+    histories: dict = field(default_factory=dict)
+    training: Any = None
 
 
 #: ``--select``: which base a run returns (``train``: the paper's)
@@ -530,35 +535,23 @@ def _prepare(evolve_config, kind: str, extra: dict[str, Any], greedy=R.DEFAULT_G
     return training, easy, heldout, cfg
 
 
-def _finish(run, cfg, histories, training, easy, heldout, best, title: str, objective: str, report: bool,
-            steps: str = "generation"):
+def _finish(run, result: RulesResult, cfg, histories, training, easy, heldout, objective: str) -> RulesResult:
+    """comparison.json and rules.txt of a finished run; ``result`` with the comparison and what a
+    report draws from."""
     import json
 
-    from ..sim.rulebase import simulate_rulebase
     from .evolve import train_test_comparison
 
     # with --util-guard the final table is on the objective without the guard
-    comparison = train_test_comparison(best, training, easy, heldout, objective)
+    comparison = train_test_comparison(result.best, training, easy, heldout, objective)
     run.write_text("comparison.json", json.dumps(comparison, indent=2) + "\n")
-    run.write_text("rules.txt", best.render() + "\n")
-    if report:
-        from ..report.rules_plot import strategy_timeline
-        from ..report.run_report import titled, write_run_report
-
-        w, m = training.workloads[0], training.machines[0]
-        s = simulate_rulebase(w, m, best, record_features=True)
-        strategy_timeline(s.plan, run.path / "strategy_timeline.png", title=f"{titled(w.name, cfg)}: strategy in force")
-        import html
-
-        extra = ("<h2>Strategy in force over time (first training trace)</h2><img src=\"strategy_timeline.png\" "
-                 "alt=\"strategy timeline\"><h2>Rule base</h2><pre>" + html.escape(best.render()) + "</pre>")
-        write_run_report(run.path, cfg, histories, comparison, best, title=title, label="rule base", extra_html=extra,
-                         steps=steps)
-    return comparison
+    run.write_text("rules.txt", result.best.render() + "\n")
+    result.comparison, result.config, result.histories, result.training = comparison, cfg, histories, training
+    return result
 
 
 def rules_iterative(evolve_config, out, partitions=R.TABLE2_PARTITIONS, *, executor_spec=None, workers=None,
-                    on_start=None, on_class=None, report: bool = True, greedy=R.DEFAULT_GREEDY,
+                    on_start=None, on_class=None, greedy=R.DEFAULT_GREEDY,
                     strategies: str = "all", util_guard: float | None = None, select: str = "train") -> RulesResult:
     """`schedlab rules iterative`: Algorithm 2 into run folder ``out`` (resumes). ``strategies``,
     ``util_guard``, ``select``: the remedies (:data:`~schedlab.strategy.rules.STRATEGY_SET_READINGS`,
@@ -588,14 +581,11 @@ def rules_iterative(evolve_config, out, partitions=R.TABLE2_PARTITIONS, *, execu
              "median": float(np.median([v for k, v in r.items() if k.startswith("f_")])) if r["visited"] else r["objective"],
              **({"extra": {k: r[k] for k in TEST_COLUMNS}} if heldout is not None else {})}
             for i, r in enumerate(state["history"])]
-    result.comparison = _finish(run, cfg, {"iterative": hist}, training, easy, heldout, result.best,
-                                "Iterative rule base (Algorithm 2)", evolve_config.objective, report,
-                                steps="situation classes done (Algorithm 2 optimises one class at a time)")
-    return result
+    return _finish(run, result, cfg, {"iterative": hist}, training, easy, heldout, evolve_config.objective)
 
 
 def rules_evolve(evolve_config, out, settings: GFSSettings = GFSSettings(), *, executor_spec=None, workers=None,
-                 on_start=None, on_generation=None, on_evaluation=None, report: bool = True,
+                 on_start=None, on_generation=None, on_evaluation=None,
                  greedy=R.DEFAULT_GREEDY, strategies: str = "all", util_guard: float | None = None,
                  select: str = "train") -> RulesResult:
     """`schedlab rules evolve`: symbiotic evolution on the run machinery of ``evolve greedy``; the
@@ -629,6 +619,4 @@ def rules_evolve(evolve_config, out, settings: GFSSettings = GFSSettings(), *, e
                          generations=res.generations, elapsed=res.elapsed)
     if res.interrupted:
         return result
-    result.comparison = _finish(run, cfg, {"symbiotic": res.history}, training, easy, heldout, best,
-                                "Symbiotic evolution of fuzzy rules", evolve_config.objective, report)
-    return result
+    return _finish(run, result, cfg, {"symbiotic": res.history}, training, easy, heldout, evolve_config.objective)

@@ -3,9 +3,9 @@
 nsga2-grid-performance-bounds, Sections 4-5. The run folder holds ``config.json``,
 ``checkpoint`` (after every generation), ``history.csv`` (hypervolume per generation),
 ``points.csv`` (every evaluated partition), ``references.json`` (EASY/POOL/RQ simulations),
-and at the end ``front.csv``, ``points.md`` (table of the reference and front points),
-``comparison.json`` (does the front dominate / reach each heuristic), ``front.png`` and
-``hypervolume.png``.
+and at the end ``front.csv`` and ``comparison.json`` (does the front dominate / reach each
+heuristic). ``points.md`` (table of the reference and front points), ``front.png`` and
+``hypervolume.png`` are the report's (:func:`schedlab.report.grid_report.write_front_report`).
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ import os
 import numpy as np
 
 from ..grid.partition import PartitionProblem
-from ..grid.report import front_csv, front_vs_references, plot_front, plot_hypervolume, points_table_md
 from ..grid.sim import GridTrace, simulate_grid
-from .nsga2_grid import GridNSGA2Config, ParetoResult, run_pareto
+from ..metrics.grid import grid_summary
+from .nsga2_grid import GridNSGA2Config, ParetoResult, front_csv, run_pareto
 from .run import RunFolder
 
 
@@ -34,7 +34,7 @@ def trace_fingerprint(trace: GridTrace) -> str:
 
 def reference_points(trace: GridTrace) -> dict[str, dict]:
     """The ``grid simulate`` summaries of the no-exchange (EASY), POOL and RQ policies."""
-    return {ex: simulate_grid(trace, ex).summary() for ex in ("none", "pool", "rq")}
+    return {ex: grid_summary(simulate_grid(trace, ex)) for ex in ("none", "pool", "rq")}
 
 
 def pareto(
@@ -48,7 +48,8 @@ def pareto(
     on_generation=None,
     extend: bool = False,
 ) -> ParetoResult:
-    """Run (or resume) NSGA-II on ``trace`` in folder ``out``; write the front, table and figures.
+    """Run (or resume) NSGA-II on ``trace`` in folder ``out``; write the front and its comparison with
+    the heuristics (the table and figures: :func:`schedlab.report.grid_report.write_front_report`).
 
     ``executor``/``workers`` as :func:`schedlab.execute.make_executor` (``serial``,
     ``processes:N``, ``dask:ADDRESS``); results do not depend on them. ``extend``: continue a
@@ -79,11 +80,28 @@ def pareto(
     with make_executor(executor, workers=workers, payload=payload) as ex:
         result = run_pareto(run, payload, config, ex, on_generation=on_generation)
     run.write_text("front.csv", front_csv(result.front_F, result.front_X, payload.origin, trace.names))
-    run.write_text("points.md", points_table_md(result.front_F, refs, trace.names))
     comparison = front_vs_references(result.front_F, refs)
     run.write_text("comparison.json", json.dumps(comparison, indent=2) + "\n")
-    if payload.n_sites == 2:
-        pts = np.array([[p["AWRT_1"], p["AWRT_2"]] for p in result.points if p["feasible"]]).reshape(-1, 2)
-        plot_front(run.file("front.png"), result.front_F, refs, trace.names, points=pts)
-    plot_hypervolume(run.file("hypervolume.png"), result.history, [config.limit] * payload.n_sites)
     return result
+
+
+def front_vs_references(F: np.ndarray, references: dict[str, dict]) -> dict[str, dict]:
+    """Where each heuristic lies relative to the front (Section 5.4: 'RQ lies on the front').
+
+    Per policy: ``dominated`` (some front point is at least as good for every site and better for
+    one), ``dominates`` (front points it dominates), and ``gap`` = min over front points of
+    max_k (F_k - H_k) / H_k: <= 0 means a front point is at least as good on every site; a small
+    positive gap means the heuristic lies just beyond (below) the front by that fraction.
+    """
+    out = {}
+    F = np.asarray(F, dtype=np.float64)
+    for name, ref in references.items():
+        h = np.array([s["AWRT"] for s in ref["sites"]], dtype=np.float64)
+        if F.size == 0:
+            out[name] = {"AWRT": h.tolist(), "dominated": False, "dominates": 0, "gap": None}
+            continue
+        le = np.all(F <= h, axis=1) & np.any(F < h, axis=1)
+        ge = np.all(F >= h, axis=1) & np.any(F > h, axis=1)
+        gap = float(np.min(np.max((F - h) / h, axis=1)))
+        out[name] = {"AWRT": h.tolist(), "dominated": bool(le.any()), "dominates": int(ge.sum()), "gap": gap}
+    return out

@@ -29,8 +29,11 @@ point (limit, ..., limit) = (100000, 100000), i.e. the corner of the feasible se
 
 from __future__ import annotations
 
+import csv
+import io
 import sys
 from dataclasses import asdict, dataclass
+from typing import Sequence
 
 import numpy as np
 from pymoo.algorithms.moo.nsga2 import NSGA2, binary_tournament
@@ -374,7 +377,6 @@ def run_pareto(run, payload: PartitionProblem, config: GridNSGA2Config, executor
     point). Ctrl-C or SIGTERM stops after the last complete generation.
     """
     from ..grid.partition import evaluate_partition
-    from ..grid.report import history_csv, points_csv
     from .run import run_generations
 
     state = run.load_checkpoint()
@@ -407,3 +409,36 @@ def run_pareto(run, payload: PartitionProblem, config: GridNSGA2Config, executor
         interrupted=interrupted,
         resumed_from=resumed_from,
     )
+
+
+# ---------------------------------------------------------------------------- run files
+def _csv(header: Sequence[str], rows: Sequence[Sequence]) -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buf.getvalue()
+
+
+def history_csv(rows: Sequence[dict]) -> str:
+    """One row per generation: gen, evaluations, hypervolume, front size, feasible, best AWRT_k, elapsed."""
+    if not rows:
+        return ""
+    keys = list(rows[0])
+    return _csv(keys, [[repr(r[k]) if isinstance(r[k], float) else r[k] for k in keys] for r in rows])
+
+
+def points_csv(points: Sequence[dict], K: int) -> str:
+    """Every evaluated partition: gen, feasible, AWRT_1..AWRT_K (1e12 = infeasible, the paper's 'infinite')."""
+    keys = ["gen", "feasible", *(f"AWRT_{k + 1}" for k in range(K))]
+    return _csv(keys, [[p["gen"], int(p["feasible"]), *(repr(p[f"AWRT_{k + 1}"]) for k in range(K))] for p in points])
+
+
+def front_csv(F: np.ndarray, X: np.ndarray, origin: np.ndarray, names: Sequence[str]) -> str:
+    """The final front: AWRT per site, jobs per site and jobs moved away from their origin."""
+    K = len(names)
+    keys = [*(f"AWRT_{n}" for n in names), *(f"jobs_{n}" for n in names), "migrated"]
+    rows = []
+    for f, x in zip(F, X):
+        rows.append([*(repr(float(v)) for v in f), *(int(np.sum(x == k)) for k in range(K)), int(np.sum(x != origin))])
+    return _csv(keys, rows)

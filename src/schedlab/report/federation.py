@@ -7,7 +7,7 @@ Input rows: one per (package size, workload, method) with ``makespan`` (summed o
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -134,3 +134,25 @@ def plot_by_package_size(path: str | Path, rows: Sequence[dict[str, Any]], title
     h2, l2 = ax2.get_legend_handles_labels()
     ax.legend(h1 + h2, l1 + l2, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=4)
     _save(fig, path)
+
+
+def write_comparison_report(out: str | Path, rows: Sequence[dict[str, Any]], config: Mapping[str, Any],
+                            package_sizes: Sequence[int], platform: str) -> None:
+    """table.md and the figures of a federation comparison in folder ``out``: ``rows`` as
+    :func:`schedlab.optimize.federation_run.compare_federation` returns them, ``config`` its base
+    run config (the trace, ``jobs`` per window and the trace options), ``platform`` the platform's name."""
+    from .._atomic import atomic_write_text
+    from .run_report import titled, trace_label
+
+    out = Path(out)
+    atomic_write_text(out / "table.md", comparison_table_md(rows))
+    trace = titled(trace_label(config["trace"]), config)  # the trace and its --months etc.
+    for size in package_sizes:
+        sub = [r for r in rows if r["package_size"] == size]
+        if not sub:
+            continue
+        plot_makespan(out / f"makespan_p{size}.png", sub,
+                      f"{trace}: makespan per workload of {config['jobs']:,} jobs, packages of {size} jobs, on {platform}")
+    if len({r["package_size"] for r in rows if r["method"].startswith("ga")}) > 1:
+        plot_by_package_size(out / "ga_by_package_size.png", rows,
+                             f"{trace}: GA makespan (bars) and GA time (lines) by package size")

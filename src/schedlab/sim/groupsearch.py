@@ -33,6 +33,8 @@ from .ts_layout import (P_ALPHA, P_BETA, P_BUDGET, P_BUDGET_PER_SUBGROUP, P_FORC
                         P_WIDE_FRACTION, P_WIDE_RUNTIME)
 
 ALL, LDS, DDS = 0, 1, 2
+#: the search's counters (``stats`` of :func:`tree_search`; the engine's ``stats[ST_EXPLORED:ST_SEARCH_END]``)
+S_EXPLORED, S_PRUNED, S_SCHEDULES = 0, 1, 2
 EPS = 1e-9
 
 
@@ -276,9 +278,9 @@ def tree_search(order, n, w, est, wait0, inv_share, tau, lexi, bound, T0, F0, P0
             e, b = job_cost(s, est[j], wait0[j], inv_share, tau, lexi, bound)
             ce[d + 1] = ce[d] + e
             ca[d + 1] = ca[d] + b
-            stats[0] += 1
+            stats[S_EXPLORED] += 1
             if prune and top_n > 0 and _worse(ce[d + 1], ca[d + 1] + (n - d - 1), top_e[0], top_a[0]):
-                stats[1] += 1
+                stats[S_PRUNED] += 1
                 sched += 1
                 continue
             path[d] = j
@@ -310,14 +312,14 @@ def tree_search(order, n, w, est, wait0, inv_share, tau, lexi, bound, T0, F0, P0
                     e2, a2 = evaluate(shifted, n, w, est, wait0, inv_share, tau, lexi, bound, T0, F0, P0, Tw, Fw,
                                       sh_st)
                     sched += 1
-                    stats[0] += n
+                    stats[S_EXPLORED] += n
                     top_n = _keep(top_e, top_a, top_ord, top_n, e2, a2, shifted, n)
                 continue
             used[q] = True
             pos[d] = q
             d += 1
             idx[d] = -1
-    stats[2] += sched
+    stats[S_SCHEDULES] += sched
     return top_n
 
 

@@ -162,6 +162,28 @@ def _grid_trace(setup: str):
     return _GRIDS[setup]
 
 
+def only_arguments(argv: list[str], known: tuple[str, ...], prog: str, doc: str) -> list[str] | None:
+    """The ``--only SUBSTRING ...`` list of a golden script's command line (empty: every entry), or
+    None after printing the usage (``--only -h``) or the unknown argument: recording is the default,
+    so a typo must not re-record."""
+    only = argv[argv.index("--only") + 1:] if "--only" in argv else []
+    flags = argv[:argv.index("--only")] if "--only" in argv else argv
+    unknown = [a for a in flags if a not in known]
+    if unknown or "-h" in only or "--help" in only:
+        print(doc if not unknown else f"{prog}: unknown argument {unknown[0]!r} "
+              f"(known: {' '.join(known)} --only SUBSTRING ...)", file=sys.stderr)
+        return None
+    return only
+
+
+def write_golden(path: Path, data: dict) -> None:
+    """Write a golden file (entries sorted by key) atomically, so a long recording can be resumed."""
+    path.parent.mkdir(exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(dict(sorted(data.items())), indent=1) + "\n")
+    tmp.replace(path)
+
+
 def main(argv: list[str]) -> int:
     """``python tests/golden_cases.py [--check] [--slow] [--only SUBSTRING ...]``: (re)record entries
     into the golden file, or with ``--check`` compare them, each schedule validated unless
@@ -169,12 +191,8 @@ def main(argv: list[str]) -> int:
     leaves out."""
     import time
 
-    only = argv[argv.index("--only") + 1:] if "--only" in argv else []
-    flags = argv[:argv.index("--only")] if "--only" in argv else argv
-    unknown = [a for a in flags if a not in ("--check", "--slow", "--no-validate")]
-    if unknown or "-h" in only or "--help" in only:  # recording is the default: a typo must not re-record
-        print(main.__doc__ if not unknown else f"golden_cases.py: unknown argument {unknown[0]!r} "
-              "(known: --check --slow --no-validate --only SUBSTRING ...)", file=sys.stderr)
+    only = only_arguments(argv, ("--check", "--slow", "--no-validate"), "golden_cases.py", main.__doc__)
+    if only is None:
         return 2
     data = json.loads(GOLDEN.read_text()) if GOLDEN.exists() else {}
     todo = [c for c in cases() if not only or any(o in key(c) for o in only)]
@@ -202,10 +220,7 @@ def main(argv: list[str]) -> int:
         data[key(case)] = entry
         print(f"[{i + 1}/{len(todo)}] {key(case)}: {dt:.2f} s", flush=True)
         if (i + 1) % 10 == 0 or i + 1 == len(todo):  # write as we go (atomic), so a long run can be resumed
-            GOLDEN.parent.mkdir(exist_ok=True)
-            tmp = GOLDEN.with_suffix(".tmp")
-            tmp.write_text(json.dumps(dict(sorted(data.items())), indent=1) + "\n")
-            tmp.replace(GOLDEN)
+            write_golden(GOLDEN, data)
     return 0
 
 

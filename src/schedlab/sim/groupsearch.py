@@ -1,6 +1,6 @@
 """Compiled search helpers of the group-optimised SCOJO-PECT (thesis Sections 6.3-6.5, 7.2-7.4).
 
-Kernels only (the engine loop in :mod:`schedlab.sim.timeshare` calls them; the options are
+Kernels only (the engine's plans in :mod:`schedlab.sim.ts_plans` call them; the options are
 documented on :class:`schedlab.sim.scojo_opt.GroupConfig`).
 
 *Virtual schedule* (thesis 6.3.1): a free-capacity step profile in the virtual time of one class
@@ -28,8 +28,13 @@ from __future__ import annotations
 import numpy as np
 
 from .._config import njit
+from .ts_layout import (P_ALPHA, P_BETA, P_BUDGET, P_BUDGET_PER_SUBGROUP, P_FORCE_SHIFT, P_GAMMA, P_MAX_WIDE,
+                        P_MIN_WIDE, P_PRUNE, P_SEARCH, P_SECOND_LEVEL, P_SPLIT_SIZE, P_SUBGROUP, P_TAU, P_WEIGHTED,
+                        P_WIDE_FRACTION, P_WIDE_RUNTIME)
 
 ALL, LDS, DDS = 0, 1, 2
+#: the search's counters (``stats`` of :func:`tree_search`; the engine's ``stats[ST_EXPLORED:ST_SEARCH_END]``)
+S_EXPLORED, S_PRUNED, S_SCHEDULES = 0, 1, 2
 EPS = 1e-9
 
 
@@ -273,9 +278,9 @@ def tree_search(order, n, w, est, wait0, inv_share, tau, lexi, bound, T0, F0, P0
             e, b = job_cost(s, est[j], wait0[j], inv_share, tau, lexi, bound)
             ce[d + 1] = ce[d] + e
             ca[d + 1] = ca[d] + b
-            stats[0] += 1
+            stats[S_EXPLORED] += 1
             if prune and top_n > 0 and _worse(ce[d + 1], ca[d + 1] + (n - d - 1), top_e[0], top_a[0]):
-                stats[1] += 1
+                stats[S_PRUNED] += 1
                 sched += 1
                 continue
             path[d] = j
@@ -307,14 +312,14 @@ def tree_search(order, n, w, est, wait0, inv_share, tau, lexi, bound, T0, F0, P0
                     e2, a2 = evaluate(shifted, n, w, est, wait0, inv_share, tau, lexi, bound, T0, F0, P0, Tw, Fw,
                                       sh_st)
                     sched += 1
-                    stats[0] += n
+                    stats[S_EXPLORED] += n
                     top_n = _keep(top_e, top_a, top_ord, top_n, e2, a2, shifted, n)
                 continue
             used[q] = True
             pos[d] = q
             d += 1
             idx[d] = -1
-    stats[2] += sched
+    stats[S_SCHEDULES] += sched
     return top_n
 
 
@@ -363,9 +368,10 @@ def lsf_order(g, n, est, wait0, tau, out):
 @njit
 def optimise_group(g, n, w, est, wait0, inv_share, m, T0, F0, P0, prm, stats, out):
     """Two-level search of thesis Fig. 10/11 for the group ``g[:n]`` (job indices); writes the
-    chosen order into ``out[:n]``. ``prm``: tau, lw_frac, lw_runtime, min_lw, max_lw, second_level,
-    subgroup_size, split_at, mode, budget, per_subgroup, prune, fs_ratio, alpha, beta, gamma, select."""
-    tau = prm[0]
+    chosen order into ``out[:n]``. ``prm``: the slots ``P_*`` of :mod:`schedlab.sim.ts_layout` (tau,
+    long-wide fraction and run time, min and max long-wide jobs, second level, sub-group size, split
+    size, search kind, budget, per sub-group, prune, force-shift ratio, alpha, beta, gamma, weighted)."""
+    tau = prm[P_TAU]
     lsf_order(g, n, est, wait0, tau, out)
     # ---- level 1: every permutation of (at most max_lw) long-wide jobs
     lw = np.empty(n, np.int64)
@@ -373,30 +379,30 @@ def optimise_group(g, n, w, est, wait0, inv_share, m, T0, F0, P0, prm, stats, ou
     nl = 0
     for a in range(n):
         j = out[a]
-        if w[j] >= prm[1] * m and est[j] >= prm[2] and nl < int(prm[4]):
+        if w[j] >= prm[P_WIDE_FRACTION] * m and est[j] >= prm[P_WIDE_RUNTIME] and nl < int(prm[P_MAX_WIDE]):
             lw[nl] = j
             slots[nl] = a
             nl += 1
-    if nl >= int(prm[3]) and nl >= 2:
+    if nl >= int(prm[P_MIN_WIDE]) and nl >= 2:
         te = np.empty(1, np.float64)
         ta = np.empty(1, np.float64)
         to = np.empty((1, nl), np.int64)
         rec = np.empty((0, nl), np.int64)
         kept = tree_search(lw, nl, w, est, wait0, inv_share, tau, False, 0.0, T0, F0, P0, ALL, 10 ** 9,
-                           prm[11] > 0, 0.0, te, ta, to, stats, rec)
+                           prm[P_PRUNE] > 0, 0.0, te, ta, to, stats, rec)
         if kept > 0:
             for a in range(nl):
                 out[slots[a]] = to[0, a]
-    if prm[5] == 0:
+    if prm[P_SECOND_LEVEL] == 0:
         return
     # ---- level 2: discrepancy search over (equal) sub-groups of the merged order
     size = n
-    if n >= int(prm[7]):
-        size = int(prm[6])
+    if n >= int(prm[P_SPLIT_SIZE]):
+        size = int(prm[P_SUBGROUP])
     nsub = (n + size - 1) // size
     base = n // nsub
-    budget = int(prm[9])
-    if prm[10] == 0:
+    budget = int(prm[P_BUDGET])
+    if prm[P_BUDGET_PER_SUBGROUP] == 0:
         budget = max(1, budget // nsub)
     cap = P0 + 2 * n + 4
     T = np.empty(cap, np.float64)
@@ -412,12 +418,12 @@ def optimise_group(g, n, w, est, wait0, inv_share, m, T0, F0, P0, prm, stats, ou
         cnt = base + (1 if sgi < n - base * nsub else 0)
         sub = out[lo: lo + cnt].copy()
         top_ord = np.empty((3, cnt), np.int64)
-        kept = tree_search(sub, cnt, w, est, wait0, inv_share, tau, False, 0.0, T, F, P, int(prm[8]), budget,
-                           prm[11] > 0, prm[12], top_e, top_a, top_ord, stats, rec)
+        kept = tree_search(sub, cnt, w, est, wait0, inv_share, tau, False, 0.0, T, F, P, int(prm[P_SEARCH]), budget,
+                           prm[P_PRUNE] > 0, prm[P_FORCE_SHIFT], top_e, top_a, top_ord, stats, rec)
         b = 0
-        if prm[16] > 0 and kept > 1:
-            b = select_weighted(top_ord, kept, cnt, w, est, wait0, inv_share, tau, m, T, F, P, prm[13], prm[14],
-                                prm[15])
+        if prm[P_WEIGHTED] > 0 and kept > 1:
+            b = select_weighted(top_ord, kept, cnt, w, est, wait0, inv_share, tau, m, T, F, P, prm[P_ALPHA],
+                                prm[P_BETA], prm[P_GAMMA])
         if kept > 0:
             out[lo: lo + cnt] = top_ord[b, :cnt]
         for a in range(lo, lo + cnt):  # fix the chosen sub-group in the profile

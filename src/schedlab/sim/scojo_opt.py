@@ -2,7 +2,8 @@
 
 Each field's docstring quotes the text it reads (Kanavallil 2008 thesis, Sections 6-7, Table 4;
 method-notes topic 4). The search kernels are :mod:`schedlab.sim.groupsearch`; the engine loop
-that forms groups, keeps and recalculates plans is :func:`schedlab.sim.timeshare._run`.
+that forms groups, keeps and recalculates plans is :func:`schedlab.sim.ts_loop._run` (the plans:
+:mod:`schedlab.sim.ts_plans`); the slots of the arrays it fills are named in :mod:`schedlab.sim.ts_layout`.
 """
 
 from __future__ import annotations
@@ -13,21 +14,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import StrategyError
+from . import ts_layout as L
+from .ts_layout import GG_LEN, GP_LEN  # noqa: F401  (GG_LEN: the engine's global vector; its old home)
 
 _SEARCH = {"lds": 1, "dds": 2}
 #: the group-formation readings (GroupConfig fields); a value's code for the engine is its index
-_READINGS = {
-    "form_at": ("pass", "submit", "slice_start"),
-    "form_class": ("current", "both"),
-    "criteria_scope": ("queue", "group"),
-    "runtime_rule": ("work_constant", "work_mean", "mean_below"),
-    "min_rule": ("at_least", "more_than"),
-    "take": ("submit", "lsf", "wide_first"),
-    "group_end": ("started", "finish"),
-    "plan_nodes": ("own_held", "any_held"),
-}
-#: length of the engine's global parameter vector (the fault-injection slot of the tests follows it)
-GG_LEN = 20
+_READINGS = L.READINGS
 
 
 @dataclass(frozen=True)
@@ -209,21 +201,28 @@ class GroupConfig:
 
     def arrays(self, shares: tuple[float, float, float]) -> tuple[np.ndarray, np.ndarray]:
         """(per-class parameters (3, 24), global parameters) for the engine."""
-        gp = np.zeros((3, 24), np.float64)
-        for row, k in ((0, 2), (1, 1)):  # long, medium
+        gp = np.zeros((3, GP_LEN), np.float64)
+        for row, k in ((0, L.LONG), (1, L.MEDIUM)):
             frac, rt = self.long_wide[row]
-            gp[k, :17] = (600.0, frac, rt, self.min_long_wide, self.max_long_wide, self.second_level,
-                          self.subgroup_size, self.group_max[row], _SEARCH[self.search], self.budget,
-                          self.budget_scope == "subgroup", self.prune, self.force_shift_ratio, self.alpha,
-                          self.beta, self.gamma, self.select == "weighted")
-            gp[k, 17:23] = (self.group_min[row], self.group_max[row], self.size_factor[row], self.work_lambda[row],
-                            self.avg_runtime[row], 1.0)
-            gp[k, 23] = 1.0 / shares[row] if shares[row] > 0 else 1.0
+            _fill(gp[k], {L.P_TAU: 600.0, L.P_WIDE_FRACTION: frac, L.P_WIDE_RUNTIME: rt,
+                          L.P_MIN_WIDE: self.min_long_wide, L.P_MAX_WIDE: self.max_long_wide,
+                          L.P_SECOND_LEVEL: self.second_level, L.P_SUBGROUP: self.subgroup_size,
+                          L.P_SPLIT_SIZE: self.group_max[row], L.P_SEARCH: _SEARCH[self.search],
+                          L.P_BUDGET: self.budget, L.P_BUDGET_PER_SUBGROUP: self.budget_scope == "subgroup",
+                          L.P_PRUNE: self.prune, L.P_FORCE_SHIFT: self.force_shift_ratio, L.P_ALPHA: self.alpha,
+                          L.P_BETA: self.beta, L.P_GAMMA: self.gamma, L.P_WEIGHTED: self.select == "weighted",
+                          L.GP_GROUP_MIN: self.group_min[row], L.GP_GROUP_MAX: self.group_max[row],
+                          L.GP_SIZE_FACTOR: self.size_factor[row], L.GP_LAMBDA: self.work_lambda[row],
+                          L.GP_AVG_RUNTIME: self.avg_runtime[row], L.GP_GROUPS: 1.0,
+                          L.GP_INV_SHARE: 1.0 / shares[row] if shares[row] > 0 else 1.0})
         code = {name: allowed.index(getattr(self, name)) for name, allowed in _READINGS.items()}
-        gg = np.array([1.0, self.finish_delta, self.finish_min_util, self.dynamic_backfill, 0, 0, 0, -1.0, 600.0,
-                       self.finish_rule, code["form_at"], code["form_class"], code["criteria_scope"],
-                       code["runtime_rule"], code["min_rule"], code["take"], self.join, code["group_end"],
-                       code["plan_nodes"], 0.0], np.float64)
+        gg = np.zeros(GG_LEN, np.float64)
+        _fill(gg, {L.G_KIND: 1.0, L.G_FINISH_DELTA: self.finish_delta, L.G_FINISH_MIN_UTIL: self.finish_min_util,
+                   L.G_DYNAMIC_BACKFILL: self.dynamic_backfill, L.G_BL_WAIT_BOUND: -1.0, L.G_BL_TAU: 600.0,
+                   L.G_FINISH_RULE: self.finish_rule, L.G_FORM_AT: code["form_at"],
+                   L.G_FORM_CLASS: code["form_class"], L.G_CRITERIA_SCOPE: code["criteria_scope"],
+                   L.G_RUNTIME_RULE: code["runtime_rule"], L.G_MIN_RULE: code["min_rule"], L.G_TAKE: code["take"],
+                   L.G_JOIN: self.join, L.G_GROUP_END: code["group_end"], L.G_PLAN_NODES: code["plan_nodes"]})
         return gp, gg
 
 
@@ -280,12 +279,19 @@ class BottomLineConfig:
         if self.scope == "group":
             gp, gg = self.group.arrays(shares)
         else:
-            gp = np.zeros((3, 24), np.float64)
-            for row, k in ((0, 2), (1, 1)):
-                gp[k, 22] = 1.0
-                gp[k, 23] = 1.0 / shares[row] if shares[row] > 0 else 1.0
+            gp = np.zeros((3, GP_LEN), np.float64)
+            for row, k in ((0, L.LONG), (1, L.MEDIUM)):
+                gp[k, L.GP_GROUPS] = 1.0
+                gp[k, L.GP_INV_SHARE] = 1.0 / shares[row] if shares[row] > 0 else 1.0
             gg = np.zeros(GG_LEN, np.float64)
-        gg[[0, 3, 4, 5, 6, 7, 8, 19]] = (2.0, self.dynamic_backfill, self.budget, self.max_jobs, _SEARCH[self.search],
-                                         -1.0 if self.wait_bound is None else self.wait_bound, 600.0,
-                                         self.scope == "group")
+        _fill(gg, {L.G_KIND: 2.0, L.G_DYNAMIC_BACKFILL: self.dynamic_backfill, L.G_BL_BUDGET: self.budget,
+                   L.G_BL_MAX_JOBS: self.max_jobs, L.G_BL_SEARCH: _SEARCH[self.search],
+                   L.G_BL_WAIT_BOUND: -1.0 if self.wait_bound is None else self.wait_bound, L.G_BL_TAU: 600.0,
+                   L.G_BL_GROUPS: self.scope == "group"})
         return gp, gg
+
+
+def _fill(vector: np.ndarray, slots: dict[int, float]) -> None:
+    """Write ``slots`` (slot of :mod:`schedlab.sim.ts_layout` -> value) into ``vector``."""
+    for slot, value in slots.items():
+        vector[slot] = float(value)

@@ -32,10 +32,7 @@ import numpy as np
 from .._config import njit
 from ..strategy import registry
 from ..strategy.model import Greedy
-
-
-class ScheduleInvalid(AssertionError):
-    """A schedule that breaks a rule; the message names the job and the rule."""
+from .invalid import ScheduleInvalid  # re-exported: ``from schedlab.sim.validate import ScheduleInvalid``
 
 
 def validate_schedule(schedule, *, replay_until: float | None = None) -> None:

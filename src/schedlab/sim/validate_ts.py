@@ -73,6 +73,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._config import njit
+from .invalid import ScheduleInvalid
 
 
 @njit
@@ -109,9 +110,7 @@ def _sweep(times, kinds, order, ivs, iv_job, node_off, node_ids, cls, first_iv, 
 
 
 def validate_timeshared(schedule) -> None:
-    """Raise ``ScheduleInvalid`` (from :mod:`schedlab.sim.validate`) unless every rule above holds."""
-    from .validate import ScheduleInvalid
-
+    """Raise :class:`~schedlab.sim.invalid.ScheduleInvalid` unless every rule above holds."""
     ts = schedule.timeshare
     w = schedule.workload
     n = len(w)
@@ -530,8 +529,6 @@ def _continuity(r_pid, r_t, r_c, r_slice, poff, pjob, pv, s_first, lp_first, ear
 
 def _check_plans(schedule, first_iv, last_iv) -> None:
     """Rule 6: replay every plan the optimiser committed to against the schedule (module docstring)."""
-    from .validate import ScheduleInvalid
-
     ts = schedule.timeshare
     pl = getattr(ts, "plans", None)
     if pl is None:

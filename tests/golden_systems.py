@@ -223,16 +223,16 @@ def run_optimizer(case: dict, validate: bool, folder: Path) -> dict:
         if name.startswith("evolve-"):
             from schedlab.optimize.evolve import evolve_greedy
 
-            r = evolve_greedy(config, folder, workers=1, report=False)
+            r = evolve_greedy(config, folder, workers=1)
         elif name == "rules-evolve":
             from schedlab.optimize import gfs
 
-            r = gfs.rules_evolve(config, folder, gfs.GFSSettings(**case["gfs"]), workers=1, report=False)
+            r = gfs.rules_evolve(config, folder, gfs.GFSSettings(**case["gfs"]), workers=1)
         else:
             from schedlab.optimize import gfs
 
             parts = tuple(tuple(p) for p in case["partitions"])
-            r = gfs.rules_iterative(config, folder, parts, workers=1, report=False)
+            r = gfs.rules_iterative(config, folder, parts, workers=1)
         if validate:
             _validate_best(case, r.best)
         return {"best": r.best_f, "evaluations": r.evaluations, "history_hash": _csv_digest(folder / "history.csv"),

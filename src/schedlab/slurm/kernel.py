@@ -277,15 +277,48 @@ def _freed_totals(p, part_nodes, byend, bcount, nb, JI, anode, acnt, alen):
 
 
 @njit
-def _backfill(now, order, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
-              anode, acnt, alen, start, finish, expend, run, nrun, by):
+def _add_reservation(q, now, RF, RI, rnodes, first_rb, unres, part_nodes):
+    """Reservation q (the q reservations before it added) into the nodes' earliest reservation
+    (one ending after now), the partitions' counts of unreserved nodes, and the orders by end and
+    by begin (a later one after an equal one)."""
+    rb, re, roff, rlen, by_rb, ord_re = RF[0], RF[1], RI[0], RI[1], RI[2], RI[3]
+    for z in range(roff[q], roff[q] + rlen[q]):
+        v = rnodes[z]
+        if re[q] > now and rb[q] < first_rb[v]:
+            if first_rb[v] == np.inf:
+                for p in range(part_nodes.shape[0]):
+                    unres[p] -= part_nodes[p, v]
+            first_rb[v] = rb[q]
+    k = q
+    while k > 0 and re[ord_re[k - 1]] > re[q]:
+        ord_re[k] = ord_re[k - 1]
+        k -= 1
+    ord_re[k] = q
+    k = q
+    while k > 0 and rb[by_rb[k - 1]] > rb[q]:
+        by_rb[k] = by_rb[k - 1]
+        k -= 1
+    by_rb[k] = q
+
+
+@njit
+def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
+              anode, acnt, alen, start, finish, expend, run, nrun, by, RF, RI, rnodes, CK, CKF):
     """One backfill pass (backfill.c _attempt_backfill; docs/slurm-policy-spec.md section 5): the
     queue in order, at most bf_max_job_test jobs tested; a job that fits now on nodes free of every
     reservation overlapping [now, now + limit] starts; else its earliest start is found (running
     jobs removed by expected end, in will-run batches; later map slices tried) and, within
     bf_window, its selected nodes are reserved whole from floor(start/res)*res to
     floor((start + limit)/res)*res. ``order`` is the queue in :func:`_order`'s order. Returns
-    (npend, nrun, horizon).
+    (npend, nrun, horizon, reach).
+
+    The reservations (``RF``: begin, end; ``RI``: offset and count in ``rnodes``, the order by
+    begin and by end) and, for each queue position k <= ``reach``, the state before job k
+    (``CK``: reservations made, jobs tested, ``rnodes`` used; ``CKF``: the horizon so far) stay
+    in the caller's arrays, so that a pass may resume at position ``k0`` of the last pass that
+    started nothing: when no job ended or started since, the time is before that pass's horizon
+    and its first k0 jobs are this pass's first k0 (the same jobs tested in the same state make
+    the same reservations; a job submitted since changes only what follows it).
 
     ``horizon`` (meaningful when the pass started nothing): a pass at any later time t < horizon
     with the same running and pending jobs in the same order starts nothing either, so
@@ -305,25 +338,18 @@ def _backfill(now, order, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O
     counts as reservations enter and leave instead of recounting (a month of CTC-SP2: 11 s -> 1.7 s,
     the same starts)."""
     if npend == 0:
-        return npend, nrun, np.inf
+        return npend, nrun, np.inf, 0
     N = free.shape[0]
     NP = part_nodes.shape[0]
     res = P[P_BF_RES]
     win_end = np.floor((now + P[P_BF_WINDOW]) / res) * res
     max_test = P[P_BF_MAX_TEST]
     excl = O[O_BF_TOUCH_EXCLUSIVE]
-    cap = int(min(max_test, order.shape[0])) + 1
-    rb = np.empty(cap)
-    re = np.empty(cap)
-    roff = np.empty(cap, dtype=np.int64)
-    rlen = np.empty(cap, dtype=np.int64)
-    rnodes = np.empty(cap * N, dtype=np.int64)
+    rb, re = RF[0], RF[1]
+    roff, rlen = RI[0], RI[1]
+    by_rb, ord_re = RI[2], RI[3]  # the reservations by begin, by end
     first_rb = np.full(N, np.inf)  # each node's earliest reservation that ends after now
-    by_rb = np.empty(cap, dtype=np.int64)  # the reservations by begin
-    ord_re = np.empty(cap, dtype=np.int64)  # the reservations by end
     held = np.zeros(N, dtype=np.int64)  # a walk's count of reservations holding each node
-    nres = 0
-    used = 0
     cand = np.zeros(N, dtype=np.uint8)
     free_t = np.empty(N, dtype=np.int64)
     part_free = np.zeros(NP)
@@ -341,7 +367,10 @@ def _backfill(now, order, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O
             nfl += 1
     late = P[P_KILL_WAIT] + P[P_OVER_TIME]
     W = P[P_BF_WINDOW]
-    horizon = np.inf
+    nres, tested, used = (CK[0, k0], CK[1, k0], CK[2, k0]) if k0 > 0 else (0, 0, 0)
+    horizon = CKF[k0] if k0 > 0 else np.inf
+    for q in range(nres):  # the reservations of the jobs before k0, made again
+        _add_reservation(q, now, RF, RI, rnodes, first_rb, unres, part_nodes)
     for q in range(nrun):  # each running job's expected end stays what _batches reads now
         e = expend[run[q]]
         horizon = min(horizon, e - 1.0 if e > now else e + late - 1.0)
@@ -354,9 +383,14 @@ def _backfill(now, order, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O
     pb_n = np.zeros(NP, dtype=np.int64)
     freed = np.zeros((NP, cap_run))
     have = np.zeros(NP, dtype=np.uint8)
-    tested = 0
-    for k in range(order.shape[0]):
+    K_ = order.shape[0]
+    reach = K_
+    for k in range(k0, K_ + 1):
+        CK[0, k], CK[1, k], CK[2, k], CKF[k] = nres, tested, used, horizon
+        if k == K_:
+            break
         if tested >= max_test:
+            reach = k
             break
         j = order[k]
         p = JI[I_PART, j]
@@ -525,25 +559,11 @@ def _backfill(now, order, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O
                 got += free_t[v]
                 rnodes[used + cnt] = v
                 cnt += 1
-                if re[nres] > now and rb[nres] < first_rb[v]:
-                    if first_rb[v] == np.inf:
-                        for q in range(NP):
-                            unres[q] -= part_nodes[q, v]
-                    first_rb[v] = rb[nres]
         rlen[nres] = cnt
         used += cnt
-        q = nres
-        while q > 0 and re[ord_re[q - 1]] > re[nres]:
-            ord_re[q] = ord_re[q - 1]
-            q -= 1
-        ord_re[q] = nres
-        q = nres
-        while q > 0 and rb[by_rb[q - 1]] > rb[nres]:
-            by_rb[q] = by_rb[q - 1]
-            q -= 1
-        by_rb[q] = nres
+        _add_reservation(nres, now, RF, RI, rnodes, first_rb, unres, part_nodes)
         nres += 1
-    return npend, nrun, horizon
+    return npend, nrun, horizon, reach
 
 
 @njit
@@ -609,8 +629,9 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
     effect: the time of the next one): when no pending job fits in its partition's free CPUs
     (:func:`_nothing_fits`), or when no job was submitted, ended or started since the last pass
     that ran, that pass started nothing, the queue order is the same and the time is before that
-    pass's horizon (:func:`_backfill`). ``skip=False`` runs every pass (the reference the tests
-    compare with)."""
+    pass's horizon (:func:`_backfill`). A pass after submissions alone resumes that pass at the
+    first queue position where the orders differ. ``skip=False`` runs every pass whole (the
+    reference the tests compare with)."""
     n = JF.shape[1]
     N = node_cpus.shape[0]
     free = node_cpus.copy()
@@ -645,6 +666,14 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
     cert_horizon = -np.inf  # ... its horizon ...
     cert_order = np.empty(n, dtype=np.int64)  # ... and its queue order
     cert_n = 0
+    cert_reach = 0  # ... and how far its state per queue position is kept (_backfill)
+    moved = 0  # counts ends and starts: with version, tells a pass that may resume (submissions only)
+    cert_moved = -1
+    RF = np.empty((2, n + 1))
+    RI = np.empty((4, n + 1), dtype=np.int64)
+    rnodes = np.empty(max(alloc_size, 1), dtype=np.int64)
+    CK = np.zeros((3, n + 1), dtype=np.int64)
+    CKF = np.empty(n + 1)
     while i < n or nrun > 0 or npend > 0:
         now = np.inf
         if i < n:
@@ -686,6 +715,7 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
                 nrun -= 1
                 ended = True
                 version += 1
+                moved += 1
             else:
                 q += 1
         # submissions
@@ -723,6 +753,7 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
                 main_changed = False  # a full run left nothing it could start; only a change can
         if nrun > before:
             version += 1
+            moved += 1
             if changed_at == np.inf:
                 changed_at = now  # a start is a job update: backfill has work (_more_work)
         if bf_on and changed_at < np.inf and now >= last_bf + P[P_BF_INTERVAL] and now >= changed_at:
@@ -734,15 +765,24 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
                     same = order[k] == cert_order[k]
                     k += 1
                 if not same:
+                    k0 = 0
+                    if skip and cert_moved == moved and now < cert_horizon:
+                        top = min(npend, cert_n, cert_reach)
+                        while k0 < top and order[k0] == cert_order[k0]:
+                            k0 += 1
                     before = nrun
-                    npend, nrun, horizon = _backfill(now, order, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
-                                                     anode, acnt, alen, start, finish, expend, run, nrun, by)
+                    npend, nrun, horizon, reach = _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus,
+                                                            JF, JI, P, O, anode, acnt, alen, start, finish, expend,
+                                                            run, nrun, by, RF, RI, rnodes, CK, CKF)
                     if nrun > before:
                         version += 1
+                        moved += 1
                     else:
                         cert_version = version
+                        cert_moved = moved
                         cert_horizon = horizon
                         cert_n = npend
+                        cert_reach = reach
                         cert_order[:npend] = order
             last_bf = now
             changed_at = np.inf

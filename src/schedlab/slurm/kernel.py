@@ -277,14 +277,59 @@ def _freed_totals(p, part_nodes, byend, bcount, nb, JI, anode, acnt, alen):
 
 
 @njit
-def _backfill(now, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI, P, O,
-              anode, acnt, alen, start, finish, expend, run, nrun, by):
+def _add_reservation(q, now, RF, RI, rnodes, first_rb, unres, part_nodes):
+    """Reservation q (the q reservations before it added) into the nodes' earliest reservation
+    (one ending after now), the partitions' counts of unreserved nodes, and the orders by end and
+    by begin (a later one after an equal one)."""
+    rb, re, roff, rlen, by_rb, ord_re = RF[0], RF[1], RI[0], RI[1], RI[2], RI[3]
+    for z in range(roff[q], roff[q] + rlen[q]):
+        v = rnodes[z]
+        if re[q] > now and rb[q] < first_rb[v]:
+            if first_rb[v] == np.inf:
+                for p in range(part_nodes.shape[0]):
+                    unres[p] -= part_nodes[p, v]
+            first_rb[v] = rb[q]
+    k = q
+    while k > 0 and re[ord_re[k - 1]] > re[q]:
+        ord_re[k] = ord_re[k - 1]
+        k -= 1
+    ord_re[k] = q
+    k = q
+    while k > 0 and rb[by_rb[k - 1]] > rb[q]:
+        by_rb[k] = by_rb[k - 1]
+        k -= 1
+    by_rb[k] = q
+
+
+@njit
+def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
+              anode, acnt, alen, start, finish, expend, run, nrun, by, RF, RI, rnodes, CK, CKF):
     """One backfill pass (backfill.c _attempt_backfill; docs/slurm-policy-spec.md section 5): the
     queue in order, at most bf_max_job_test jobs tested; a job that fits now on nodes free of every
     reservation overlapping [now, now + limit] starts; else its earliest start is found (running
     jobs removed by expected end, in will-run batches; later map slices tried) and, within
     bf_window, its selected nodes are reserved whole from floor(start/res)*res to
-    floor((start + limit)/res)*res. Returns (npend, nrun).
+    floor((start + limit)/res)*res. ``order`` is the queue in :func:`_order`'s order. Returns
+    (npend, nrun, horizon, reach).
+
+    The reservations (``RF``: begin, end; ``RI``: offset and count in ``rnodes``, the order by
+    begin and by end) and, for each queue position k <= ``reach``, the state before job k
+    (``CK``: reservations made, jobs tested, ``rnodes`` used; ``CKF``: the horizon so far) stay
+    in the caller's arrays, so that a pass may resume at position ``k0`` of the last pass that
+    started nothing: when no job ended or started since, the time is before that pass's horizon
+    and its first k0 jobs are this pass's first k0 (the same jobs tested in the same state make
+    the same reservations; a job submitted since changes only what follows it).
+
+    ``horizon`` (meaningful when the pass started nothing): a pass at any later time t < horizon
+    with the same running and pending jobs in the same order starts nothing either, so
+    :func:`slurm_loop` may skip it. The pass reads ``now`` only in: the expected ends of running
+    jobs (max(end, now + 1), and end + KillWait past the limit), each tested job's candidate nodes
+    (no reservation beginning by now + limit: a later pass has fewer, so a job that did not start
+    does not start, and a job keeps a candidate while now + limit < its partition's latest first
+    reservation), the reservation ends skipped as past, and bf_window's end (a job whose earliest
+    start lay beyond it could get a reservation later). Everything else (batch times, reservation
+    begins and ends, the walk) is absolute time; so, job by job, the same reservations follow, and
+    the horizon is the earliest time any of these readings could change.
 
     Speed without changing the outcome: the CPUs a partition has free (now, and after each batch
     of ends) are totals kept per pass, so a time at which even the reservation-free nodes could
@@ -293,34 +338,42 @@ def _backfill(now, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI,
     counts as reservations enter and leave instead of recounting (a month of CTC-SP2: 11 s -> 1.7 s,
     the same starts)."""
     if npend == 0:
-        return npend, nrun
-    order = _order(pend, npend, prio, tier, JI)
+        return npend, nrun, np.inf, 0
     N = free.shape[0]
     NP = part_nodes.shape[0]
     res = P[P_BF_RES]
     win_end = np.floor((now + P[P_BF_WINDOW]) / res) * res
     max_test = P[P_BF_MAX_TEST]
     excl = O[O_BF_TOUCH_EXCLUSIVE]
-    cap = int(min(max_test, order.shape[0])) + 1
-    rb = np.empty(cap)
-    re = np.empty(cap)
-    roff = np.empty(cap, dtype=np.int64)
-    rlen = np.empty(cap, dtype=np.int64)
-    rnodes = np.empty(cap * N, dtype=np.int64)
+    rb, re = RF[0], RF[1]
+    roff, rlen = RI[0], RI[1]
+    by_rb, ord_re = RI[2], RI[3]  # the reservations by begin, by end
     first_rb = np.full(N, np.inf)  # each node's earliest reservation that ends after now
-    by_rb = np.empty(cap, dtype=np.int64)  # the reservations by begin
-    ord_re = np.empty(cap, dtype=np.int64)  # the reservations by end
     held = np.zeros(N, dtype=np.int64)  # a walk's count of reservations holding each node
-    nres = 0
-    used = 0
-    cand = np.empty(N, dtype=np.uint8)
+    cand = np.zeros(N, dtype=np.uint8)
     free_t = np.empty(N, dtype=np.int64)
     part_free = np.zeros(NP)
+    unres = np.zeros(NP, dtype=np.int64)  # each partition's nodes without a reservation
     for p in range(NP):
         for v in range(N):
             if part_nodes[p, v]:
                 part_free[p] += free[v]
+                unres[p] += 1
+    fl = np.empty(N, dtype=np.int64)  # the nodes with free CPUs now
+    nfl = 0
+    for v in range(N):
+        if free[v] > 0:
+            fl[nfl] = v
+            nfl += 1
     late = P[P_KILL_WAIT] + P[P_OVER_TIME]
+    W = P[P_BF_WINDOW]
+    nres, tested, used = (CK[0, k0], CK[1, k0], CK[2, k0]) if k0 > 0 else (0, 0, 0)
+    horizon = CKF[k0] if k0 > 0 else np.inf
+    for q in range(nres):  # the reservations of the jobs before k0, made again
+        _add_reservation(q, now, RF, RI, rnodes, first_rb, unres, part_nodes)
+    for q in range(nrun):  # each running job's expected end stays what _batches reads now
+        e = expend[run[q]]
+        horizon = min(horizon, e - 1.0 if e > now else e + late - 1.0)
     # per partition, built when a job of it first needs them: the will-run batches and the CPUs
     # of the partition each batch prefix frees
     cap_run = nrun + 1
@@ -330,28 +383,47 @@ def _backfill(now, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI,
     pb_n = np.zeros(NP, dtype=np.int64)
     freed = np.zeros((NP, cap_run))
     have = np.zeros(NP, dtype=np.uint8)
-    tested = 0
-    for k in range(order.shape[0]):
+    K_ = order.shape[0]
+    reach = K_
+    for k in range(k0, K_ + 1):
+        CK[0, k], CK[1, k], CK[2, k], CKF[k] = nres, tested, used, horizon
+        if k == K_:
+            break
         if tested >= max_test:
+            reach = k
             break
         j = order[k]
         p = JI[I_PART, j]
         need = JI[I_CPUS, j]
         L = JF[F_LIMIT, j]
         b_end = now + L
+        # candidate nodes: the partition's, free of reservations beginning by b_end; only those
+        # with free CPUs matter for starting now (_start passes over the others)
         count = 0
+        last_rb = np.inf  # the partition's latest first reservation
+        if unres[p] == 0:
+            last_rb = -np.inf
+            for v in range(N):
+                if part_nodes[p, v]:
+                    if first_rb[v] > last_rb:
+                        last_rb = first_rb[v]
+                    if first_rb[v] > b_end if not excl else first_rb[v] >= b_end:
+                        count += 1
+        else:
+            count = unres[p]
         avail = 0
-        for v in range(N):
+        for z in range(nfl):
+            v = fl[z]
             c = part_nodes[p, v] and (first_rb[v] > b_end if not excl else first_rb[v] >= b_end)
             cand[v] = c
             if c:
-                count += 1
                 avail += free[v]
         if count == 0:
             if O[O_BF_COUNT_POPPED]:
                 tested += 1
             continue
         tested += 1
+        horizon = min(horizon, last_rb - L)  # the job keeps a candidate node (and its test)
         if avail >= need:
             nrun = _start(j, now, cand, free, node_cpus, JF, JI, P, O, anode, acnt, alen, start, finish, expend, run, nrun)
             by[j] = 2
@@ -361,6 +433,11 @@ def _backfill(now, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI,
                 for v in range(N):
                     if part_nodes[q, v]:
                         part_free[q] += free[v]
+            nfl = 0
+            for v in range(N):
+                if free[v] > 0:
+                    fl[nfl] = v
+                    nfl += 1
             if nrun + 1 > cap_run:
                 cap_run = nrun + 1 + int(max_test)
                 pb_end = np.empty((NP, cap_run), dtype=np.int64)
@@ -392,6 +469,7 @@ def _backfill(now, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI,
                 else:
                     lo = mid + 1
             if lo == nb:
+                horizon = now
                 continue  # cannot happen: the partition holds the job once all running jobs end
             t_min = btime[lo]
         else:
@@ -408,14 +486,13 @@ def _backfill(now, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI,
         # (bf_touch='inclusive', _attempt_backfill's `begin_time <= end_time`; 'exclusive': before)
         # and it ends after t.
         if t_min > win_end:
+            horizon = min(horizon, t_min - W)  # until the window reaches t_min
             continue  # it cannot start within the window: no reservation (see below)
         applied = 0
-        avail = 0
+        avail = int(part_free[p])
         for v in range(N):
             free_t[v] = free[v]
             held[v] = 0
-            if part_nodes[p, v]:
-                avail += free[v]
         pe = 0  # reservations by_rb[:pe] have entered
         pl = 0  # reservations ord_re[:pl] have left
         t_found = np.inf
@@ -432,6 +509,7 @@ def _backfill(now, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI,
                 t = tr
                 r += 1
             if t > win_end:
+                horizon = min(horizon, t - W)  # until the window reaches t
                 break  # a later start makes no reservation: the walk can stop
             while b < nb and btime[b] <= t:
                 b += 1
@@ -470,6 +548,7 @@ def _backfill(now, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI,
         # reserve the selected nodes whole
         rb[nres] = np.floor(t_found / res) * res
         re[nres] = np.floor((t_found + L) / res) * res
+        horizon = min(horizon, re[nres])  # until its end is skipped as past
         roff[nres] = used
         got = 0
         cnt = 0
@@ -480,22 +559,33 @@ def _backfill(now, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI,
                 got += free_t[v]
                 rnodes[used + cnt] = v
                 cnt += 1
-                if re[nres] > now and rb[nres] < first_rb[v]:
-                    first_rb[v] = rb[nres]
         rlen[nres] = cnt
         used += cnt
-        q = nres
-        while q > 0 and re[ord_re[q - 1]] > re[nres]:
-            ord_re[q] = ord_re[q - 1]
-            q -= 1
-        ord_re[q] = nres
-        q = nres
-        while q > 0 and rb[by_rb[q - 1]] > rb[nres]:
-            by_rb[q] = by_rb[q - 1]
-            q -= 1
-        by_rb[q] = nres
+        _add_reservation(nres, now, RF, RI, rnodes, first_rb, unres, part_nodes)
         nres += 1
-    return npend, nrun
+    return npend, nrun, horizon, reach
+
+
+@njit
+def _nothing_fits(pend, npend, part_nodes, free, JI):
+    """True when no pending job fits in the CPUs its partition has free now: a backfill pass
+    (which starts a job only on free CPUs of its partition) would start nothing."""
+    NP = part_nodes.shape[0]
+    smallest = np.full(NP, np.iinfo(np.int64).max)
+    for k in range(npend):
+        j = pend[k]
+        p = JI[I_PART, j]
+        smallest[p] = min(smallest[p], JI[I_CPUS, j])
+    for p in range(NP):
+        if smallest[p] == np.iinfo(np.int64).max:
+            continue
+        avail = 0
+        for v in range(free.shape[0]):
+            if part_nodes[p, v]:
+                avail += free[v]
+        if avail >= smallest[p]:
+            return False
+    return True
 
 
 @njit
@@ -527,13 +617,21 @@ def _recalc(now, last, usage, shares, fs, pend, npend, prio, run, nrun, JF, JI, 
 
 
 @njit
-def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, start, finish, by):
+def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, start, finish, by, skip=True):
     """Simulate the jobs (sorted by submit) under the policy; fills ``start``/``finish`` and ``by``
     (1: started by the main scheduler, 2: by backfill). Order of work at one time: the decay pass
     (when due), job ends (each runs the main scheduler at once), submissions (each asks for a main
     run at the next tick at least batch_sched_delay after the last event-driven run, or at once
     with sched_on_submit='immediate'), due main runs, the periodic full-depth main run, then a due
-    backfill pass (bf_interval after the last pass, and only when something changed since)."""
+    backfill pass (bf_interval after the last pass, and only when something changed since).
+
+    A due backfill pass that provably starts nothing is not run, only recorded as run (its only
+    effect: the time of the next one): when no pending job fits in its partition's free CPUs
+    (:func:`_nothing_fits`), or when no job was submitted, ended or started since the last pass
+    that ran, that pass started nothing, the queue order is the same and the time is before that
+    pass's horizon (:func:`_backfill`). A pass after submissions alone resumes that pass at the
+    first queue position where the orders differ. ``skip=False`` runs every pass whole (the
+    reference the tests compare with)."""
     n = JF.shape[1]
     N = node_cpus.shape[0]
     free = node_cpus.copy()
@@ -563,6 +661,19 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
     main_changed = True  # something changed since the last full main run
     i = 0
     need_prio = P[P_W_AGE] > 0.0 or P[P_W_FS] > 0.0
+    version = 0  # counts submissions, ends and starts: the state a backfill pass reads
+    cert_version = -1  # the version at the last pass that ran and started nothing ...
+    cert_horizon = -np.inf  # ... its horizon ...
+    cert_order = np.empty(n, dtype=np.int64)  # ... and its queue order
+    cert_n = 0
+    cert_reach = 0  # ... and how far its state per queue position is kept (_backfill)
+    moved = 0  # counts ends and starts: with version, tells a pass that may resume (submissions only)
+    cert_moved = -1
+    RF = np.empty((2, n + 1))
+    RI = np.empty((4, n + 1), dtype=np.int64)
+    rnodes = np.empty(max(alloc_size, 1), dtype=np.int64)
+    CK = np.zeros((3, n + 1), dtype=np.int64)
+    CKF = np.empty(n + 1)
     while i < n or nrun > 0 or npend > 0:
         now = np.inf
         if i < n:
@@ -603,6 +714,8 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
                 run[q] = run[nrun - 1]
                 nrun -= 1
                 ended = True
+                version += 1
+                moved += 1
             else:
                 q += 1
         # submissions
@@ -615,6 +728,7 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
             else:
                 submit_run = min(submit_run, max(np.ceil(JF[F_SUBMIT, i]), last_event_run + P[P_BATCH_DELAY]))
             i += 1
+            version += 1
             main_changed = True
             if changed_at == np.inf:
                 changed_at = now
@@ -637,11 +751,39 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
                 npend, nrun = _main(now, True, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI, P, O,
                                     anode, acnt, alen, start, finish, expend, run, nrun, by)
                 main_changed = False  # a full run left nothing it could start; only a change can
-        if nrun > before and changed_at == np.inf:
-            changed_at = now  # a start is a job update: backfill has work (_more_work)
+        if nrun > before:
+            version += 1
+            moved += 1
+            if changed_at == np.inf:
+                changed_at = now  # a start is a job update: backfill has work (_more_work)
         if bf_on and changed_at < np.inf and now >= last_bf + P[P_BF_INTERVAL] and now >= changed_at:
-            npend, nrun = _backfill(now, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI, P, O,
-                                    anode, acnt, alen, start, finish, expend, run, nrun, by)
+            if not (skip and _nothing_fits(pend, npend, part_nodes, free, JI)):
+                order = _order(pend, npend, prio, tier, JI)
+                same = skip and cert_version == version and now < cert_horizon and cert_n == npend
+                k = 0
+                while same and k < npend:
+                    same = order[k] == cert_order[k]
+                    k += 1
+                if not same:
+                    k0 = 0
+                    if skip and cert_moved == moved and now < cert_horizon:
+                        top = min(npend, cert_n, cert_reach)
+                        while k0 < top and order[k0] == cert_order[k0]:
+                            k0 += 1
+                    before = nrun
+                    npend, nrun, horizon, reach = _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus,
+                                                            JF, JI, P, O, anode, acnt, alen, start, finish, expend,
+                                                            run, nrun, by, RF, RI, rnodes, CK, CKF)
+                    if nrun > before:
+                        version += 1
+                        moved += 1
+                    else:
+                        cert_version = version
+                        cert_moved = moved
+                        cert_horizon = horizon
+                        cert_n = npend
+                        cert_reach = reach
+                        cert_order[:npend] = order
             last_bf = now
             changed_at = np.inf
     return npend

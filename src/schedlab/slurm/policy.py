@@ -376,9 +376,11 @@ def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = T
                 alloc=alloc, perm=perm, conf=conf, workload=w)
 
 
-def simulate_slurm(workload, machine, policy: SlurmPolicy, *, kill: bool = True):
+def simulate_slurm(workload, machine, policy: SlurmPolicy, *, kill: bool = True, skip_passes: bool = True):
     """Simulate ``policy`` on ``workload``; a Schedule in trace order whose workload carries the
-    limits as Slurm applied them (module docstring). ``schedule.plan`` is a :class:`SlurmRun`."""
+    limits as Slurm applied them (module docstring). ``schedule.plan`` is a :class:`SlurmRun`.
+    ``skip_passes=False`` runs every backfill pass, also those that provably start nothing
+    (:func:`~schedlab.slurm.kernel.slurm_loop`): the slow reference the tests compare with."""
     from ..sim.engine import check_workload
     from ..sim.model import Machine
 
@@ -392,7 +394,7 @@ def simulate_slurm(workload, machine, policy: SlurmPolicy, *, kill: bool = True)
     by = np.zeros(n, dtype=np.int64)
     if n:
         K.slurm_loop(a["JF"], a["JI"], a["P"], a["O"], a["node_cpus"], a["part_nodes"], a["tier"], a["shares"],
-                     a["alloc"], start, finish, by)
+                     a["alloc"], start, finish, by, skip_passes)
     perm = a["perm"]
     out_s, out_f, out_by = np.empty(n), np.empty(n), np.empty(n, dtype=np.int64)
     out_s[perm], out_f[perm], out_by[perm] = start, finish, by

@@ -86,7 +86,7 @@ def test_fast_fitness_equals_the_full_builder(method, case):
     fj = FederatedJobs(np.arange(len(jobs)), np.zeros(len(jobs)), a[:, 0].astype(int), a[:, 1], a[:, 2], a[:, 3])
     p = PackageProblem(fj, pf, FederationOptions(), method)
     orders = np.array([order, order[::-1]], dtype=np.int64)
-    full = [build_in_order(o, p.JA, p.PA, p.opts)[1].max() for o in orders]
+    full = [build_in_order(o, p.JA, p.PA, p.opts).finish.max() for o in orders]
     assert [makespan_in_order(o, p.JA, p.PA, p.opts) for o in orders] == full
-    none = np.zeros(0), np.zeros((0, p.PA[0].size), dtype=np.int64)
+    none = np.zeros(0), np.zeros((0, p.PA.g_power.size), dtype=np.int64)
     assert makespans_in_orders(orders, p.JA, p.PA, p.opts, *none).tolist() == full

@@ -1,14 +1,17 @@
 """Compiled (numba) package schedule builders: allocation, slowdown model, the strict-order decoder, METL.
 
-All kernels work on plain arrays grouped in tuples (see :func:`schedlab.federation.model.platform_arrays`):
+All kernels work on plain arrays grouped in named tuples, declared in :mod:`schedlab.federation.layout`
+and read by field name, never by position:
 
-``PA`` (platform): ``g_power[G], g_cluster[G], g_ptr[G+1], lvl_ptr[L+1], c_ptr[K+1], c_groups[G],
-node_group[N], bw[K], g_nodes[N]``. A *group* is the set of nodes of one cluster with one power;
+``PA`` (:class:`~schedlab.federation.layout.PlatformArrays`): ``g_power[G], g_cluster[G], g_ptr[G+1],
+lvl_ptr[L+1], c_ptr[K+1], c_groups[G], node_group[N], bw[K], g_nodes[N]``. A *group* is the set of nodes of one cluster with one power;
 groups are sorted by power (descending), then cluster; a *level* is a run of groups of equal
 power. Nodes of a group are interchangeable, so allocation decides counts per group and then
 takes node ids from the group's free stack (deterministic).
 
-``JA`` (jobs of one package): ``tasks[J], base[J], sigma[J], ptbw[J]``.
+``JA`` (:class:`~schedlab.federation.layout.JobArrays`, jobs of one package): ``tasks[J], base[J], sigma[J], ptbw[J]``;
+``ST`` (:class:`~schedlab.federation.layout.BuildState`) and ``OUT`` (:class:`~schedlab.federation.layout.Built`)
+are one schedule's state and result.
 
 ``opts`` (int64 array): ``[alloc_mode, dynamic, metl_loss, cbs_cap]`` with alloc modes
 ``ALG1`` (Algorithm 1), ``TOP`` (JPR: most powerful free nodes) and ``CBS``.
@@ -24,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._config import njit
+from .layout import NEXT_SEQ, RUNNING, BuildState, Built
 
 ALG1, TOP, CBS = 0, 1, 2
 #: opts indices
@@ -90,7 +94,7 @@ def _swap_slower(lvl_ptr, free_cnt, cnt, last_level):
 @njit
 def _cluster_take(k, m, PA, free_cnt, cnt):
     """Take the m most powerful free nodes of cluster k into cnt; return the power of the slowest taken."""
-    g_power, c_ptr, c_groups = PA[0], PA[4], PA[5]
+    g_power, c_ptr, c_groups = PA.g_power, PA.c_ptr, PA.c_groups
     pmin = np.inf
     for i in range(c_ptr[k], c_ptr[k + 1]):
         if m == 0:
@@ -107,7 +111,7 @@ def _cluster_take(k, m, PA, free_cnt, cnt):
 @njit
 def _cluster_min_power(k, m, PA, free_cnt):
     """Power of the m-th most powerful free node of cluster k (-1 if it has fewer than m free)."""
-    g_power, c_ptr, c_groups = PA[0], PA[4], PA[5]
+    g_power, c_ptr, c_groups = PA.g_power, PA.c_ptr, PA.c_groups
     for i in range(c_ptr[k], c_ptr[k + 1]):
         g = c_groups[i]
         m -= free_cnt[g]
@@ -124,7 +128,7 @@ def _take_cbs(tj, PA, free_cnt, cfree, cap, cnt):
     requirement is capped at the largest cluster's size, so a job wider than 4/3 of every cluster
     can still run (see FederationOptions.cbs_cap_chunk)."""
     K = cfree.size
-    c_ptr, c_groups, g_ptr = PA[4], PA[5], PA[2]
+    c_ptr, c_groups, g_ptr = PA.c_ptr, PA.c_groups, PA.g_ptr
     best, bestp = -1, -1.0
     for k in range(K):
         if cfree[k] >= tj:
@@ -182,7 +186,7 @@ def choose(tj, mode, cap, PA, free_cnt, cfree, cnt):
         return False
     if mode == CBS:
         return _take_cbs(tj, PA, free_cnt, cfree, cap, cnt)
-    return _place(tj, mode, PA[3], free_cnt, cnt)
+    return _place(tj, mode, PA.lvl_ptr, free_cnt, cnt)
 
 
 @njit
@@ -205,7 +209,7 @@ def slowdown_at_start(j, cnt, JA, PA, loads, jk_out):
 
     Fills jk_out (tasks per cluster). Does not change ``loads``.
     """
-    return _slowdown(cnt, PA[0], PA[1], PA[7], loads, JA[2][j], JA[3][j], jk_out)
+    return _slowdown(cnt, PA.g_power, PA.g_cluster, PA.bw, loads, JA.sigma[j], JA.ptbw[j], jk_out)
 
 
 @njit
@@ -235,7 +239,7 @@ def _slowdown(cnt, g_power, g_cluster, bw, loads, sigma, ptbw, jk_out):
 @njit
 def _current_slowdown(i, JA, PA, jk, loads, spcpu):
     """Dynamic model: SP_i of running job i under the current loads (its own load already in them)."""
-    bw = PA[7]
+    bw = PA.bw
     spans = 0
     spcom = 1.0
     for k in range(loads.size):
@@ -247,7 +251,7 @@ def _current_slowdown(i, JA, PA, jk, loads, spcpu):
                 s = loads[k] / bw[k]
                 if s > spcom:
                     spcom = s
-    sigma = JA[2][i]
+    sigma = JA.sigma[i]
     return (1.0 - sigma) * spcpu[i] + sigma * spcom
 
 
@@ -321,10 +325,10 @@ def _commit(j, now, cnt, JA, PA, ST, OUT, dynamic, fixed_finish=np.nan):
 
     ``fixed_finish`` (static model): a job carried over from the previous package, running on
     these nodes until then (its SP is not recomputed)."""
-    g_power, g_cluster, g_ptr = PA[0], PA[1], PA[2]
+    g_power, g_cluster, g_ptr = PA.g_power, PA.g_cluster, PA.g_ptr
     free_cnt, slot, cfree, loads, run, counters, remaining, spcpu, cur_sp = ST
     start, finish, sp, jk, alloc_ptr, alloc_nodes, seq = OUT
-    base, ptbw = JA[1][j], JA[3][j]
+    base, ptbw = JA.base[j], JA.ptbw[j]
     spv = slowdown_at_start(j, cnt, JA, PA, loads, jk[j])
     pos = alloc_ptr[j]
     pmin = np.inf
@@ -341,42 +345,42 @@ def _commit(j, now, cnt, JA, PA, ST, OUT, dynamic, fixed_finish=np.nan):
     spcpu[j] = 1.0 / pmin
     if not np.isnan(fixed_finish):  # start, sp and seq stay unset (NaN / -1): not a job of this package
         finish[j] = fixed_finish
-        counters[0] = _heap_push(run, counters[0], j, finish)
+        counters[RUNNING] = _heap_push(run, counters[RUNNING], j, finish)
         return
     start[j] = now
     sp[j] = spv
-    seq[j] = counters[1]
-    counters[1] += 1
+    seq[j] = counters[NEXT_SEQ]
+    counters[NEXT_SEQ] += 1
     if base == 0.0:  # a zero-length job is over at once: it never counts as running
         finish[j] = now
         _release(j, JA, PA, ST, OUT)
         return
     if dynamic:  # running jobs in a list, rates refreshed at every event
-        run[counters[0]] = j
-        counters[0] += 1
+        run[counters[RUNNING]] = j
+        counters[RUNNING] += 1
         remaining[j] = base
         _refresh_rates(JA, PA, ST, OUT)
     else:  # running jobs in a heap of fixed finish times
         finish[j] = now + base * spv
-        counters[0] = _heap_push(run, counters[0], j, finish)
+        counters[RUNNING] = _heap_push(run, counters[RUNNING], j, finish)
 
 
 @njit
 def _refresh_rates(JA, PA, ST, OUT):
     """Dynamic model: recompute SP of every running job from the current link loads."""
     free_cnt, slot, cfree, loads, run, counters, remaining, spcpu, cur_sp = ST
-    jk = OUT[3]
-    for r in range(counters[0]):
+    jk = OUT.jk
+    for r in range(counters[RUNNING]):
         i = run[r]
         cur_sp[i] = _current_slowdown(i, JA, PA, jk, loads, spcpu)
 
 
 @njit
 def _release(i, JA, PA, ST, OUT):
-    g_cluster, g_ptr, node_group = PA[1], PA[2], PA[6]
+    g_cluster, g_ptr, node_group = PA.g_cluster, PA.g_ptr, PA.node_group
     free_cnt, slot, cfree, loads, run, counters, remaining, spcpu, cur_sp = ST
-    jk, alloc_ptr, alloc_nodes = OUT[3], OUT[4], OUT[5]
-    ptbw = JA[3][i]
+    jk, alloc_ptr, alloc_nodes = OUT.jk, OUT.alloc_ptr, OUT.alloc_nodes
+    ptbw = JA.ptbw[i]
     for p in range(alloc_ptr[i], alloc_ptr[i + 1]):
         n = alloc_nodes[p]
         g = node_group[n]
@@ -390,15 +394,15 @@ def _release(i, JA, PA, ST, OUT):
 def _advance(now, JA, PA, ST, OUT, dynamic):
     """Advance to the earliest predicted finish; release every job finishing then. Returns the new time."""
     free_cnt, slot, cfree, loads, run, counters, remaining, spcpu, cur_sp = ST
-    finish = OUT[1]
-    n = counters[0]
+    finish = OUT.finish
+    n = counters[RUNNING]
     if not dynamic:
         t = finish[run[0]]
         while n > 0 and finish[run[0]] <= t:
             i = _heap_pop(run, n, finish)
             n -= 1
             _release(i, JA, PA, ST, OUT)
-        counters[0] = n
+        counters[RUNNING] = n
         return t
     t = np.inf
     for r in range(n):
@@ -418,40 +422,40 @@ def _advance(now, JA, PA, ST, OUT, dynamic):
             remaining[i] -= (t - now) / cur_sp[i]
             run[w] = i
             w += 1
-    counters[0] = w
+    counters[RUNNING] = w
     _refresh_rates(JA, PA, ST, OUT)
     return t
 
 
 @njit
 def _new_state(PA, J):
-    g_ptr, g_nodes = PA[2], PA[8]
+    g_ptr, g_nodes = PA.g_ptr, PA.g_nodes
     G = g_ptr.size - 1
-    K = PA[7].size
+    K = PA.bw.size
     free_cnt = np.empty(G, dtype=np.int64)
     for g in range(G):
         free_cnt[g] = g_ptr[g + 1] - g_ptr[g]
     cfree = np.zeros(K, dtype=np.int64)
-    g_cluster = PA[1]
+    g_cluster = PA.g_cluster
     for g in range(G):
         cfree[g_cluster[g]] += free_cnt[g]
-    return (free_cnt, g_nodes.copy(), cfree, np.zeros(K), np.empty(g_nodes.size, dtype=np.int64),
-            np.zeros(2, dtype=np.int64), np.zeros(J), np.zeros(J), np.zeros(J))
+    return BuildState(free_cnt, g_nodes.copy(), cfree, np.zeros(K), np.empty(g_nodes.size, dtype=np.int64),
+                      np.zeros(2, dtype=np.int64), np.zeros(J), np.zeros(J), np.zeros(J))
 
 
 @njit
 def _new_out(JA, K):
-    J = JA[0].size
+    J = JA.tasks.size
     alloc_ptr = np.zeros(J + 1, dtype=np.int64)
     for j in range(J):
-        alloc_ptr[j + 1] = alloc_ptr[j] + JA[0][j]
-    return (np.full(J, np.nan), np.full(J, np.nan), np.full(J, np.nan), np.zeros((J, K), dtype=np.int64),
-            alloc_ptr, np.full(alloc_ptr[J], -1, dtype=np.int64), np.full(J, -1, dtype=np.int64))
+        alloc_ptr[j + 1] = alloc_ptr[j] + JA.tasks[j]
+    return Built(np.full(J, np.nan), np.full(J, np.nan), np.full(J, np.nan), np.zeros((J, K), dtype=np.int64),
+                 alloc_ptr, np.full(alloc_ptr[J], -1, dtype=np.int64), np.full(J, -1, dtype=np.int64))
 
 
 @njit
 def _drain(now, JA, PA, ST, OUT, dynamic):
-    while ST[5][0] > 0:
+    while ST.counters[RUNNING] > 0:
         now = _advance(now, JA, PA, ST, OUT, dynamic)
     return now
 
@@ -479,7 +483,7 @@ NO_CARRY_CNT = np.zeros((0, 0), dtype=np.int64)
 @njit
 def _carry_in(J, JA, PA, ST, OUT, dynamic, carry_finish, carry_cnt):
     """Occupy the nodes of the R jobs carried over (rows J.. of JA, static model) until their finish."""
-    cnt = np.zeros(PA[0].size, dtype=np.int64)
+    cnt = np.zeros(PA.g_power.size, dtype=np.int64)
     for r in range(carry_finish.size):
         cnt[:] = carry_cnt[r]
         _commit(J + r, 0.0, cnt, JA, PA, ST, OUT, dynamic, carry_finish[r])
@@ -492,18 +496,18 @@ def build_after(order, JA, PA, opts, carry_finish, carry_cnt):
     ``carry_cnt[r]`` their nodes per group. ``order`` holds the package's J jobs only; the carried
     rows of the output are not the package's (start NaN, seq -1)."""
     J = order.size
-    K = PA[7].size
-    G = PA[0].size
+    K = PA.bw.size
+    G = PA.g_power.size
     mode, dynamic, cap = opts[O_ALLOC], opts[O_DYNAMIC] != 0, opts[O_CBSCAP] != 0
-    ST = _new_state(PA, JA[0].size)
+    ST = _new_state(PA, JA.tasks.size)
     OUT = _new_out(JA, K)
     _carry_in(J, JA, PA, ST, OUT, dynamic, carry_finish, carry_cnt)
     cnt = np.zeros(G, dtype=np.int64)
     now = 0.0
     for idx in range(J):
         j = order[idx]
-        while not choose(JA[0][j], mode, cap, PA, ST[0], ST[2], cnt):
-            if ST[5][0] == 0:  # empty platform and still no fit: the job can never run
+        while not choose(JA.tasks[j], mode, cap, PA, ST.free_cnt, ST.cfree, cnt):
+            if ST.counters[RUNNING] == 0:  # empty platform and still no fit: the job can never run
                 raise ValueError("a job does not fit on the empty platform")
             now = _advance(now, JA, PA, ST, OUT, dynamic)
         _commit(j, now, cnt, JA, PA, ST, OUT, dynamic)
@@ -530,7 +534,7 @@ def makespan_after(order, JA, PA, opts, carry_finish, carry_cnt):
     if opts[O_DYNAMIC] == 0 and opts[O_ALLOC] != CBS:
         return _fast_makespan(order, JA, PA, opts[O_ALLOC], carry_finish, carry_cnt)
     OUT = build_after(order, JA, PA, opts, carry_finish, carry_cnt)
-    return OUT[1][:J].max()
+    return OUT.finish[:J].max()
 
 
 @njit
@@ -550,7 +554,7 @@ def _fast_makespan(order, JA, PA, mode, carry_finish, carry_cnt):
     passed to a call, so the state lives in local arrays and the helpers get only the few they use
     (passing the state tuples cost ~80 % of the time)."""
     tasks, base, sigma, ptbw = JA
-    g_power, g_cluster, g_ptr, lvl_ptr, bw = PA[0], PA[1], PA[2], PA[3], PA[7]
+    g_power, g_cluster, g_ptr, lvl_ptr, bw = PA.g_power, PA.g_cluster, PA.g_ptr, PA.lvl_ptr, PA.bw
     J, N, G, K = order.size, tasks.size, g_power.size, bw.size
     free_cnt = g_ptr[1:] - g_ptr[:-1]
     cfree = np.zeros(K, dtype=np.int64)
@@ -628,12 +632,12 @@ def build_metl(JA, PA, opts):
 @njit
 def metl_after(JA, PA, opts, carry_finish, carry_cnt):
     """:func:`build_metl` on a platform where jobs of earlier packages still run (see :func:`build_after`)."""
-    J = JA[0].size - carry_finish.size
-    K = PA[7].size
-    G = PA[0].size
+    J = JA.tasks.size - carry_finish.size
+    K = PA.bw.size
+    G = PA.g_power.size
     dynamic, relative = opts[O_DYNAMIC] != 0, opts[O_LOSS] != 0
-    pmax = PA[0].max()
-    ST = _new_state(PA, JA[0].size)
+    pmax = PA.g_power.max()
+    ST = _new_state(PA, JA.tasks.size)
     OUT = _new_out(JA, K)
     _carry_in(J, JA, PA, ST, OUT, dynamic, carry_finish, carry_cnt)
     cnt = np.zeros(G, dtype=np.int64)
@@ -647,16 +651,16 @@ def metl_after(JA, PA, opts, carry_finish, carry_cnt):
         for j in range(J):
             if not active[j]:
                 continue
-            if not choose(JA[0][j], ALG1, False, PA, ST[0], ST[2], cnt):
+            if not choose(JA.tasks[j], ALG1, False, PA, ST.free_cnt, ST.cfree, cnt):
                 continue
-            spv = slowdown_at_start(j, cnt, JA, PA, ST[3], jk)
-            base = JA[1][j]
+            spv = slowdown_at_start(j, cnt, JA, PA, ST.loads, jk)
+            base = JA.base[j]
             loss = (spv * pmax - 1.0) if relative else (base * spv - base / pmax)
             if loss < best_loss:
                 best, best_loss = j, loss
                 best_cnt[:] = cnt
         if best < 0:
-            if ST[5][0] == 0:
+            if ST.counters[RUNNING] == 0:
                 raise ValueError("a job does not fit on the empty platform")
             now = _advance(now, JA, PA, ST, OUT, dynamic)
             continue

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..errors import SchedlabError
 from .kernel import ALG1, CBS, TOP
+from .layout import JobArrays, PlatformArrays
 from .platform import Platform
 
 __all__ = ["FederationOptions", "METHODS", "HEURISTICS", "GA_METHODS", "platform_arrays", "job_arrays", "opts_array"]
@@ -122,7 +123,7 @@ def opts_array(method: str, options: FederationOptions) -> np.ndarray:
                      int(options.cbs_cap_chunk)], dtype=np.int64)
 
 
-def platform_arrays(platform: Platform) -> tuple:
+def platform_arrays(platform: Platform) -> PlatformArrays:
     """``PA`` of :mod:`schedlab.federation.kernel`: groups (cluster, power) sorted by power desc, cluster asc."""
     nc, pw = platform.node_cluster, platform.node_power
     keys = sorted({(-float(p), int(k)) for k, p in zip(nc, pw)})
@@ -142,11 +143,11 @@ def platform_arrays(platform: Platform) -> tuple:
     c_groups = np.array(sorted(range(G), key=lambda g: (g_cluster[g], g)), dtype=np.int64)
     c_ptr = np.zeros(K + 1, dtype=np.int64)
     c_ptr[1:] = np.cumsum(np.bincount(g_cluster, minlength=K))
-    return (g_power, g_cluster, g_ptr, lvl_ptr, c_ptr, c_groups, node_group,
-            np.ascontiguousarray(platform.bandwidth, dtype=np.float64), g_nodes)
+    return PlatformArrays(g_power, g_cluster, g_ptr, lvl_ptr, c_ptr, c_groups, node_group,
+                          np.ascontiguousarray(platform.bandwidth, dtype=np.float64), g_nodes)
 
 
-def job_arrays(jobs) -> tuple:
+def job_arrays(jobs) -> JobArrays:
     """``JA`` of :mod:`schedlab.federation.kernel` (tasks, base, sigma, ptbw) of a FederatedJobs."""
-    return (np.ascontiguousarray(jobs.tasks, dtype=np.int64), np.ascontiguousarray(jobs.base, dtype=np.float64),
-            np.ascontiguousarray(jobs.sigma, dtype=np.float64), np.ascontiguousarray(jobs.ptbw, dtype=np.float64))
+    return JobArrays(np.ascontiguousarray(jobs.tasks, dtype=np.int64), np.ascontiguousarray(jobs.base, dtype=np.float64),
+                     np.ascontiguousarray(jobs.sigma, dtype=np.float64), np.ascontiguousarray(jobs.ptbw, dtype=np.float64))

@@ -26,6 +26,7 @@ import numpy as np
 from ..errors import WorkloadError
 from .jobs import FederatedJobs, packages
 from .kernel import build_after, makespan_after, makespans_in_orders, metl_after
+from .layout import JobArrays
 from .model import METHODS, FederationOptions, FederationOptionError, job_arrays, opts_array, platform_arrays
 from .platform import Platform
 
@@ -64,9 +65,9 @@ class PackageProblem:
     def _set_carry(self, carry: Carry | None) -> None:
         JA = job_arrays(self.jobs)
         if carry is None:
-            cf, cc = np.zeros(0), np.zeros((0, self.PA[0].size), dtype=np.int64)
+            cf, cc = np.zeros(0), np.zeros((0, self.PA.g_power.size), dtype=np.int64)
         else:  # the carried jobs are rows J.. of the job arrays
-            JA = tuple(np.concatenate([a, b]) for a, b in zip(JA, job_arrays(carry.jobs)))
+            JA = JobArrays(*(np.concatenate([a, b]) for a, b in zip(JA, job_arrays(carry.jobs))))
             cf, cc = np.ascontiguousarray(carry.finish, dtype=np.float64), np.ascontiguousarray(carry.cnt, dtype=np.int64)
         object.__setattr__(self, "carry", carry)
         object.__setattr__(self, "JA", JA)
@@ -231,7 +232,7 @@ def carry_over(jobs: FederatedJobs, platform: Platform, options: FederationOptio
     s, f, _sp, _jk, aptr, anodes, _seq = _chain(jobs, platform, options, method, orders)
     release = float(s[len(s) - len(orders[-1]):].max())
     running = np.flatnonzero(f > release)
-    node_group = platform_arrays(platform)[6]
+    node_group = platform_arrays(platform).node_group
     G = int(node_group.max()) + 1
     cnt = np.array([np.bincount(node_group[anodes[aptr[j]:aptr[j + 1]]], minlength=G) for j in running],
                    dtype=np.int64).reshape(running.size, G)

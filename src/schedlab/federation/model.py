@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import SchedlabError
-from .kernel import ALG1, CBS, TOP
+from .allocation import ALG1, CBS, TOP
 from .layout import JobArrays, PlatformArrays
 from .platform import Platform
 

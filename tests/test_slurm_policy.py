@@ -10,7 +10,7 @@ import pytest
 
 from schedlab.errors import SchedlabError, WorkloadError
 from schedlab.sim.validate import validate_schedule
-from schedlab.slurm import kernel as K
+from schedlab.slurm import layout as L, ops
 from schedlab.slurm.conf import SlurmConfError, parse_conf
 from schedlab.slurm.policy import SlurmOptions, SlurmPolicy, prepare, simulate_slurm
 from schedlab.workload.model import Workload
@@ -39,7 +39,7 @@ NODE4 = "NodeName=sl1 CPUs=4\nPartitionName=batch Default=YES MaxTime=60\nPartit
 # ------------------------------------------------------------------ priority factors, each alone
 def static_priority(conf, rows, procs=4):
     a = prepare(jobs(rows, procs), procs, SlurmPolicy(parse_conf(conf, "t.conf")))
-    return a["JF"][K.F_STATIC]
+    return a["JF"][L.F_STATIC]
 
 
 def test_job_size_factor_alone():
@@ -65,7 +65,7 @@ def test_age_factor_alone_capped_at_max_age():
     # at 300 s 1000 * 300/600 = 500; at 1200 s capped: 1000; at submission 0 -> raised to 1
     a = prepare(jobs([(0, 1, 10, 1, 1, 1)]), 4, SlurmPolicy(parse_conf("PriorityWeightAge=1000\nPriorityMaxAge=10\n" + NODE4)))
     fs = np.ones(1)
-    got = [K._priority(0, t, a["JF"], a["JI"], a["P"], a["O"], fs) for t in (0.0, 300.0, 1200.0)]
+    got = [ops._priority(0, t, a["JF"], a["JI"], a["P"], a["O"], fs) for t in (0.0, 300.0, 1200.0)]
     assert got == [1.0, 500.0, 1000.0]
 
 
@@ -74,9 +74,9 @@ def test_fair_share_factor_alone_classic_and_fair_tree():
     # classic: F = 2^(-(UE/S)) = 2^-2 = 0.25 and 2^0 = 1. Fair Tree: LF = S/U = 0.5 and infinity: ranks
     # 1 and 2 of 2 -> 0.5 and 1.0
     usage, shares, fs = np.array([60.0, 0.0]), np.array([0.5, 0.5]), np.empty(2)
-    K._fs_factors(usage, shares, fs, 0, 1.0)
+    ops._fs_factors(usage, shares, fs, 0, 1.0)
     np.testing.assert_allclose(fs, [0.25, 1.0])
-    K._fs_factors(usage, shares, fs, 1, 1.0)
+    ops._fs_factors(usage, shares, fs, 1, 1.0)
     np.testing.assert_allclose(fs, [0.5, 1.0])
 
 
@@ -299,7 +299,7 @@ def test_sacct_jobs_carry_partition_account_and_qos(tmp_path):
     policy = SlurmPolicy(parse_conf("PriorityWeightQOS=1000\n" + NODE4), shares={"physics": 3, "chem": 1},
                          qos_priority={"normal": 0, "high": 100})
     a = prepare(w, 4, policy)
-    assert a["JF"][K.F_STATIC].tolist() == [0.0, 1000.0]
+    assert a["JF"][L.F_STATIC].tolist() == [0.0, 1000.0]
     assert a["shares"].tolist() == [0.75, 0.25]
     s = simulate_slurm(w, 4, policy)
     validate_schedule(s)

@@ -34,6 +34,7 @@ import numpy as np
 from ..errors import StrategyError, WorkloadError
 from .conf import SlurmConf, SlurmConfError, finish_partitions
 from . import kernel as K
+from . import layout as L
 
 
 @dataclass(frozen=True)
@@ -326,50 +327,50 @@ def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = T
     else:
         pf = factors / factors.max() if factors.max() > 0 else np.zeros_like(factors)
     static = (wt["jobsize"] * size + wt["partition"] * pf[part] + wt["qos"] * qos) if multifactor else np.zeros(n)
-    JF = np.empty((K.N_JF, n))
-    JF[K.F_SUBMIT] = w.submit
-    JF[K.F_RUNTIME] = np.maximum(w.runtime, 0.0)
-    JF[K.F_LIMIT] = limit
-    JF[K.F_STATIC] = static
-    JI = np.empty((K.N_JI, n), dtype=np.int64)
-    JI[K.I_CPUS] = cpus
-    JI[K.I_PART] = part
-    JI[K.I_ACCT] = acct
+    JF = np.empty((L.N_JF, n))
+    JF[L.F_SUBMIT] = w.submit
+    JF[L.F_RUNTIME] = np.maximum(w.runtime, 0.0)
+    JF[L.F_LIMIT] = limit
+    JF[L.F_STATIC] = static
+    JI = np.empty((L.N_JI, n), dtype=np.int64)
+    JI[L.I_CPUS] = cpus
+    JI[L.I_PART] = part
+    JI[L.I_ACCT] = acct
     per_job = np.minimum(cpus, N)
-    JI[K.I_AOFF] = np.concatenate([[0], np.cumsum(per_job)[:-1]]) if n else per_job
+    JI[L.I_AOFF] = np.concatenate([[0], np.cumsum(per_job)[:-1]]) if n else per_job
     sp = conf.sched
     t0 = float(np.floor(w.submit[0])) if n else 0.0
-    P = np.zeros(K.N_P)
-    P[K.P_W_AGE] = wt["age"] if multifactor else 0
-    P[K.P_W_FS] = wt["fairshare"] if multifactor else 0
-    P[K.P_MAX_AGE] = conf.max_age
-    P[K.P_HALF_LIFE] = conf.decay_half_life
-    P[K.P_CALC] = conf.calc_period
-    P[K.P_SCHED_INTERVAL] = sp["sched_interval"]
-    P[K.P_DEPTH] = sp["default_queue_depth"]
-    P[K.P_BATCH_DELAY] = sp["batch_sched_delay"]
-    P[K.P_BF_INTERVAL] = sp["bf_interval"]
-    P[K.P_BF_WINDOW] = sp["bf_window"] * 60.0
-    P[K.P_BF_RES] = sp["bf_resolution"]
-    P[K.P_BF_MAX_TEST] = sp["bf_max_job_test"]
-    P[K.P_OVER_TIME] = conf.over_time_limit if math.isfinite(conf.over_time_limit) else 1e18
-    P[K.P_DAMP] = conf.fairshare_dampening
-    P[K.P_T0] = t0
-    P[K.P_KILL_WAIT] = conf.kill_wait
-    O = np.zeros(K.N_O, dtype=np.int64)
-    O[K.O_BACKFILL] = conf.scheduler_type == "sched/backfill"
-    O[K.O_KILL_PERIODIC] = opts.kill_check == "periodic-30s"
-    O[K.O_FLOOR_PRIO] = opts.priority_rounding == "floor-int"
-    O[K.O_FAIR_TREE] = opts.fairshare == "fair-tree" and "NO_FAIR_TREE" not in conf.flags
-    O[K.O_DECAY_EXACT] = opts.decay_factor == "exact-half-life"
-    O[K.O_SUBMIT_IMMEDIATE] = opts.sched_on_submit == "immediate"
-    O[K.O_MAIN_FULL] = opts.main_depth == "full"
-    O[K.O_STOP_PARTITION_ONLY] = opts.stop_scope == "partition"
-    O[K.O_BF_COUNT_POPPED] = opts.bf_max_job_test_counts == "popped"
-    O[K.O_BF_TOUCH_EXCLUSIVE] = opts.bf_touch == "exclusive"
-    O[K.O_WILLRUN_EXACT] = opts.will_run_batching == "exact"
-    O[K.O_RESERVE_FIRST_ONLY] = opts.reserve_all == "first-only"
-    O[K.O_ACCRUE_AT_END] = opts.usage_accrual == "at-job-end"
+    P = np.zeros(L.N_P)
+    P[L.P_W_AGE] = wt["age"] if multifactor else 0
+    P[L.P_W_FS] = wt["fairshare"] if multifactor else 0
+    P[L.P_MAX_AGE] = conf.max_age
+    P[L.P_HALF_LIFE] = conf.decay_half_life
+    P[L.P_CALC] = conf.calc_period
+    P[L.P_SCHED_INTERVAL] = sp["sched_interval"]
+    P[L.P_DEPTH] = sp["default_queue_depth"]
+    P[L.P_BATCH_DELAY] = sp["batch_sched_delay"]
+    P[L.P_BF_INTERVAL] = sp["bf_interval"]
+    P[L.P_BF_WINDOW] = sp["bf_window"] * 60.0
+    P[L.P_BF_RES] = sp["bf_resolution"]
+    P[L.P_BF_MAX_TEST] = sp["bf_max_job_test"]
+    P[L.P_OVER_TIME] = conf.over_time_limit if math.isfinite(conf.over_time_limit) else 1e18
+    P[L.P_DAMP] = conf.fairshare_dampening
+    P[L.P_T0] = t0
+    P[L.P_KILL_WAIT] = conf.kill_wait
+    O = np.zeros(L.N_O, dtype=np.int64)
+    O[L.O_BACKFILL] = conf.scheduler_type == "sched/backfill"
+    O[L.O_KILL_PERIODIC] = opts.kill_check == "periodic-30s"
+    O[L.O_FLOOR_PRIO] = opts.priority_rounding == "floor-int"
+    O[L.O_FAIR_TREE] = opts.fairshare == "fair-tree" and "NO_FAIR_TREE" not in conf.flags
+    O[L.O_DECAY_EXACT] = opts.decay_factor == "exact-half-life"
+    O[L.O_SUBMIT_IMMEDIATE] = opts.sched_on_submit == "immediate"
+    O[L.O_MAIN_FULL] = opts.main_depth == "full"
+    O[L.O_STOP_PARTITION_ONLY] = opts.stop_scope == "partition"
+    O[L.O_BF_COUNT_POPPED] = opts.bf_max_job_test_counts == "popped"
+    O[L.O_BF_TOUCH_EXCLUSIVE] = opts.bf_touch == "exclusive"
+    O[L.O_WILLRUN_EXACT] = opts.will_run_batching == "exact"
+    O[L.O_RESERVE_FIRST_ONLY] = opts.reserve_all == "first-only"
+    O[L.O_ACCRUE_AT_END] = opts.usage_accrual == "at-job-end"
     tier = np.array([p.tier for p in parts], dtype=np.float64)
     alloc = int(per_job.sum()) if n else 1
     return dict(JF=JF, JI=JI, P=P, O=O, node_cpus=node_cpus, part_nodes=part_nodes, tier=tier, shares=shares,
@@ -399,12 +400,12 @@ def simulate_slurm(workload, machine, policy: SlurmPolicy, *, kill: bool = True,
     out_s, out_f, out_by = np.empty(n), np.empty(n), np.empty(n, dtype=np.int64)
     out_s[perm], out_f[perm], out_by[perm] = start, finish, by
     limit = np.empty(n)
-    limit[perm] = a["JF"][K.F_LIMIT]
+    limit[perm] = a["JF"][L.F_LIMIT]
     applied = np.where(workload.runtime > limit, out_f - out_s, limit)  # killed jobs: the kill time
     w = workload.replace(estimate=np.maximum(applied, 1e-9)) if n else workload
     conf = a["conf"]
     part = np.empty(n, dtype=np.int64)
-    part[perm] = a["JI"][K.I_PART]
+    part[perm] = a["JI"][L.I_PART]
     run = SlurmRun(started_by=out_by, partition=tuple(conf.partitions[k].name for k in part), ignored=tuple(conf.ignored))
     return _schedule(w, machine, policy, out_s, out_f, run)
 

@@ -1,0 +1,24 @@
+"""The declared layout of the ``--policy slurm`` kernels: rows of the per-job arrays ``JF`` (float64)
+and ``JI`` (int64), slots of the parameters ``P`` (float64) and options ``O`` (int64; each a named
+option of :class:`schedlab.slurm.policy.SlurmPolicy`), and the codes of who started a job.
+The driver (:mod:`schedlab.slurm.policy`) fills them; the kernels read them by these names only."""
+
+from __future__ import annotations
+
+# JF rows (float64 per job)
+F_SUBMIT, F_RUNTIME, F_LIMIT, F_STATIC = 0, 1, 2, 3
+N_JF = 4
+# JI rows (int64 per job)
+I_CPUS, I_PART, I_ACCT, I_AOFF = 0, 1, 2, 3
+N_JI = 4
+# P slots (float64 parameters)
+(P_W_AGE, P_W_FS, P_MAX_AGE, P_HALF_LIFE, P_CALC, P_SCHED_INTERVAL, P_DEPTH, P_BATCH_DELAY,
+ P_BF_INTERVAL, P_BF_WINDOW, P_BF_RES, P_BF_MAX_TEST, P_OVER_TIME, P_DAMP, P_T0, P_KILL_WAIT) = range(16)
+N_P = 16
+# O slots (int64 options; each is a named option of SlurmPolicy)
+(O_BACKFILL, O_KILL_PERIODIC, O_FLOOR_PRIO, O_FAIR_TREE, O_DECAY_EXACT, O_SUBMIT_IMMEDIATE,
+ O_MAIN_FULL, O_STOP_PARTITION_ONLY, O_BF_COUNT_POPPED, O_BF_TOUCH_EXCLUSIVE, O_WILLRUN_EXACT,
+ O_RESERVE_FIRST_ONLY, O_ACCRUE_AT_END) = range(13)
+N_O = 13
+KILL_PERIOD = 30.0  # PERIODIC_TIMEOUT of slurmctld.h: job_time_limit runs every 30 s
+BY_MAIN, BY_BACKFILL = 1, 2

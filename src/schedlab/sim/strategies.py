@@ -17,10 +17,6 @@ from ..errors import StrategyError
 from ..strategy import registry, rules
 
 
-def is_rulebase(strategy) -> bool:
-    return isinstance(strategy, (rules.TableRuleBase, rules.FuzzyRuleBase))
-
-
 def simulate_any(workload, machine, strategy, *, kill: bool = True):
     from .model import Machine
 

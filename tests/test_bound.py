@@ -174,9 +174,24 @@ def test_tiny_bound_run_front_validates_resumes_and_plots(tmp_path, small_trace,
     assert (tmp_path / "two" / "front.csv").read_text() == (out / "front.csv").read_text()
 
     capsys.readouterr()
-    assert main(["bound", "plot", str(out), "--with", "easy", "--with", "fcfs", "--x", "AWRT1", "--y", "AWRT2"]) == 0
+    # strategy files of every kind with a file form are placed too (RUN/best.json is labelled RUN)
+    from schedlab.sim.strategies import simulate_any, strategy_to_dict
+    from schedlab.sim.timeshare import ScojoConfig
+    from schedlab.strategy.rules import TableRuleBase
+
+    others = {"ts": ScojoConfig(), "rb": TableRuleBase()}
+    for name, strategy in others.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "best.json").write_text(json.dumps(strategy_to_dict(strategy)))
+    assert main(["bound", "plot", str(out), "--with", "easy", "--with", "fcfs", "--x", "AWRT1", "--y", "AWRT2",
+                 "--with", str(tmp_path / "ts" / "best.json"), "--with", str(tmp_path / "rb" / "best.json")]) == 0
     text = capsys.readouterr().out
     assert "easy: AWRT1" in text and (out / "front_AWRT1_AWRT2.png").read_bytes()[:4] == b"\x89PNG"
+    placed = json.loads((out / "placement_AWRT1_AWRT2.json").read_text())["strategies"]
+    for name, strategy in others.items():
+        s = simulate_any(w, m, strategy)
+        validate_schedule(s)
+        assert f"{name}: AWRT1" in text and placed[name]["metrics"]["AWRT1"] == compute_metrics(s)["AWRT1"]
 
 
 def test_bound_bad_input_is_one_line_exit_2(tmp_path, small_trace, capsys):

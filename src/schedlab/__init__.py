@@ -6,6 +6,9 @@ Read a real trace, simulate a strategy, score the schedule against an owner's ob
     w = read_swf("KTH-SP2-1996-2.1-cln.swf.gz")
     s = simulate(w, Machine(w.machine_procs), Strategy("easy"))
     compute_metrics(s)["AWRT"]
+
+``simulate_any`` takes a strategy of any kind (a ``Strategy``, a rule base, a SCOJO-PECT config, a
+Slurm policy: the rows of ``schedlab.strategy.registry.KINDS``).
 """
 
 import os as _os
@@ -21,6 +24,7 @@ _os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 from .errors import SchedlabError, SWFError  # noqa: E402  (after the OpenBLAS setting)
 from .metrics import Objective, compute_metrics
 from .sim import Machine, Schedule, simulate
+from .sim.strategies import simulate_any
 from .strategy import Criterion, Greedy, Strategy
 from .workload.load import load_trace
 from .workload.model import Workload
@@ -28,4 +32,4 @@ from .workload.swf import read_swf, write_swf
 
 __version__ = "0.1.0"
 
-__all__ = ["Criterion", "Greedy", "SWFError", "SchedlabError", "Strategy", "Workload", "Objective", "__version__", "compute_metrics", "load_trace", "read_swf", "write_swf", "Machine", "Schedule", "simulate"]
+__all__ = ["Criterion", "Greedy", "SWFError", "SchedlabError", "Strategy", "Workload", "Objective", "__version__", "compute_metrics", "load_trace", "read_swf", "write_swf", "Machine", "Schedule", "simulate", "simulate_any"]

@@ -93,7 +93,8 @@ def _plot(run_dir: Optional[Path], strategies: List[str], x: str, y: str, trace:
     from ..optimize.bound import OBJECTIVES, BoundProblem, placement, read_front, workload_of, zero_wait_floors
     from ..report.bound_plot import front_figure
     from ..report.run_report import titled
-    from ..sim import Machine, simulate
+    from ..sim import Machine
+    from ..sim.strategies import simulate_any  # a policy or a strategy file of any kind
     from .policies import parse_policy
 
     if run_dir is None:
@@ -115,7 +116,7 @@ def _plot(run_dir: Optional[Path], strategies: List[str], x: str, y: str, trace:
     m = Machine(w.machine_procs)
     placed = {}
     for label, strategy in chosen:
-        metrics = compute_metrics(simulate(w, m, strategy))
+        metrics = compute_metrics(simulate_any(w, m, strategy))
         placed[label] = {k: float(metrics[k]) for k in OBJECTIVES}
     floors = zero_wait_floors(BoundProblem.of(w, m))
     path = front_figure(front, OBJECTIVES, x, y, placed, Path(run_dir) / f"front_{x}_{y}.png",

@@ -8,50 +8,44 @@ from pathlib import Path
 
 from ..errors import StrategyError
 from ..strategy import Criterion, Strategy, registry
-from .scojo import ENGINES
 
 #: the Greedy scheduler ``compare --policies greedy`` runs (greedy-es-sorting-criteria, f2 + FCFS):
 #: user-group priority K = (5, 4, 3, 2, 1), group 1 first, ties by submit time (a = b = 0). On KTH-SP2
 #: it beats EASY on the default objective 10*AWRT1 + 4*AWRT2 at the price of groups 3-5, as in the paper.
 DEFAULT_GREEDY = Criterion("f2", a=0.0, b=0.0, K=(5.0, 4.0, 3.0, 2.0, 1.0))
-#: every policy ``simulate --policy`` and ``compare --policies`` take, with its help, in one place:
-#: the rigid engine's dispatch rules (from the registry), the Greedy scheduler, and the
-#: time-sharing engine (its own loop, sim/timeshare.py; cli/scojo.py)
-POLICY_HELP = {
-    **{r.name: r.help for r in registry.DISPATCH},
-    "greedy": "the Greedy scheduler of Franke et al., 'Greedy Scheduling with Complex Objectives' (criterion f2: "
-              "user group 1 first, then 2, ...; FCFS dispatch); POLICY/greedy puts another dispatch rule under its order",
-    **ENGINES,
-    "slurm": "a site's Slurm 22.05 from its slurm.conf (--slurm-conf FILE): multifactor priority, main scheduler "
-             "and backfill (docs/slurm-policy-spec.md); --slurm-shares, --slurm-qos, --slurm-option NAME=VALUE",
-}
+#: every policy ``simulate --policy`` and ``compare --policies`` take, with its help: the ``--policy``
+#: names of every strategy kind (:data:`schedlab.strategy.registry.KINDS`), in row order: the rigid
+#: engine's dispatch rules and the Greedy scheduler, the time-sharing engine (cli/scojo.py), Slurm.
+#: Read at import for the options' help; the listing and the errors read the registry when called.
+POLICY_HELP = registry.policy_help()
 POLICIES: tuple[str, ...] = tuple(POLICY_HELP)
 ORDER_HELP = {o.name: o.help for o in registry.static_orders()}
 
 
 def unknown_policy(spec: str) -> StrategyError:
-    """The one error for a policy name not in :data:`POLICIES` (every verb that takes policies)."""
-    return StrategyError(f"unknown policy {spec!r}; choose one of {', '.join(POLICIES)} (or a strategy .json file)")
+    """The one error for a policy name no strategy kind answers to (every verb that takes policies)."""
+    return StrategyError(f"unknown policy {spec!r}; choose one of {', '.join(registry.policy_help())} "
+                         f"(or a strategy .json file of any kind: {', '.join(registry.kind_names())})")
 
 
-def load_strategy_file(path: Path) -> Strategy:
-    """A strategy from a JSON file (``Strategy.to_json``); a clear one-line error naming the file."""
+def load_strategy_file(path: Path):
+    """A strategy of any kind from a JSON file (its ``"kind"`` field selects the registry row; a file
+    without one is a ``Strategy.to_json`` or a rule base, as before); a clear one-line error naming
+    the file."""
+    import json
+
+    from ..sim.strategies import strategy_from_dict
+
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise StrategyError(f"{path}: cannot read strategy file: {exc.strerror or exc}") from None
     try:
-        import json
-
-        from ..strategy import rules
-
         try:
             doc = json.loads(text)
-        except json.JSONDecodeError:
-            doc = None
-        if rules.is_rulebase_json(doc):  # a rule base (genetic-fuzzy-rule-based-scheduling) is a strategy too
-            return rules.rulebase_from_dict(doc)
-        return Strategy.from_json(text)
+        except json.JSONDecodeError as exc:
+            raise StrategyError(f"strategy is not valid JSON: {exc.msg} at line {exc.lineno}") from None
+        return strategy_from_dict(doc)
     except StrategyError as exc:
         raise StrategyError(f"{path}: {exc}") from None
     except (TypeError, ValueError) as exc:  # e.g. a JSON list where an object is expected
@@ -67,13 +61,17 @@ def parse_policy(spec: str, *, engines: bool = False, slurm=None):
     if spec.endswith(".json"):
         return load_strategy_file(Path(spec))
     dispatch, _, order = spec.partition("/")
-    if dispatch not in POLICIES:
-        raise unknown_policy(dispatch)
-    if dispatch == "slurm":
+    try:
+        kind = registry.policy_kind(dispatch)
+    except KeyError:
+        raise unknown_policy(dispatch) from None
+    if kind.policy is not None:  # a kind that builds its config from the name alone
+        return registry.resolve(kind.policy)(spec)
+    if kind.name == "slurm":
         if order or slurm is None:
             raise StrategyError("policy 'slurm' takes no order and needs --slurm-conf FILE (a slurm.conf excerpt)")
         return slurm
-    if dispatch in ENGINES:
+    if kind.name == "scojo":
         if not engines:
             raise StrategyError(f"policy {spec!r} runs on the time-sharing engine: only simulate and compare take it")
         if spec not in SCOJO_POLICIES:

@@ -5,19 +5,15 @@ from __future__ import annotations
 from typing import Optional
 
 from ..errors import StrategyError
+from ..strategy import registry
 
 #: keys ``simulate --policy scojo --json`` prints besides the usual ones
 SCOJO_JSON_KEYS: tuple[str, ...] = ("bsld", "bsld_by_class_width", "preemptions")
 #: keys added for the optimised engines (``--policy scojo-opt`` / ``scojo-bottomline``)
 OPT_JSON_KEYS: tuple[str, ...] = ("groups", "pruned_share")
-#: engine policies of ``simulate --policy`` (and ``compare --policies``), with their help
-ENGINES = {
-    "scojo": "SCOJO-PECT time sharing (--shares, --cycle, --no-smart-backfill; own engine)",
-    "scojo-opt": "SCOJO-PECT with the group optimiser of Kanavallil's thesis (Windsor 2008) (--search, --budget, --group-sizes, "
-                 "--first-level-only; compare: scojo-opt[/no-smart-backfill|/first-level|/lds])",
-    "scojo-bottomline": "SCOJO-PECT with the search-based bottom line, DDS/LXF/dynB (--search, --budget; "
-                        "compare: scojo-bottomline[/no-smart-backfill])",
-}
+#: engine policies of ``simulate --policy`` (and ``compare --policies``), with their help: the
+#: ``scojo`` strategy kind's row (:data:`schedlab.strategy.registry.KINDS`)
+ENGINES = dict(registry.kind("scojo").policies)
 #: policy names routed to the time-sharing engine by ``compare --policies``: (engine, smart
 #: backfilling, optimizer options)
 SCOJO_POLICIES = {

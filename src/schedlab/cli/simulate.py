@@ -16,7 +16,7 @@ from ..metrics import DEFAULT_OBJECTIVE, METRIC_NAMES, Objective, compute_metric
 from ..metrics.per_job import JOB_COLUMNS as SCHEDULE_COLUMNS
 from ..strategy import STATIC_ORDERS, Strategy
 from .app import app
-from .policies import ORDER_HELP, POLICIES, POLICY_HELP, load_strategy_file, parse_policy
+from .policies import ORDER_HELP, POLICIES, load_strategy_file, parse_policy
 from .scojo import ENGINES
 from .options import AS_JSON, TRACE_HELP, OptionError, TraceOptions, check_output, echo_wrote, with_trace_options
 
@@ -33,12 +33,16 @@ _DROP_ORDER = (*(f"BSLD{i}" for i in (5, 4, 3, 2, 1)), "mean_user_AWRT", "max_us
 
 # ---------------------------------------------------------------------------- helpers
 def _policy_listing() -> str:
+    from ..strategy import registry
+
     lines = ["policies (--policy):"]
-    lines += [f"  {name:<17} {text}" for name, text in POLICY_HELP.items()]
+    lines += [f"  {name:<17} {text}" for name, text in registry.policy_help().items()]
     lines.append("orders (--order):")
     lines += [f"  {name:<17} {ORDER_HELP.get(name, '')}" for name in STATIC_ORDERS]
     lines.append("POLICY/ORDER (e.g. easy/estimate) is the policy with that queue order; compare --policies also")
     lines.append("  takes a strategy .json file")
+    lines.append('strategy kinds (a strategy .json file, --strategy FILE: its "kind" field):')
+    lines += [f"  {k.name:<17} {k.help}" + ("" if k.to_dict else " (no file form)") for k in registry.KINDS]
     return "\n".join(lines)
 
 

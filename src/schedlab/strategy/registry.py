@@ -1,4 +1,4 @@
-"""One registry row per dispatch rule, per queue order and per optimizer.
+"""One registry row per dispatch rule, per queue order, per optimizer and per strategy kind.
 
 Everything that needs to know which rules, orders or optimizers exist reads these tables:
 :class:`schedlab.strategy.Strategy` (names, aliases), the engine (:mod:`schedlab.sim.dispatch`
@@ -11,6 +11,12 @@ Adding a dispatch rule is one :class:`DispatchRule` row here plus its compiled p
 ``(J, S, view, now) -> started`` (see :mod:`schedlab.sim.dispatch`): the row names the kernel as
 ``"module:function"``; codes are the row's position (tests/test_registry.py adds a toy rule to
 a copy of the package this way and checks it against the naive reference and the validator).
+
+Adding a strategy kind (a config type the engines do not know yet) is one :class:`StrategyKind`
+row in :data:`KINDS` plus its config type and its simulate function, both named by string:
+:func:`schedlab.sim.strategies.simulate_any`, ``simulate --strategy FILE`` (the file's ``"kind"``
+field), the ``--policy`` listing and its errors read the row (tests/test_strategy_kinds.py adds a
+toy kind this way; docs/CONTRACTS.md "Strategy kinds" shows the diff).
 
 Plain Python, no numba: importable by every layer.
 """
@@ -72,6 +78,32 @@ class Optimizer:
     settings: dict
 
 
+@dataclass(frozen=True)
+class StrategyKind:
+    """A kind of strategy (issue 36 item 2): one config type, one way to simulate it.
+
+    ``config``: ``"module:Class"`` of the kind's config objects (a ``X | Y`` union names several);
+    ``simulate``: ``"module:function"`` ``(workload, machine, config, *, kill) -> Schedule``.
+    ``to_dict`` / ``from_dict``: ``"module:function"`` turning a config into a JSON object and back
+    (:class:`~schedlab.errors.StrategyError` naming the problem); a strategy file holds that object
+    with ``"kind": name`` added. None: the kind has no file form (``slurm``: its config is read from
+    the site's slurm.conf each time). ``policies``: the ``--policy`` names the kind answers to, with
+    their help. ``policy``: ``"module:function"`` ``spec -> config`` for one of those names; None
+    where the verbs build the config from options of their own (``cli/policies.parse_policy``).
+    Every name is resolved only when used (as :attr:`DispatchRule.kernel`): no layer imports the
+    engines of every kind.
+    """
+
+    name: str
+    help: str
+    config: str
+    simulate: str
+    to_dict: str | None
+    from_dict: str | None
+    policies: tuple[tuple[str, str], ...] = ()
+    policy: str | None = None
+
+
 def _group_key(width, estimate, group, rank):
     return np.where((group >= 1) & (group <= 5), group, 6).astype(np.float64)  # group 0 (unassigned) last
 
@@ -120,6 +152,75 @@ OPTIMIZERS: tuple[Optimizer, ...] = (
 )
 
 
+#: strategy kinds; :func:`kind_of` tries them in this order
+KINDS: tuple[StrategyKind, ...] = (
+    StrategyKind("rigid", "a dispatch rule over a queue order (static, or the Greedy scheduler's dynamic one)",
+                 "schedlab.strategy.model:Strategy", "schedlab.sim.engine:simulate",
+                 "schedlab.strategy.model:Strategy.to_dict", "schedlab.strategy.model:Strategy.from_dict",
+                 policies=(*((r.name, r.help) for r in DISPATCH),
+                           ("greedy", "the Greedy scheduler of Franke et al., 'Greedy Scheduling with Complex Objectives' "
+                                      "(criterion f2: user group 1 first, then 2, ...; FCFS dispatch); POLICY/greedy puts "
+                                      "another dispatch rule under its order"))),
+    StrategyKind("rulebase", "a rule base choosing one of 13 rigid strategies by the situation (schedlab rules)",
+                 "schedlab.strategy.rules:RuleBase", "schedlab.sim.rulebase:simulate_rulebase",
+                 "schedlab.strategy.rules:rulebase_to_dict", "schedlab.strategy.rules:rulebase_from_dict"),
+    StrategyKind("scojo", "SCOJO-PECT time sharing, plain, with the group optimiser or with the bottom line",
+                 "schedlab.sim.timeshare:ScojoConfig", "schedlab.sim.timeshare:simulate_scojo",
+                 "schedlab.sim.strategies:scojo_to_dict", "schedlab.sim.strategies:scojo_from_dict",
+                 policies=(
+                     ("scojo", "SCOJO-PECT time sharing (--shares, --cycle, --no-smart-backfill; own engine)"),
+                     ("scojo-opt", "SCOJO-PECT with the group optimiser of Kanavallil's thesis (Windsor 2008) (--search, "
+                                   "--budget, --group-sizes, --first-level-only; compare: "
+                                   "scojo-opt[/no-smart-backfill|/first-level|/lds])"),
+                     ("scojo-bottomline", "SCOJO-PECT with the search-based bottom line, DDS/LXF/dynB (--search, --budget; "
+                                          "compare: scojo-bottomline[/no-smart-backfill])"))),
+    StrategyKind("slurm", "a site's Slurm 22.05 from its slurm.conf", "schedlab.slurm.policy:SlurmPolicy",
+                 "schedlab.slurm.policy:simulate_slurm", None, None,
+                 policies=(("slurm", "a site's Slurm 22.05 from its slurm.conf (--slurm-conf FILE): multifactor priority, "
+                                     "main scheduler and backfill (docs/slurm-policy-spec.md); --slurm-shares, --slurm-qos, "
+                                     "--slurm-option NAME=VALUE"),)),
+)
+
+
+def kind_names() -> tuple[str, ...]:
+    return tuple(k.name for k in KINDS)
+
+
+def _named(rows, name: str):
+    """The row of ``rows`` called ``name``; KeyError for none."""
+    for row in rows:
+        if row.name == name:
+            return row
+    raise KeyError(name)
+
+
+def kind(name: str) -> StrategyKind:
+    return _named(KINDS, name)
+
+
+def kind_of(strategy) -> StrategyKind:
+    """The row whose config type ``strategy`` is an instance of; KeyError for none. Rows are tried
+    in order and a row's config type is imported only when reached, so the rigid engine's callers
+    import no other kind's engine."""
+    for k in KINDS:
+        if isinstance(strategy, resolve(k.config)):
+            return k
+    raise KeyError(type(strategy).__name__)
+
+
+def policy_help() -> dict[str, str]:
+    """Every ``--policy`` name of every kind, with its help, in row order."""
+    return {name: text for k in KINDS for name, text in k.policies}
+
+
+def policy_kind(name: str) -> StrategyKind:
+    """The kind a ``--policy`` name belongs to; KeyError for none."""
+    for k in KINDS:
+        if any(name == n for n, _ in k.policies):
+            return k
+    raise KeyError(name)
+
+
 def rule_names() -> tuple[str, ...]:
     return tuple(r.name for r in DISPATCH)
 
@@ -159,13 +260,13 @@ def optimizer_names() -> tuple[str, ...]:
 
 
 def optimizer(name: str) -> Optimizer:
-    for o in OPTIMIZERS:
-        if o.name == name:
-            return o
-    raise KeyError(name)
+    return _named(OPTIMIZERS, name)
 
 
 def resolve(spec: str):
-    """The object ``"module:attribute"`` names."""
+    """The object ``"module:attribute"`` (or ``"module:Class.attribute"``) names."""
     module, _, attr = spec.partition(":")
-    return getattr(importlib.import_module(module), attr)
+    obj = importlib.import_module(module)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj

@@ -445,8 +445,13 @@ def _vector_nan(value: Any, n: int, what: str) -> tuple[float, ...]:
     return tuple(_number(v, what) for v in value)
 
 
+def rulebase_to_dict(rb: RuleBase) -> dict[str, Any]:
+    """The JSON object of a rule base of either type (the registry's ``rulebase`` kind)."""
+    return rb.to_dict()
+
+
 def rulebase_to_json(rb: RuleBase) -> str:
-    return json.dumps(rb.to_dict(), indent=1)
+    return json.dumps(rulebase_to_dict(rb), indent=1)
 
 
 def load_rulebase(path: str | Path) -> RuleBase:

@@ -548,11 +548,11 @@ def front_csv(archive: Archive) -> str:
 
 
 def history_csv(rows: Sequence[dict[str, Any]]) -> str:
-    cols = ["gen", "evaluations", "hypervolume", "front", *(f"best_{k}" for k in OBJECTIVES), "elapsed"]
-    out = [",".join(cols)]
-    for r in rows:
-        out.append(",".join(f"{r[c]:.3f}" if c == "elapsed" else repr(r[c]) for c in cols))
-    return "\n".join(out) + "\n"
+    """history.csv: gen, evaluations, hypervolume share, front size, best value per objective, elapsed
+    (the one history writer, :func:`schedlab.optimize.history.history_csv`)."""
+    from .history import history_csv as write
+
+    return write(rows, ["gen", "evaluations", "hypervolume", "front", *(f"best_{k}" for k in OBJECTIVES), "elapsed"])
 
 
 @dataclass

@@ -431,17 +431,12 @@ def iterative(run, training: TrainingSet, partitions, executor, *, on_start: Cal
 
 
 def _history_csv(rows, heldout: bool = False) -> str:
-    import csv
-    import io
+    """One row per class (the one history writer, :func:`schedlab.optimize.history.history_csv`;
+    elapsed as repr; the strategy values of a class not simulated are empty)."""
+    from .history import history_csv as write
 
-    cols = (["class", "ranges", "visited", "strategy", "objective", "elapsed"] + list(TEST_COLUMNS if heldout else ())
-            + [f"f_{s}" for s in R.STRATEGIES])
-    buf = io.StringIO()
-    wr = csv.DictWriter(buf, cols, lineterminator="\n", extrasaction="ignore")
-    wr.writeheader()
-    for r in rows:
-        wr.writerow({k: (repr(v) if isinstance(v, float) else v) for k, v in r.items()})
-    return buf.getvalue()
+    return write(rows, ["class", "ranges", "visited", "strategy", "objective", "elapsed",
+                        *(TEST_COLUMNS if heldout else ()), *(f"f_{s}" for s in R.STRATEGIES)], elapsed_format=None)
 
 
 # ---------------------------------------------------------------------------- run drivers

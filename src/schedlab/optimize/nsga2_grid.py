@@ -421,11 +421,11 @@ def _csv(header: Sequence[str], rows: Sequence[Sequence]) -> str:
 
 
 def history_csv(rows: Sequence[dict]) -> str:
-    """One row per generation: gen, evaluations, hypervolume, front size, feasible, best AWRT_k, elapsed."""
-    if not rows:
-        return ""
-    keys = list(rows[0])
-    return _csv(keys, [[repr(r[k]) if isinstance(r[k], float) else r[k] for k in keys] for r in rows])
+    """One row per generation: gen, evaluations, hypervolume, front size, feasible, best AWRT_k, elapsed
+    (the one history writer, :func:`schedlab.optimize.history.history_csv`; elapsed as repr)."""
+    from .history import history_csv as write
+
+    return write(rows, list(rows[0]), elapsed_format=None) if rows else ""
 
 
 def points_csv(points: Sequence[dict], K: int) -> str:

@@ -17,8 +17,6 @@ config, or not a run folder at all, is a :class:`RunError` and is left untouched
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 import os
@@ -38,6 +36,9 @@ CHECKPOINT_FORMAT = 1
 EXECUTION_KEYS = ("versions", "executor", "workers", "dask", "created")
 from .._atomic import atomic_write_bytes, atomic_write_text  # noqa: E402  (re-exported)
 from .._signals import stop_in, stop_signals  # noqa: E402
+
+#: history.csv columns of an ES-like run before its extra and param columns (:func:`history_csv`)
+ES_COLUMNS = ("gen", "evaluations", "best", "median", "sigma", "elapsed")
 
 RUN_FILES = ("config.json", "checkpoint", "history.csv", "best.json", "report.html")
 
@@ -280,20 +281,16 @@ class RunFolder:
 
 def history_csv(rows: Sequence[dict[str, Any]], param_names: Sequence[str], extra_names: Sequence[str] = ()) -> str:
     """history.csv text: gen, evaluations, best, median, sigma, elapsed, the ``extra_names`` columns
-    (e.g. held-out test scores; empty when undefined), then the best params (repr floats)."""
-    cols = ["gen", "evaluations", "best", "median", "sigma", "elapsed", *extra_names, *param_names]
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(cols)
-    for row in rows:
-        params = list(row["params"])
+    (e.g. held-out test scores; empty when undefined), then the best params (repr floats); written by
+    the one history writer (:func:`schedlab.optimize.history.history_csv`)."""
+    from .history import history_csv as write
+
+    def flat(row: dict[str, Any]) -> dict[str, Any]:
         extra = row.get("extra", {})
-        writer.writerow(
-            [row["gen"], row["evaluations"], repr(row["best"]), repr(row["median"]), repr(row["sigma"]),
-             f"{row['elapsed']:.3f}", *("" if extra.get(k) is None else repr(float(extra[k])) for k in extra_names),
-             *(repr(float(p)) for p in params)]
-        )
-    return buf.getvalue()
+        return {**row, **{k: None if extra.get(k) is None else float(extra[k]) for k in extra_names},
+                **{n: float(p) for n, p in zip(param_names, row["params"])}}
+
+    return write(map(flat, rows), [*ES_COLUMNS, *extra_names, *param_names])
 
 
 @dataclass

@@ -31,3 +31,71 @@ def test_the_history_writer_reads_back_to_the_same_values():
 def test_the_history_writer_keeps_the_declared_column_order():
     text = history_csv([{"b": 1, "a": 2, "other": 3}], ["a", "b"])
     assert text == "a,b\n2,1\n"
+
+
+def _members(protocol) -> set[str]:
+    return {n for n in vars(protocol) if not n.startswith("_")} | set(protocol.__annotations__)
+
+
+def test_every_adapter_of_the_run_loop_implements_the_ask_tell_protocol():
+    """The adapters run_generations drives, built as their drivers build them, are AskTell (declared,
+    and every member of the protocol is there on the instance), and so are the optimizers behind
+    ESAskTell Optimizers."""
+    from types import SimpleNamespace
+
+    from schedlab.optimize.bound import OBJECTIVES, Archive, BoundAskTell, hv_samples
+    from schedlab.optimize.cmaes import CMAES
+    from schedlab.optimize.es import SelfAdaptiveES
+    from schedlab.optimize.gfs import GFSSettings, SymbioticGFS
+    from schedlab.optimize.nsga2_grid import NSGA2AskTell
+    from schedlab.optimize.run import AskTell, ESAskTell, Optimizer
+
+    optimizers = [SelfAdaptiveES([0.0, 0.0], [1.0, 1.0], mu=2, lam=4, seed=0),
+                  CMAES([0.0, 0.0], [1.0, 1.0], mu=2, lam=4, seed=0), SymbioticGFS(GFSSettings(), seed=0)]
+    for opt in optimizers:
+        assert isinstance(opt, Optimizer), type(opt).__name__
+        assert all(hasattr(opt, m) for m in _members(Optimizer)), type(opt).__name__
+    archive = Archive.empty(len(OBJECTIVES), 3, keep_orders=True)
+    adapters = [*(ESAskTell(opt) for opt in optimizers),
+                BoundAskTell(None, ["fcfs"], archive, [], None, hv_samples(1, len(OBJECTIVES))),
+                NSGA2AskTell(None, SimpleNamespace(n_obj=2), 1e6, [], [])]
+    for adapter in adapters:
+        assert isinstance(adapter, AskTell), type(adapter).__name__
+        assert all(hasattr(adapter, m) for m in _members(AskTell)), type(adapter).__name__
+        assert (adapter.generation, adapter.evaluations) == (0, 0), type(adapter).__name__
+
+
+class _Duck:
+    """Every member of AskTell, declared nowhere."""
+
+    generation = evaluations = 0
+
+    def ask(self):
+        return []
+
+    def tell(self, x, results):
+        pass
+
+    def row(self, elapsed):
+        return {}
+
+    def checkpoint(self, rows):
+        return {}
+
+
+def _without(name: str) -> dict:
+    return {k: v for k, v in vars(_Duck).items() if not k.startswith("__") and k != name}
+
+
+def test_the_protocol_has_teeth():
+    """A declared adapter missing a member cannot be made; an undeclared object with every member
+    is recognised structurally, one without ``checkpoint`` is not."""
+    import pytest
+
+    from schedlab.optimize.run import AskTell
+
+    forgetful = type("Forgetful", (AskTell,), _without("row"))
+    with pytest.raises(TypeError, match="row"):
+        forgetful()
+    assert isinstance(_Duck(), AskTell)
+    assert not isinstance(type("Lame", (), _without("checkpoint"))(), AskTell)

@@ -85,6 +85,7 @@ from ..errors import RunError
 from ..sim.listsched import list_schedule_kernel, processing_times
 from ..sim.model import Machine
 from ..workload.model import Workload
+from .run import AskTell
 
 #: objective names in genotype-space order (minimised; UTIL negated inside the search)
 OBJECTIVES: tuple[str, ...] = ("UTIL", "AWRT", "AWRT1", "AWRT2", "AWRT3", "AWRT4", "AWRT5")
@@ -569,7 +570,7 @@ class BoundResult:
     workload_name: str = ""
 
 
-class BoundAskTell:
+class BoundAskTell(AskTell):
     """pymoo's NSGA-III over priority orders in the terms of the shared run loop
     (:func:`schedlab.optimize.run.run_generations`): every evaluated schedule also enters the
     non-dominated archive; a row carries the archive's hypervolume share and best values."""

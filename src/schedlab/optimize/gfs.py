@@ -29,6 +29,7 @@ from ..errors import RunError
 from ..strategy import rules as R
 from .greedy import TrainingSet, _objective
 from .heldout import TEST_COLUMNS
+from .run import Optimizer
 from .settings import check_memory, check_whole
 
 NF, NS = R.N_FEATURES, R.N_STRATEGIES
@@ -168,7 +169,7 @@ class GFSSettings:
         return self.lam * self.participations // self.rules
 
 
-class SymbioticGFS:
+class SymbioticGFS(Optimizer):
     """Ask/tell symbiotic evolution of fuzzy rules; ``ask`` returns N_f flat rule bases."""
 
     def __init__(self, settings: GFSSettings, seed: int) -> None:

@@ -46,6 +46,7 @@ from pymoo.operators.selection.tournament import TournamentSelection
 from ..errors import RunError
 from ..grid.kernel import NONE, grid_kernel
 from ..grid.partition import AWRT_LIMIT, PartitionProblem
+from .run import AskTell
 
 
 @dataclass(frozen=True)
@@ -314,7 +315,7 @@ def _front(algorithm) -> tuple[np.ndarray, np.ndarray]:
     return F[order], X[order]
 
 
-class NSGA2AskTell:
+class NSGA2AskTell(AskTell):
     """pymoo's NSGA-II in the terms of the shared run loop (:func:`schedlab.optimize.run.run_generations`).
 
     ``ask`` -> the offspring's genes (int8 rows); ``tell`` -> objectives from the executor's

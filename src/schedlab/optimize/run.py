@@ -22,10 +22,11 @@ import math
 import os
 import pickle
 import time
+from abc import abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -308,10 +309,69 @@ class RunResult:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+@runtime_checkable
+class Optimizer(Protocol):
+    """An ask/tell optimizer of real vectors with one value each (pymoo's ``Algorithm.ask``/``tell``
+    is the model), as :class:`ESAskTell` and :func:`optimize` drive it: :class:`~schedlab.optimize.es.SelfAdaptiveES`,
+    :class:`~schedlab.optimize.cmaes.CMAES`, :class:`~schedlab.optimize.gfs.SymbioticGFS`.
+
+    It owns all its randomness (a pickled optimizer resumes exactly); ``ask`` returns the
+    candidates of the next generation, ``tell`` takes them back with their values (smaller is
+    better; not finite = failed) and advances ``generation`` by one and ``evaluations`` by their
+    number; ``best_x``/``best_f`` are the best so far, ``lower`` the lower bounds (one per gene)
+    and ``state_summary()`` the figures of its state a history shows (``sigma``)."""
+
+    generation: int
+    evaluations: int
+    best_x: np.ndarray
+    best_f: float
+    lower: np.ndarray
+
+    @abstractmethod
+    def ask(self) -> Any: ...
+
+    @abstractmethod
+    def tell(self, x: Any, f: Any) -> None: ...
+
+    @abstractmethod
+    def state_summary(self) -> dict[str, float]: ...
+
+
+@runtime_checkable
+class AskTell(Protocol):
+    """What :func:`run_generations` drives: one optimizer and its run state in the loop's terms
+    (pymoo's ``Algorithm.ask``/``tell`` is the model). Implemented by :class:`ESAskTell` (every
+    :class:`Optimizer`), :class:`schedlab.optimize.bound.BoundAskTell` (NSGA-III over priority orders)
+    and :class:`schedlab.optimize.nsga2_grid.NSGA2AskTell` (NSGA-II over grid partitions).
+
+    ``generation``: generations told so far (the loop runs while it is below its target);
+    ``evaluations``: candidates evaluated so far (progress counts from it). ``ask()``: the
+    candidates of the next generation (a sequence the executor maps the evaluation over);
+    ``tell(x, results)``: those candidates with their evaluations' results, in order (one
+    generation more); ``row(elapsed)``: the history row of the generation just told;
+    ``checkpoint(rows)``: the picklable state that resumes the run exactly after that generation,
+    with ``rows`` (the history) in it. All randomness lives in what the checkpoint holds."""
+
+    generation: int
+    evaluations: int
+
+    @abstractmethod
+    def ask(self) -> Any: ...
+
+    @abstractmethod
+    def tell(self, x: Any, results: Sequence[Any]) -> None: ...
+
+    @abstractmethod
+    def row(self, elapsed: float) -> dict[str, Any]: ...
+
+    @abstractmethod
+    def checkpoint(self, rows: list[dict[str, Any]]) -> dict[str, Any]: ...
+
+
 @stop_signals()  # SIGTERM (batch systems) stops like Ctrl-C: the one place for every optimizer
 def run_generations(
     run: RunFolder,
-    adapter: Any,
+    adapter: AskTell,
     evaluate: Callable[[Any, Any], Any],
     executor: Any,
     generations: int,
@@ -331,8 +391,8 @@ def run_generations(
     evaluations)`` reports every finished evaluation. Ctrl-C or SIGTERM stops after the last complete generation, whose checkpoint is
     on disk; returns True when stopped so.
 
-    An adapter holds an ask/tell optimizer and its randomness: :class:`ESAskTell` (ES, CMA-ES),
-    :class:`schedlab.optimize.nsga2_grid.NSGA2AskTell` (pymoo's NSGA-II)."""
+    ``adapter`` is an :class:`AskTell` (the protocol says what each member does): it holds an
+    ask/tell optimizer and its randomness."""
     t0 = time.perf_counter()
     try:
         if rows and on_generation is not None:
@@ -359,11 +419,11 @@ def run_generations(
     return False
 
 
-class ESAskTell:
-    """An ES/CMA-ES optimizer (real vectors, one value each) in :func:`run_generations`'s terms;
+class ESAskTell(AskTell):
+    """An :class:`Optimizer` (ES, CMA-ES, symbiotic GFS: real vectors, one value each) in :func:`run_generations`'s terms;
     its checkpoint holds the optimizer (incl. its np.random.Generator) and the history."""
 
-    def __init__(self, opt: Any, extra: Callable[[np.ndarray], dict[str, float | None]] | None = None,
+    def __init__(self, opt: Optimizer, extra: Callable[[np.ndarray], dict[str, float | None]] | None = None,
                  rows: list[dict[str, Any]] | None = None) -> None:
         self.opt = opt
         self._f = np.empty(0)
@@ -408,7 +468,7 @@ class ESAskTell:
 
 def optimize(
     run: RunFolder,
-    new_optimizer: Callable[[], Any],
+    new_optimizer: Callable[[], Optimizer],
     evaluate: Callable[[Any, np.ndarray], float],
     executor: Any,
     generations: int,

@@ -20,16 +20,16 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import asdict, dataclass, field
+from collections.abc import Sequence
 from typing import Any, Callable
 
 import numpy as np
 
-from .._signals import stop_in
 from ..errors import RunError
 from ..strategy import rules as R
 from .greedy import TrainingSet, _objective
 from .heldout import TEST_COLUMNS
-from .run import Optimizer
+from .run import AskTell, Optimizer
 from .settings import check_memory, check_whole
 
 NF, NS = R.N_FEATURES, R.N_STRATEGIES
@@ -323,6 +323,75 @@ def gfs_settings_dict(settings: GFSSettings) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------- the iterative method
+class IterativeAskTell(AskTell):
+    """Algorithm 2 in the terms of the shared run loop (:func:`schedlab.optimize.run.run_generations`):
+    one situation class is one generation. ``ask``: the rule tables that try every allowed strategy
+    in the next class (none for a class no pass of the current base reaches, under ``unvisited``
+    ``skip``); ``tell``: the class keeps the first strategy of the lowest objective; ``row``: the
+    class's history row; the checkpoint is the run's whole state (table, next class, history).
+
+    ``visited(table)`` gives the classes the simulations of ``table`` reach (None: every class is
+    simulated); ``heldout`` scores the base after every class."""
+
+    def __init__(self, state: dict[str, Any], base, allowed: Sequence[int], n_workloads: int, seen: np.ndarray,
+                 visited: Callable | None, heldout=None) -> None:
+        self.state, self.base, self.allowed, self.n_workloads = state, base, tuple(allowed), n_workloads
+        self.seen, self.visited, self.heldout = seen, visited, heldout
+        self._row: dict[str, Any] = {}
+
+    @property
+    def generation(self) -> int:
+        return self.state["next"]
+
+    @property
+    def evaluations(self) -> int:
+        return self.state["simulations"]
+
+    def ask(self) -> list[list[int]]:
+        c = self.state["next"]
+        self._row = {"class": c, "ranges": " ".join(self.base.class_ranges(c)), "visited": bool(self.seen[c])}
+        if not self.seen[c]:
+            return []
+        tables = []
+        for s in self.allowed:
+            t = list(self.state["table"])
+            t[c] = s
+            tables.append(t)
+        return tables
+
+    def tell(self, x, results) -> None:
+        state, row, allowed = self.state, self._row, self.allowed
+        c = state["next"]
+        changed = not state["history"]
+        if self.seen[c]:
+            values = np.asarray(results, dtype=np.float64)
+            best = allowed[int(np.argmin(values))]  # Algorithm 2: strict < from f_old = inf: first on ties
+            state["simulations"] += len(allowed) * self.n_workloads
+            if state["table"][c] != best:
+                changed = True
+                state["table"][c] = best
+                if self.visited is not None:
+                    self.seen, _ = self.visited(state["table"])
+            state["value"] = float(values[allowed.index(best)])
+            row.update({f"f_{R.STRATEGIES[s]}": float(v) for s, v in zip(allowed, values)})
+        row.update(strategy=R.STRATEGIES[state["table"][c]], objective=state["value"])
+        if self.heldout is not None:  # the same base as after the class before: the same (pure) scores
+            row.update(self.heldout.scores(R.TableRuleBase(self.base.partitions, tuple(state["table"]), self.base.greedy))
+                       if changed else {k: state["history"][-1][k] for k in TEST_COLUMNS})
+            kept = state.get("selected")
+            if kept is None or row["test"] < kept["test"]:
+                state["selected"] = {"test": row["test"], "table": list(state["table"]), "value": state["value"],
+                                     "class": c}
+        state["next"] = c + 1
+
+    def row(self, elapsed: float) -> dict[str, Any]:
+        self._row["elapsed"] = self.state["elapsed"] = elapsed
+        return self._row
+
+    def checkpoint(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
+        return self.state  # its history is ``rows``
+
+
 def iterative(run, training: TrainingSet, partitions, executor, *, on_start: Callable | None = None,
               on_class: Callable | None = None, unvisited: str = "skip", greedy=R.DEFAULT_GREEDY,
               strategies: str = "all", heldout=None, select: str = "train") -> dict[str, Any]:
@@ -340,9 +409,9 @@ def iterative(run, training: TrainingSet, partitions, executor, *, on_start: Cal
     rule never fires); ``simulate`` runs them anyway (Algorithm 2 literally; the first strategy
     then wins the tie). Ctrl-C / SIGTERM stop after the last finished class (checkpointed).
     """
-    from .._signals import stop_signals
     from ..metrics import compute_metrics
     from ..sim.rulebase import simulate_rulebase
+    from .run import run_generations
 
     allowed = R.strategy_set(strategies)
     base = R.TableRuleBase(partitions, greedy=greedy)
@@ -354,8 +423,6 @@ def iterative(run, training: TrainingSet, partitions, executor, *, on_start: Cal
                  "simulations": 0}
     if on_start is not None:
         on_start(n, state["next"])
-    if state["history"] and on_class is not None:  # resumed or finished: show the stored figures
-        on_class(state["history"][-1])
     evaluator = TableEvaluator(base.partitions, greedy)
     t0 = time.perf_counter()
     elapsed0 = state["elapsed"]
@@ -375,54 +442,19 @@ def iterative(run, training: TrainingSet, partitions, executor, *, on_start: Cal
             seen[np.ravel_multi_index(parts, base.shape)] = True
         return seen, value
 
-    interrupted = False
     seen, value0 = visited(state["table"]) if unvisited == "skip" else (np.ones(n, dtype=bool), math.inf)
     if not math.isfinite(state["value"]):
         state["value"] = value0
-    with stop_signals():
-        try:
-            while state["next"] < n:
-                c = state["next"]
-                row = {"class": c, "ranges": " ".join(base.class_ranges(c)), "visited": bool(seen[c])}
-                changed = not state["history"]
-                if seen[c]:
-                    tables = []
-                    for s in allowed:
-                        t = list(state["table"])
-                        t[c] = s
-                        tables.append(t)
-                    values = np.asarray(executor.map(evaluator, tables), dtype=np.float64)
-                    best = allowed[int(np.argmin(values))]  # Algorithm 2: strict < from f_old = inf: first on ties
-                    state["simulations"] += len(allowed) * len(training.workloads)
-                    if state["table"][c] != best:
-                        changed = True
-                        state["table"][c] = best
-                        if unvisited == "skip":
-                            seen, _ = visited(state["table"])
-                    state["value"] = float(values[allowed.index(best)])
-                    row.update({f"f_{R.STRATEGIES[s]}": float(v) for s, v in zip(allowed, values)})
-                row.update(strategy=R.STRATEGIES[state["table"][c]], objective=state["value"])
-                if heldout is not None:  # the same base as after the class before: the same (pure) scores
-                    row.update(heldout.scores(R.TableRuleBase(base.partitions, tuple(state["table"]), greedy))
-                               if changed else {k: state["history"][-1][k] for k in TEST_COLUMNS})
-                    kept = state.get("selected")
-                    if kept is None or row["test"] < kept["test"]:
-                        state["selected"] = {"test": row["test"], "table": list(state["table"]), "value": state["value"],
-                                             "class": c}
-                row["elapsed"] = elapsed0 + time.perf_counter() - t0
-                state["history"].append(row)
-                state["next"] = c + 1
-                state["elapsed"] = row["elapsed"]
-                rb = R.TableRuleBase(base.partitions, tuple(state["table"]), greedy)
-                run.write_text("best.json", R.rulebase_to_json(rb) + "\n")
-                run.write_text("history.csv", _history_csv(state["history"], heldout is not None))
-                run.save_checkpoint(state)
-                if on_class is not None:
-                    on_class(row)
-        except BaseException as exc:
-            if stop_in(exc) is None:
-                raise
-            interrupted = True
+    adapter = IterativeAskTell(state, base, allowed, len(training.workloads), seen, visited if unvisited == "skip" else None,
+                               heldout)
+
+    def write_files(rows) -> None:
+        rb = R.TableRuleBase(base.partitions, tuple(state["table"]), greedy)
+        run.write_text("best.json", R.rulebase_to_json(rb) + "\n")
+        run.write_text("history.csv", _history_csv(rows, heldout is not None))
+
+    interrupted = run_generations(run, adapter, evaluator, executor, n, state["history"],
+                                  elapsed0 + time.perf_counter() - t0, write_files=write_files, on_generation=on_class)
     state["interrupted"] = interrupted
     table = state["table"]
     if select == "test" and not interrupted and state.get("selected") is not None:

@@ -341,12 +341,13 @@ class Optimizer(Protocol):
 class AskTell(Protocol):
     """What :func:`run_generations` drives: one optimizer and its run state in the loop's terms
     (pymoo's ``Algorithm.ask``/``tell`` is the model). Implemented by :class:`ESAskTell` (every
-    :class:`Optimizer`), :class:`schedlab.optimize.bound.BoundAskTell` (NSGA-III over priority orders)
-    and :class:`schedlab.optimize.nsga2_grid.NSGA2AskTell` (NSGA-II over grid partitions).
+    :class:`Optimizer`), :class:`schedlab.optimize.bound.BoundAskTell` (NSGA-III over priority orders),
+    :class:`schedlab.optimize.nsga2_grid.NSGA2AskTell` (NSGA-II over grid partitions) and
+    :class:`schedlab.optimize.gfs.IterativeAskTell` (the iterative GFS, one situation class a generation).
 
     ``generation``: generations told so far (the loop runs while it is below its target);
     ``evaluations``: candidates evaluated so far (progress counts from it). ``ask()``: the
-    candidates of the next generation (a sequence the executor maps the evaluation over);
+    candidates of the next generation (a sequence the executor maps the evaluation over; may be empty);
     ``tell(x, results)``: those candidates with their evaluations' results, in order (one
     generation more); ``row(elapsed)``: the history row of the generation just told;
     ``checkpoint(rows)``: the picklable state that resumes the run exactly after that generation,
@@ -399,7 +400,9 @@ def run_generations(
             on_generation(rows[-1])
         while adapter.generation < generations:
             x = adapter.ask()
-            if on_evaluation is not None:
+            if not len(x):  # nothing to evaluate this generation (the iterative GFS's unreached class)
+                results = []
+            elif on_evaluation is not None:
                 gen, base = adapter.generation, adapter.evaluations
                 tick = lambda k, gen=gen, base=base: on_evaluation(gen, base + k)  # noqa: E731
                 results = executor.map(evaluate, list(x), progress=tick)

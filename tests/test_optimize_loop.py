@@ -47,8 +47,10 @@ def test_every_adapter_of_the_run_loop_implements_the_ask_tell_protocol():
     from schedlab.optimize.cmaes import CMAES
     from schedlab.optimize.es import SelfAdaptiveES
     from schedlab.optimize.gfs import GFSSettings, SymbioticGFS
+    from schedlab.optimize.gfs_iterative import IterativeAskTell
     from schedlab.optimize.nsga2_grid import NSGA2AskTell
     from schedlab.optimize.run import AskTell, ESAskTell, Optimizer
+    from schedlab.strategy import rules as R
 
     optimizers = [SelfAdaptiveES([0.0, 0.0], [1.0, 1.0], mu=2, lam=4, seed=0),
                   CMAES([0.0, 0.0], [1.0, 1.0], mu=2, lam=4, seed=0), SymbioticGFS(GFSSettings(), seed=0)]
@@ -58,7 +60,10 @@ def test_every_adapter_of_the_run_loop_implements_the_ask_tell_protocol():
     archive = Archive.empty(len(OBJECTIVES), 3, keep_orders=True)
     adapters = [*(ESAskTell(opt) for opt in optimizers),
                 BoundAskTell(None, ["fcfs"], archive, [], None, hv_samples(1, len(OBJECTIVES))),
-                NSGA2AskTell(None, SimpleNamespace(n_obj=2), 1e6, [], [])]
+                NSGA2AskTell(None, SimpleNamespace(n_obj=2), 1e6, [], []),
+                IterativeAskTell({"table": [0, 0], "next": 0, "value": math.inf, "history": [], "elapsed": 0.0,
+                                  "simulations": 0}, R.TableRuleBase(((50.0,), (), (), (), (), (), ())), [0, 1], 1,
+                                 np.ones(2, dtype=bool), None)]
     for adapter in adapters:
         assert isinstance(adapter, AskTell), type(adapter).__name__
         assert all(hasattr(adapter, m) for m in _members(AskTell)), type(adapter).__name__

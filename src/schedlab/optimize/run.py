@@ -343,7 +343,7 @@ class AskTell(Protocol):
     (pymoo's ``Algorithm.ask``/``tell`` is the model). Implemented by :class:`ESAskTell` (every
     :class:`Optimizer`), :class:`schedlab.optimize.bound.BoundAskTell` (NSGA-III over priority orders),
     :class:`schedlab.optimize.nsga2_grid.NSGA2AskTell` (NSGA-II over grid partitions) and
-    :class:`schedlab.optimize.gfs.IterativeAskTell` (the iterative GFS, one situation class a generation).
+    :class:`schedlab.optimize.gfs_iterative.IterativeAskTell` (the iterative GFS, one situation class a generation).
 
     ``generation``: generations told so far (the loop runs while it is below its target);
     ``evaluations``: candidates evaluated so far (progress counts from it). ``ask()``: the

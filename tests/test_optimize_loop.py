@@ -46,6 +46,7 @@ def test_every_adapter_of_the_run_loop_implements_the_ask_tell_protocol():
     from schedlab.optimize.bound import OBJECTIVES, Archive, BoundAskTell, hv_samples
     from schedlab.optimize.cmaes import CMAES
     from schedlab.optimize.es import SelfAdaptiveES
+    from schedlab.optimize.federation_ga import FederationGAConfig, PackageGAAskTell
     from schedlab.optimize.gfs import GFSSettings, SymbioticGFS
     from schedlab.optimize.gfs_iterative import IterativeAskTell
     from schedlab.optimize.nsga2_grid import NSGA2AskTell
@@ -63,7 +64,8 @@ def test_every_adapter_of_the_run_loop_implements_the_ask_tell_protocol():
                 NSGA2AskTell(None, SimpleNamespace(n_obj=2), 1e6, [], []),
                 IterativeAskTell({"table": [0, 0], "next": 0, "value": math.inf, "history": [], "elapsed": 0.0,
                                   "simulations": 0}, R.TableRuleBase(((50.0,), (), (), (), (), (), ())), [0, 1], 1,
-                                 np.ones(2, dtype=bool), None)]
+                                 np.ones(2, dtype=bool), None),
+                PackageGAAskTell({}, {"package": 0, "rows": []}, FederationGAConfig(), 1)]
     for adapter in adapters:
         assert isinstance(adapter, AskTell), type(adapter).__name__
         assert all(hasattr(adapter, m) for m in _members(AskTell)), type(adapter).__name__
@@ -104,3 +106,41 @@ def test_the_protocol_has_teeth():
         forgetful()
     assert isinstance(_Duck(), AskTell)
     assert not isinstance(type("Lame", (), _without("checkpoint"))(), AskTell)
+
+
+class _Counter(_Duck):
+    """Asks one candidate a generation; its checkpoint is the generation told."""
+
+    def ask(self):
+        return [self.generation]
+
+    def tell(self, x, results):
+        self.generation += 1
+        self.evaluations += len(results)
+
+    def checkpoint(self, rows):
+        return {"gen": self.generation}
+
+
+def _committed(policy, generations: int = 5) -> list[int]:
+    from types import SimpleNamespace
+
+    from schedlab.execute import SerialExecutor
+    from schedlab.optimize.run import run_generations
+
+    saved: list[int] = []
+    run = SimpleNamespace(save_checkpoint=lambda state: saved.append(state["gen"]))
+    stopped = run_generations(run, _Counter(), lambda payload, x: x, SerialExecutor(), generations, [], 0.0,
+                              write_files=lambda rows: None, checkpoint=policy)
+    assert not stopped
+    return saved
+
+
+def test_the_checkpoint_policy_decides_which_generations_are_committed():
+    from schedlab.optimize.run import EVERY_GENERATION, CheckpointPolicy
+
+    assert _committed(EVERY_GENERATION) == [1, 2, 3, 4, 5]
+    assert _committed(CheckpointPolicy(every=2)) == [2, 4]
+    assert _committed(CheckpointPolicy(every=1, last=False)) == [1, 2, 3, 4]  # the caller commits the end
+    assert _committed(CheckpointPolicy(every=None, seconds=0.0)) == [1, 2, 3, 4, 5]
+    assert _committed(CheckpointPolicy(every=None, seconds=math.inf)) == []

@@ -243,9 +243,11 @@ def run_federation(
                 if method == "ga-metl":
                     seed_order = problem.metl_order()
                     metl_mk = problem.makespan(seed_order)
-                cur = run_package_ga(run, state, p, len(problems[p]), config.ga, executor, seed_order,
-                                     on_generation=on_generation, on_evaluation=on_evaluation,
-                                     checkpoint_every=checkpoint_every, carry=carry)
+                cur, stopped = run_package_ga(run, state, p, len(problems[p]), config.ga, executor, seed_order,
+                                              on_generation=on_generation, on_evaluation=on_evaluation,
+                                              checkpoint_every=checkpoint_every, carry=carry)
+                if stopped:  # the GA's last checkpoint is on disk
+                    return FederationRunResult(run.path, {}, None, interrupted=True, packages=list(state["done"]))
                 old = run.file("history.csv").read_text() if run.file("history.csv").exists() else ""
                 run.write_text("history.csv", _history_text(old, p, cur["rows"]))
                 state["done"].append({"package": p, "jobs": len(problems[p]), "makespan": cur["best"],

@@ -342,8 +342,9 @@ class AskTell(Protocol):
     """What :func:`run_generations` drives: one optimizer and its run state in the loop's terms
     (pymoo's ``Algorithm.ask``/``tell`` is the model). Implemented by :class:`ESAskTell` (every
     :class:`Optimizer`), :class:`schedlab.optimize.bound.BoundAskTell` (NSGA-III over priority orders),
-    :class:`schedlab.optimize.nsga2_grid.NSGA2AskTell` (NSGA-II over grid partitions) and
-    :class:`schedlab.optimize.gfs_iterative.IterativeAskTell` (the iterative GFS, one situation class a generation).
+    :class:`schedlab.optimize.nsga2_grid.NSGA2AskTell` (NSGA-II over grid partitions),
+    :class:`schedlab.optimize.gfs_iterative.IterativeAskTell` (the iterative GFS, one situation class a
+    generation) and :class:`schedlab.optimize.federation_ga.PackageGAAskTell` (one package's federation GA).
 
     ``generation``: generations told so far (the loop runs while it is below its target);
     ``evaluations``: candidates evaluated so far (progress counts from it). ``ask()``: the
@@ -369,6 +370,28 @@ class AskTell(Protocol):
     def checkpoint(self, rows: list[dict[str, Any]]) -> dict[str, Any]: ...
 
 
+@dataclass(frozen=True)
+class CheckpointPolicy:
+    """When :func:`run_generations` commits a generation (writes the checkpoint): after every
+    ``every``-th generation since the last checkpoint, or, with ``every`` None, once ``seconds`` of
+    wall time passed since it; ``last`` False leaves the run's last generation to the caller (the
+    federation run commits a package's end with the package's result). A generation not yet
+    committed when a run stops is redone on resume, identically (the optimizer owns its randomness)."""
+
+    every: int | None = 1
+    seconds: float = 0.0
+    last: bool = True
+
+    def due(self, generations_since: int, seconds_since: float, last: bool) -> bool:
+        if last and not self.last:
+            return False
+        return generations_since >= self.every if self.every else seconds_since >= self.seconds
+
+
+#: the default: every generation is committed (ES, CMA-ES, GFS, the bound, grid NSGA-II)
+EVERY_GENERATION = CheckpointPolicy()
+
+
 @stop_signals()  # SIGTERM (batch systems) stops like Ctrl-C: the one place for every optimizer
 def run_generations(
     run: RunFolder,
@@ -382,19 +405,21 @@ def run_generations(
     write_files: Callable[[list[dict[str, Any]]], None],
     on_generation: Callable[[dict[str, Any]], None] | None = None,
     on_evaluation: Callable[[int, int], None] | None = None,
+    checkpoint: CheckpointPolicy = EVERY_GENERATION,
 ) -> bool:
     """The run loop every optimizer shares: until ``adapter.generation`` reaches ``generations``:
     ``adapter.ask()`` -> ``evaluate(payload, x)`` mapped over the candidates by ``executor`` ->
     ``adapter.tell(x, results)`` -> append ``adapter.row(elapsed)`` to ``rows`` ->
-    ``write_files(rows)`` -> checkpoint ``adapter.checkpoint(rows)`` (the commit point) ->
-    ``on_generation(row)``; a resumed (or finished) run first reports its last stored row there,
+    ``write_files(rows)`` -> checkpoint ``adapter.checkpoint(rows)`` (the commit point; when the
+    ``checkpoint`` policy says so, default after every generation) -> ``on_generation(row)``; a resumed (or finished) run first reports its last stored row there,
     so a progress display shows the run's figures, not blanks. ``on_evaluation(generation,
-    evaluations)`` reports every finished evaluation. Ctrl-C or SIGTERM stops after the last complete generation, whose checkpoint is
+    evaluations)`` reports every finished evaluation. Ctrl-C or SIGTERM stops after the last committed generation, whose checkpoint is
     on disk; returns True when stopped so.
 
     ``adapter`` is an :class:`AskTell` (the protocol says what each member does): it holds an
     ask/tell optimizer and its randomness."""
     t0 = time.perf_counter()
+    saved_at, saved_gen = t0, adapter.generation
     try:
         if rows and on_generation is not None:
             on_generation(rows[-1])
@@ -412,13 +437,16 @@ def run_generations(
             row = adapter.row(elapsed0 + time.perf_counter() - t0)
             rows.append(row)
             write_files(rows)
-            run.save_checkpoint(adapter.checkpoint(rows))
+            if checkpoint.due(adapter.generation - saved_gen, time.perf_counter() - saved_at,
+                              adapter.generation >= generations):
+                run.save_checkpoint(adapter.checkpoint(rows))
+                saved_at, saved_gen = time.perf_counter(), adapter.generation
             if on_generation is not None:
                 on_generation(row)
     except BaseException as exc:
         if stop_in(exc) is None:
             raise
-        return True  # the checkpoint of the last complete generation is already on disk
+        return True  # the checkpoint of the last committed generation is already on disk
     return False
 
 

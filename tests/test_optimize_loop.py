@@ -43,7 +43,7 @@ def test_every_adapter_of_the_run_loop_implements_the_ask_tell_protocol():
     ESAskTell Optimizers."""
     from types import SimpleNamespace
 
-    from schedlab.optimize.bound import OBJECTIVES, Archive, BoundAskTell, hv_samples
+    from schedlab.optimize.bound import OBJECTIVES, Archive, BoundAskTell, BoundConfig, HeadStartAskTell, hv_samples
     from schedlab.optimize.cmaes import CMAES
     from schedlab.optimize.es import SelfAdaptiveES
     from schedlab.optimize.federation_ga import FederationGAConfig, PackageGAAskTell
@@ -65,7 +65,8 @@ def test_every_adapter_of_the_run_loop_implements_the_ask_tell_protocol():
                 IterativeAskTell({"table": [0, 0], "next": 0, "value": math.inf, "history": [], "elapsed": 0.0,
                                   "simulations": 0}, R.TableRuleBase(((50.0,), (), (), (), (), (), ())), [0, 1], 1,
                                  np.ones(2, dtype=bool), None),
-                PackageGAAskTell({}, {"package": 0, "rows": []}, FederationGAConfig(), 1)]
+                PackageGAAskTell({}, {"package": 0, "rows": []}, FederationGAConfig(), 1),
+                HeadStartAskTell(SimpleNamespace(n=3), BoundConfig(), [], 1)]
     for adapter in adapters:
         assert isinstance(adapter, AskTell), type(adapter).__name__
         assert all(hasattr(adapter, m) for m in _members(AskTell)), type(adapter).__name__

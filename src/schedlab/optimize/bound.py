@@ -65,8 +65,9 @@ basic objective functions: UTIL, AWRT, and AWRT1 to AWRT5". Here:
   points every generation, so the curve is monotone and exactly repeatable).
 
 A run is a run folder like the others (:class:`schedlab.optimize.run.RunFolder`): config.json,
-checkpoint (pickled pymoo algorithm + archive + history, atomically after every generation),
-history.csv, front.csv, front.png; the same command resumes exactly; evaluation goes through an
+checkpoint (pickled pymoo algorithm + archive + history, atomically after every generation; during
+the head start its chains after every step), history.csv, front.csv, front.png; the same command
+resumes exactly; both phases run through the shared run loop; evaluation goes through an
 Executor (payload = the problem), so results do not depend on the number of workers.
 """
 
@@ -501,42 +502,101 @@ def head_start_variants(seeds: Sequence[tuple[str, np.ndarray]], group: np.ndarr
     return out
 
 
+class HeadStartAskTell(AskTell):
+    """The head start in the terms of the shared run loop (:func:`schedlab.optimize.run.run_generations`):
+    generation 0 evaluates the group-priority variants (:func:`head_start_variants`) and starts
+    the chains, every later one is a greedy step of every chain. Its checkpoint (phase
+    ``head-start``) holds the chains and their generator, so a stopped head start resumes at its
+    last step; the variants are rebuilt from the seeds."""
+
+    def __init__(self, problem: BoundProblem, config: BoundConfig, variants: list[tuple[str, np.ndarray]], chains: int,
+                 saved: dict[str, Any] | None = None) -> None:
+        self.problem, self.config, self.variants, self.chains = problem, config, variants, chains
+        self.keep = problem.n <= KEEP_ORDERS_MAX_JOBS
+        self.s: dict[str, Any] = saved["head_start"] if saved is not None else {
+            "generation": 0, "evaluations": 0, "rng": np.random.default_rng([config.seed, 0x68656164])}
+
+    @property
+    def generation(self) -> int:
+        return self.s["generation"]
+
+    @property
+    def evaluations(self) -> int:
+        return self.s["evaluations"]
+
+    def _score(self, c: int, f: np.ndarray) -> float:
+        return float(self.s["weights"][c] @ (f / self.s["scale"]))
+
+    def ask(self) -> list[np.ndarray]:
+        s = self.s
+        if s["generation"] == 0:
+            return [x for _, x in self.variants]
+        return [mutate_k(s["cur"][c], self.problem.group, s["rng"], self.config) for c in range(self.chains)]
+
+    def tell(self, x, results) -> None:
+        s, chains, score = self.s, self.chains, self._score
+        F = np.asarray(results, dtype=np.float64).reshape(len(x), len(OBJECTIVES))
+        if s["generation"] == 0:
+            s["scale"] = np.maximum(np.abs(F[0]), 1e-9)  # EASY's values
+            s["weights"] = [np.full(len(OBJECTIVES), 1.0 / len(OBJECTIVES)) if c == 0
+                            else s["rng"].dirichlet(np.ones(len(OBJECTIVES))) for c in range(chains)]
+            s["start"] = start = [int(np.argmin([score(c, f) for f in F])) for c in range(chains)]
+            s["cur"], s["cur_f"] = [self.variants[v][1] for v in start], [F[v] for v in start]
+            s["first"] = [score(c, s["cur_f"][c]) for c in range(chains)]
+            s["Fs"], s["source"] = [F], [k for k, _ in self.variants]
+            s["Xs"] = [np.array([x for _, x in self.variants], dtype=np.int64)] if self.keep else []
+        else:
+            for c in range(chains):
+                if score(c, F[c]) < score(c, s["cur_f"][c]):
+                    s["cur"][c], s["cur_f"][c] = x[c], F[c]
+            s["Fs"].append(F)
+            if self.keep:
+                s["Xs"].append(np.array(x, dtype=np.int64))
+            s["source"] += [f"{self.variants[s['start'][c]][0]}+head-start" for c in range(chains)]
+        s["generation"] += 1
+        s["evaluations"] += len(x)
+
+    def row(self, elapsed: float) -> dict[str, Any]:
+        return {"step": self.s["generation"], "evaluations": self.s["evaluations"], "elapsed": elapsed}
+
+    def checkpoint(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"phase": "head-start", "head_start": self.s, "history": rows}
+
+    def result(self) -> HeadStart:
+        s, chains = self.s, self.chains
+        names = [f"{self.variants[s['start'][c]][0]}+head-start" for c in range(chains)]
+        return HeadStart(list(zip(names, s["cur"])), np.vstack(s["Fs"]), np.vstack(s["Xs"]) if self.keep else None,
+                         s["source"], [(s["first"][c], self._score(c, s["cur_f"][c])) for c in range(chains)])
+
+
+class _Unsaved:
+    """A run folder that keeps nothing (a head start outside a run)."""
+
+    def save_checkpoint(self, state: dict[str, Any]) -> None:
+        pass
+
+
 def head_start(problem: BoundProblem, config: BoundConfig, seeds: Sequence[tuple[str, np.ndarray]],
-               executor) -> HeadStart:
+               executor, run=None, saved: dict[str, Any] | None = None) -> HeadStart | None:
     """Improved variants of EASY's and the seed strategies' realised orders (module docstring,
     "head start"): the group-priority variants (:func:`head_start_variants`) are evaluated, then
     ``max(pop - len(seeds), 1)`` chains, each from the variant best under its weights, improve
-    by ``config.head_start`` greedy steps; all randomness from one generator seeded by ``config.seed``."""
-    rng = np.random.default_rng([config.seed, 0x68656164])
+    by ``config.head_start`` greedy steps; all randomness from one generator seeded by ``config.seed``.
+
+    The steps go through the shared run loop (:class:`HeadStartAskTell`), checkpointed in ``run``
+    (a RunFolder; None: nowhere) after every step and resumed from ``saved`` (such a checkpoint);
+    None when Ctrl-C or SIGTERM stopped it."""
+    from .run import run_generations
+
     variants = head_start_variants(seeds, problem.group)
     if len(variants) == 0 or config.head_start == 0:
         return HeadStart([], np.empty((0, len(OBJECTIVES))), None, [], [])
-    keep = problem.n <= KEEP_ORDERS_MAX_JOBS
-    fv = np.asarray(executor.map(evaluate_order, [x for _, x in variants]), dtype=np.float64)
-    fv = fv.reshape(len(variants), len(OBJECTIVES))
-    scale = np.maximum(np.abs(fv[0]), 1e-9)  # EASY's values
-    chains = max(config.pop - len(seeds), 1)
-    weights = [np.full(len(OBJECTIVES), 1.0 / len(OBJECTIVES)) if c == 0 else rng.dirichlet(np.ones(len(OBJECTIVES)))
-               for c in range(chains)]
-    score = lambda c, f: float(weights[c] @ (f / scale))  # noqa: E731
-    start = [int(np.argmin([score(c, f) for f in fv])) for c in range(chains)]
-    cur = [variants[v][1] for v in start]
-    cur_f = [fv[v] for v in start]
-    first = [score(c, cur_f[c]) for c in range(chains)]
-    Fs, Xs, src = [fv], [np.array([x for _, x in variants], dtype=np.int64)] if keep else [], [k for k, _ in variants]
-    for _ in range(config.head_start):
-        prop = [mutate_k(cur[c], problem.group, rng, config) for c in range(chains)]
-        F = np.asarray(executor.map(evaluate_order, prop), dtype=np.float64).reshape(chains, len(OBJECTIVES))
-        for c in range(chains):
-            if score(c, F[c]) < score(c, cur_f[c]):
-                cur[c], cur_f[c] = prop[c], F[c]
-        Fs.append(F)
-        if keep:
-            Xs.append(np.array(prop, dtype=np.int64))
-        src += [f"{variants[start[c]][0]}+head-start" for c in range(chains)]
-    improved = [(f"{variants[start[c]][0]}+head-start", cur[c]) for c in range(chains)]
-    return HeadStart(improved, np.vstack(Fs), np.vstack(Xs) if keep else None, src,
-                     [(first[c], score(c, cur_f[c])) for c in range(chains)])
+    adapter = HeadStartAskTell(problem, config, variants, max(config.pop - len(seeds), 1), saved)
+    rows = list(saved["history"]) if saved is not None else []
+    stopped = run_generations(run if run is not None else _Unsaved(), adapter, evaluate_order, executor,
+                              config.head_start + 1, rows, rows[-1]["elapsed"] if rows else 0.0,
+                              write_files=lambda rows: None)
+    return None if stopped else adapter.result()
 
 
 def front_csv(archive: Archive) -> str:
@@ -630,17 +690,11 @@ def run_bound(run, problem: BoundProblem, config: BoundConfig, seeds: Sequence[t
     """
     from .run import run_generations
 
-    from .._signals import stop_in, stop_signals
-
     state = run.load_checkpoint()
-    if state is None:
+    if state is None or state.get("phase") == "head-start":
         archive = Archive.empty(len(OBJECTIVES), problem.n, problem.n <= KEEP_ORDERS_MAX_JOBS)
-        try:
-            with stop_signals():  # SIGTERM in the head start: nothing to keep, the next run redoes it
-                hs = head_start(problem, config, seeds, executor)
-        except BaseException as exc:
-            if stop_in(exc) is None:
-                raise
+        hs = head_start(problem, config, seeds, executor, run, state)
+        if hs is None:  # stopped: the head start's last step is checkpointed
             return BoundResult(archive, [], 0, 0, True, 0)
         if len(hs.F):
             archive.add(hs.F, hs.X, 0, hs.source)

@@ -43,7 +43,8 @@ def test_every_adapter_of_the_run_loop_implements_the_ask_tell_protocol():
     ESAskTell Optimizers."""
     from types import SimpleNamespace
 
-    from schedlab.optimize.bound import OBJECTIVES, Archive, BoundAskTell, BoundConfig, HeadStartAskTell, hv_samples
+    from schedlab.optimize.bound import OBJECTIVES, Archive, BoundAskTell, BoundConfig, hv_samples
+    from schedlab.optimize.bound_head_start import HeadStartAskTell
     from schedlab.optimize.cmaes import CMAES
     from schedlab.optimize.es import SelfAdaptiveES
     from schedlab.optimize.federation_ga import FederationGAConfig, PackageGAAskTell

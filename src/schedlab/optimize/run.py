@@ -342,7 +342,7 @@ class AskTell(Protocol):
     """What :func:`run_generations` drives: one optimizer and its run state in the loop's terms
     (pymoo's ``Algorithm.ask``/``tell`` is the model). Implemented by :class:`ESAskTell` (every
     :class:`Optimizer`), :class:`schedlab.optimize.bound.BoundAskTell` (NSGA-III over priority orders) and
-    :class:`schedlab.optimize.bound.HeadStartAskTell` (its head start),
+    :class:`schedlab.optimize.bound_head_start.HeadStartAskTell` (its head start),
     :class:`schedlab.optimize.nsga2_grid.NSGA2AskTell` (NSGA-II over grid partitions),
     :class:`schedlab.optimize.gfs_iterative.IterativeAskTell` (the iterative GFS, one situation class a
     generation) and :class:`schedlab.optimize.federation_ga.PackageGAAskTell` (one package's federation GA).

@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 from schedlab.cli.main import main
 from schedlab.metrics import compute_metrics
 from schedlab.optimize.bound import (OBJECTIVES, BoundConfig, BoundProblem, OrderMutation, evaluate_order, group_move,
-                                     group_first_blocks, group_shift, insertion, mutate_k, non_dominated, order_crossover, placement,
+                                     group_shift, insertion, mutate_k, non_dominated, order_crossover, placement,
                                      zero_wait_floors)
+from schedlab.optimize.bound_head_start import group_first_blocks
 from schedlab.sim import Machine, simulate, validate_schedule
 from schedlab.sim.listsched import list_schedule
 from schedlab.strategy import Strategy
@@ -319,10 +320,42 @@ def test_zero_wait_floors_by_hand():
     assert all(got[k] >= f[k] - 1e-9 for k in ("AWRT", "AWRT1", "AWRT2"))
 
 
+def test_a_stopped_head_start_resumes_from_its_last_step(tmp_path, small_trace, monkeypatch):
+    """The head start runs through the shared run loop: Ctrl-C in its second step leaves the
+    checkpoint of its first (before: nothing, the next run redid it all), and the same command
+    then ends like an uninterrupted run."""
+    import pickle
+
+    from schedlab.optimize import bound as B
+    from schedlab.optimize import bound_head_start as H
+
+    cfg = _cfg(generations=2, head_start=3, moves=2)
+    B.bound(str(small_trace), tmp_path / "whole", cfg, workers=1)
+    real, calls = H.mutate_k, []
+
+    def stop_in_step_two(*a):
+        calls.append(1)
+        if len(calls) == 3:  # 8 - 6 seeds = 2 chains a step: the third call is step 2's
+            raise KeyboardInterrupt
+        return real(*a)
+
+    monkeypatch.setattr(H, "mutate_k", stop_in_step_two)
+    assert B.bound(str(small_trace), tmp_path / "stopped", cfg, workers=1).interrupted
+    state = pickle.loads((tmp_path / "stopped" / "checkpoint").read_bytes())
+    assert state["phase"] == "head-start" and state["head_start"]["generation"] == 2  # the variants, step 1
+    monkeypatch.setattr(H, "mutate_k", real)
+    again = B.bound(str(small_trace), tmp_path / "stopped", cfg, workers=1)
+    assert not again.interrupted and again.generations == 2
+    strip = lambda p: [{k: v for k, v in r.items() if k != "elapsed"} for r in csv.DictReader(p.open())]  # noqa: E731
+    assert strip(tmp_path / "stopped" / "history.csv") == strip(tmp_path / "whole" / "history.csv")
+    assert (tmp_path / "stopped" / "front.csv").read_text() == (tmp_path / "whole" / "front.csv").read_text()
+
+
 def test_head_start_improves_each_chain_and_extend_equals_an_uninterrupted_run(tmp_path, small_trace, capsys):
     from schedlab.errors import RunError
     from schedlab.execute import make_executor
-    from schedlab.optimize.bound import bound, head_start, head_start_variants, heuristic_orders
+    from schedlab.optimize.bound import bound, heuristic_orders
+    from schedlab.optimize.bound_head_start import head_start, head_start_variants
     from schedlab.optimize.bound import workload_of as bound_workload
 
     w = bound_workload(str(small_trace))

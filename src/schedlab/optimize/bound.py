@@ -44,7 +44,7 @@ basic objective functions: UTIL, AWRT, and AWRT1 to AWRT5". Here:
   EASY, the evolved greedy and simple heuristics realise" (issue 16) says nothing of improving
   them; this option is an addition (off by default). (1) Variants: each such order with every
   single user group and every pair of groups first inside each block of 50, 200 or 1000
-  consecutive positions (:func:`group_first_blocks`: a group move of all windows at once; the
+  consecutive positions (:func:`~schedlab.optimize.bound_head_start.group_first_blocks`: a group move of all windows at once; the
   order is otherwise kept), 45 per order, all evaluated. (2) Chains: each free place of the
   first population (``pop`` minus the plain seeds kept, at least one) is a chain with a weight
   vector ``w`` over the seven objectives (chain 0: equal weights, the others: a flat
@@ -65,8 +65,9 @@ basic objective functions: UTIL, AWRT, and AWRT1 to AWRT5". Here:
   points every generation, so the curve is monotone and exactly repeatable).
 
 A run is a run folder like the others (:class:`schedlab.optimize.run.RunFolder`): config.json,
-checkpoint (pickled pymoo algorithm + archive + history, atomically after every generation),
-history.csv, front.csv, front.png; the same command resumes exactly; evaluation goes through an
+checkpoint (pickled pymoo algorithm + archive + history, atomically after every generation; during
+the head start its chains after every step), history.csv, front.csv, front.png; the same command
+resumes exactly; both phases run through the shared run loop; evaluation goes through an
 Executor (payload = the problem), so results do not depend on the number of workers.
 """
 
@@ -85,6 +86,7 @@ from ..errors import RunError
 from ..sim.listsched import list_schedule_kernel, processing_times
 from ..sim.model import Machine
 from ..workload.model import Workload
+from .run import AskTell
 
 #: objective names in genotype-space order (minimised; UTIL negated inside the search)
 OBJECTIVES: tuple[str, ...] = ("UTIL", "AWRT", "AWRT1", "AWRT2", "AWRT3", "AWRT4", "AWRT5")
@@ -460,84 +462,6 @@ def make_algorithm(problem: BoundProblem, config: BoundConfig, seeds: Sequence[t
     return algorithm, names
 
 
-@dataclass
-class HeadStart:
-    """What the head start made: the chains' final orders (named) and every schedule it evaluated."""
-
-    improved: list[tuple[str, np.ndarray]]
-    F: np.ndarray
-    #: the evaluated orders, kept only for traces of at most KEEP_ORDERS_MAX_JOBS jobs (else None)
-    X: np.ndarray | None
-    source: list[str]
-    #: per chain: weighted score of its seed and of its final order (lower is better)
-    scores: list[tuple[float, float]]
-
-
-#: the head start's group-priority variants: inside consecutive blocks of this many positions
-HEAD_START_BLOCKS = (50, 200, 1000)
-
-
-def group_first_blocks(x: np.ndarray, group: np.ndarray, groups: Sequence[int], block: int) -> np.ndarray:
-    """Inside each run of ``block`` consecutive positions of x, the jobs of ``groups`` first; both
-    sides keep their order in x (a group move of every window at once)."""
-    n = x.size
-    later = ~np.isin(group[x], np.asarray(groups))
-    return x[np.lexsort((np.arange(n), later, np.arange(n) // block))]
-
-
-def head_start_variants(seeds: Sequence[tuple[str, np.ndarray]], group: np.ndarray) -> list[tuple[str, np.ndarray]]:
-    """EASY's and the seed strategies' realised orders, then each with every single user group and
-    every pair of groups first inside blocks of :data:`HEAD_START_BLOCKS` positions."""
-    from itertools import combinations
-
-    base = [(k, x) for k, x in seeds if k == "easy" or k.startswith("strategy:")]
-    sets = [(g,) for g in range(1, 6)] + list(combinations(range(1, 6), 2))
-    out = list(base)
-    for k, x in base:
-        for gs in sets:
-            for b in HEAD_START_BLOCKS:
-                out.append((f"{k}+groups{''.join(map(str, gs))}-first/{b}", group_first_blocks(x, group, gs, b)))
-    return out
-
-
-def head_start(problem: BoundProblem, config: BoundConfig, seeds: Sequence[tuple[str, np.ndarray]],
-               executor) -> HeadStart:
-    """Improved variants of EASY's and the seed strategies' realised orders (module docstring,
-    "head start"): the group-priority variants (:func:`head_start_variants`) are evaluated, then
-    ``max(pop - len(seeds), 1)`` chains, each from the variant best under its weights, improve
-    by ``config.head_start`` greedy steps; all randomness from one generator seeded by ``config.seed``."""
-    rng = np.random.default_rng([config.seed, 0x68656164])
-    variants = head_start_variants(seeds, problem.group)
-    if len(variants) == 0 or config.head_start == 0:
-        return HeadStart([], np.empty((0, len(OBJECTIVES))), None, [], [])
-    keep = problem.n <= KEEP_ORDERS_MAX_JOBS
-    fv = np.asarray(executor.map(evaluate_order, [x for _, x in variants]), dtype=np.float64)
-    fv = fv.reshape(len(variants), len(OBJECTIVES))
-    scale = np.maximum(np.abs(fv[0]), 1e-9)  # EASY's values
-    chains = max(config.pop - len(seeds), 1)
-    weights = [np.full(len(OBJECTIVES), 1.0 / len(OBJECTIVES)) if c == 0 else rng.dirichlet(np.ones(len(OBJECTIVES)))
-               for c in range(chains)]
-    score = lambda c, f: float(weights[c] @ (f / scale))  # noqa: E731
-    start = [int(np.argmin([score(c, f) for f in fv])) for c in range(chains)]
-    cur = [variants[v][1] for v in start]
-    cur_f = [fv[v] for v in start]
-    first = [score(c, cur_f[c]) for c in range(chains)]
-    Fs, Xs, src = [fv], [np.array([x for _, x in variants], dtype=np.int64)] if keep else [], [k for k, _ in variants]
-    for _ in range(config.head_start):
-        prop = [mutate_k(cur[c], problem.group, rng, config) for c in range(chains)]
-        F = np.asarray(executor.map(evaluate_order, prop), dtype=np.float64).reshape(chains, len(OBJECTIVES))
-        for c in range(chains):
-            if score(c, F[c]) < score(c, cur_f[c]):
-                cur[c], cur_f[c] = prop[c], F[c]
-        Fs.append(F)
-        if keep:
-            Xs.append(np.array(prop, dtype=np.int64))
-        src += [f"{variants[start[c]][0]}+head-start" for c in range(chains)]
-    improved = [(f"{variants[start[c]][0]}+head-start", cur[c]) for c in range(chains)]
-    return HeadStart(improved, np.vstack(Fs), np.vstack(Xs) if keep else None, src,
-                     [(first[c], score(c, cur_f[c])) for c in range(chains)])
-
-
 def front_csv(archive: Archive) -> str:
     """front.csv: one row per non-dominated schedule, UTIL (in %, maximised), AWRT, AWRT1..5 (s)."""
     lines = [",".join(OBJECTIVES)]
@@ -548,11 +472,11 @@ def front_csv(archive: Archive) -> str:
 
 
 def history_csv(rows: Sequence[dict[str, Any]]) -> str:
-    cols = ["gen", "evaluations", "hypervolume", "front", *(f"best_{k}" for k in OBJECTIVES), "elapsed"]
-    out = [",".join(cols)]
-    for r in rows:
-        out.append(",".join(f"{r[c]:.3f}" if c == "elapsed" else repr(r[c]) for c in cols))
-    return "\n".join(out) + "\n"
+    """history.csv: gen, evaluations, hypervolume share, front size, best value per objective, elapsed
+    (the one history writer, :func:`schedlab.optimize.history.history_csv`)."""
+    from .history import history_csv as write
+
+    return write(rows, ["gen", "evaluations", "hypervolume", "front", *(f"best_{k}" for k in OBJECTIVES), "elapsed"])
 
 
 @dataclass
@@ -569,7 +493,7 @@ class BoundResult:
     workload_name: str = ""
 
 
-class BoundAskTell:
+class BoundAskTell(AskTell):
     """pymoo's NSGA-III over priority orders in the terms of the shared run loop
     (:func:`schedlab.optimize.run.run_generations`): every evaluated schedule also enters the
     non-dominated archive; a row carries the archive's hypervolume share and best values."""
@@ -627,19 +551,14 @@ def run_bound(run, problem: BoundProblem, config: BoundConfig, seeds: Sequence[t
     :class:`BoundAskTell`): ask -> evaluate through ``executor`` -> tell -> archive -> history.csv,
     front.csv -> checkpoint (the commit point). Generation 1 evaluates the seeded population.
     """
+    from .bound_head_start import head_start
     from .run import run_generations
 
-    from .._signals import stop_in, stop_signals
-
     state = run.load_checkpoint()
-    if state is None:
+    if state is None or state.get("phase") == "head-start":
         archive = Archive.empty(len(OBJECTIVES), problem.n, problem.n <= KEEP_ORDERS_MAX_JOBS)
-        try:
-            with stop_signals():  # SIGTERM in the head start: nothing to keep, the next run redoes it
-                hs = head_start(problem, config, seeds, executor)
-        except BaseException as exc:
-            if stop_in(exc) is None:
-                raise
+        hs = head_start(problem, config, seeds, executor, run, state)
+        if hs is None:  # stopped: the head start's last step is checkpointed
             return BoundResult(archive, [], 0, 0, True, 0)
         if len(hs.F):
             archive.add(hs.F, hs.X, 0, hs.source)

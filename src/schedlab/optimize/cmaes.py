@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from .run import Optimizer
+
 
 class _GeneratorRandn:
     """Picklable ``randn(*shape)`` drawing from a private np.random.Generator (cma's ``randn`` option)."""
@@ -33,7 +35,7 @@ class _GeneratorRandn:
         return self.rng.standard_normal(shape)
 
 
-class CMAES:
+class CMAES(Optimizer):
     """``cma.CMAEvolutionStrategy`` with bounds, popsize = lambda and a private seed; ``ask()``/``tell()``."""
 
     name = "cmaes"

@@ -37,6 +37,8 @@ from typing import Any
 
 import numpy as np
 
+from .run import Optimizer
+
 
 def check_box(lower: Any, upper: Any) -> tuple[np.ndarray, np.ndarray]:
     """Bounds as float arrays: 1-d, same non-zero length, every upper bound above its lower bound."""
@@ -49,7 +51,7 @@ def check_box(lower: Any, upper: Any) -> tuple[np.ndarray, np.ndarray]:
     return lo, hi
 
 
-class SelfAdaptiveES:
+class SelfAdaptiveES(Optimizer):
     """(mu+lambda)-ES with one self-adaptive step size per parameter; ``ask()`` / ``tell(X, f)`` (minimises)."""
 
     name = "es"

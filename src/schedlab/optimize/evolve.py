@@ -28,7 +28,8 @@ from .greedy import DISPATCH_CHOICES, GENE_SCALES, PROCEDURES, GreedyEncoding, P
 from .greedy import __doc__ as GREEDY_DOC
 from .heldout import TEST_COLUMNS, HeldOut, load_test_traces
 from .versus_easy import COMPARE_METRICS, WORSE_THAN_EASY_PCT, compare_with_easy, metrics_of  # noqa: F401  (re-exported)
-from .run import RunFolder, RunResult, atomic_write_text, optimize
+from .history import history_csv
+from .run import ES_COLUMNS, RunFolder, RunResult, atomic_write_text, optimize
 
 
 
@@ -376,11 +377,7 @@ def _assemble(run: RunFolder, encodings, runs: dict[str, RunResult], executor) -
     values = executor.map(strategy_value, [s for _, s in combos])
     lines = ["weekend,day,night,objective"] + [f"{a},{b},{c},{v!r}" for ((a, b, c), _), v in zip(combos, values)]
     atomic_write_text(run.path / "assemblies.csv", "\n".join(lines) + "\n")
-    history = ["system,gen,evaluations,best,median,sigma,elapsed"] + [
-        f"{k},{r['gen']},{r['evaluations']},{r['best']!r},{r['median']!r},{r['sigma']!r},{r['elapsed']:.3f}"
-        for k in encodings
-        for r in runs[k].history
-    ]
-    run.write_text("history.csv", "\n".join(history) + "\n")
+    run.write_text("history.csv", history_csv(({"system": k, **r} for k in encodings for r in runs[k].history),
+                                              ["system", *ES_COLUMNS]))
     i = int(np.argmin(values))  # first of equal minima: lowest criterion indices win ties
     return combos[i][1], float(values[i])

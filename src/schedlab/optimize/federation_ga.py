@@ -52,6 +52,7 @@ from pymoo.operators.selection.tournament import TournamentSelection
 
 from ..errors import RunError
 from .perm_kernels import uox_pairs
+from .run import AskTell
 
 MUTATION_READINGS = ("individual", "gene")
 
@@ -258,14 +259,23 @@ def evaluate_orders(payload, item) -> np.ndarray:
     return payload[package].with_carry(carry).makespans(X)
 
 
+def population_chunks(X: np.ndarray, workers: int) -> list[np.ndarray]:
+    """The rows of X in ``workers`` consecutive chunks (fewer for a smaller population): one compiled
+    call per worker, so a generation costs one dispatch per worker, not one per individual."""
+    return [c for c in np.array_split(X, max(1, min(workers, len(X)))) if len(c)]
+
+
+def chunk_evaluations(n: int, chunks: int, done: int) -> int:
+    """Evaluations of a population of ``n`` split in ``chunks`` once ``done`` chunks finished (progress)."""
+    return min(n, done * -(-n // chunks))
+
+
 def evaluate_population(executor, package: int, X: np.ndarray, carry=None, progress=None) -> np.ndarray:
-    """Fitness of every row of X: one compiled call per worker (the rows split in ``executor.workers``
-    consecutive chunks), so a generation costs one dispatch per worker, not one per individual."""
-    chunks = [c for c in np.array_split(X, max(1, min(getattr(executor, "workers", 1), len(X)))) if len(c)]
+    """Fitness of every row of X, one executor task per chunk (:func:`population_chunks`)."""
+    chunks = population_chunks(X, getattr(executor, "workers", 1))
     tick = None
     if progress is not None:  # progress counts evaluations
-        size = -(-len(X) // len(chunks))
-        tick = lambda k: progress(min(len(X), k * size))  # noqa: E731
+        tick = lambda k: progress(chunk_evaluations(len(X), len(chunks), k))  # noqa: E731
     parts = executor.map(evaluate_orders, [(package, c, carry) for c in chunks], progress=tick)
     return np.concatenate(parts).astype(np.float64, copy=False)
 
@@ -294,18 +304,26 @@ class GAState:
         i = int(np.argmin(self.F))  # first of the best, as pymoo's filter_optimum
         return self.X[i].copy(), float(self.F[i])
 
+    def offspring(self, config: FederationGAConfig) -> np.ndarray:
+        """The individuals the next generation evaluates: the initial population, then bred ones."""
+        return self.X0 if self.X is None else breed(self.X, self.F, config, self.rng)
+
+    def take(self, Xo: np.ndarray, Fo: np.ndarray, config: FederationGAConfig) -> None:
+        """The evaluated offspring enter the population."""
+        if self.X is None:  # pymoo's GA keeps the evaluated initial population as it is
+            self.X, self.F, self.X0 = Xo, Fo, Xo[:0]
+        else:
+            self.X, self.F = survive(self.X, self.F, Xo, Fo, config.pop)
+
 
 def ga_generation(ga: GAState, package: int, executor, config: FederationGAConfig, progress=None,
                   carry=None) -> np.ndarray:
     """One generation: breed (or the initial population), evaluate through the executor, survive.
 
     Returns the fitness values of the evaluated individuals."""
-    Xo = ga.X0 if ga.X is None else breed(ga.X, ga.F, config, ga.rng)
+    Xo = ga.offspring(config)
     Fo = evaluate_population(executor, package, Xo, carry, progress)
-    if ga.X is None:  # pymoo's GA keeps the evaluated initial population as it is
-        ga.X, ga.F, ga.X0 = Xo, Fo, Xo[:0]
-    else:
-        ga.X, ga.F = survive(ga.X, ga.F, Xo, Fo, config.pop)
+    ga.take(Xo, Fo, config)
     return Fo
 
 
@@ -313,46 +331,87 @@ def ga_generation(ga: GAState, package: int, executor, config: FederationGAConfi
 CHECKPOINT_SECONDS = 5.0
 
 
+class PackageGAAskTell(AskTell):
+    """One package's GA in the terms of the shared run loop (:func:`schedlab.optimize.run.run_generations`):
+    ``ask`` -> the offspring in one executor task per worker (:func:`population_chunks`), ``tell``
+    -> survival; a row is the package's generation (best, median makespan); the checkpoint is the
+    whole federation run's state, this package's GA in its ``current`` entry."""
+
+    def __init__(self, state: dict, cur: dict, config: FederationGAConfig, workers: int, carry=None) -> None:
+        self.state, self.cur, self.config, self.workers, self.carry = state, cur, config, workers, carry
+        self.c0, self.cpu0 = time.process_time(), cur.get("cpu", 0.0)  # CPU of this process (GA with a serial executor)
+        self._X = self._F = np.empty(0)
+        self.chunks = 1
+
+    @property
+    def generation(self) -> int:
+        return len(self.cur["rows"])
+
+    @property
+    def evaluations(self) -> int:
+        return len(self.cur["rows"]) * self.config.pop
+
+    def ask(self) -> list[tuple]:
+        self._X = self.cur["ga"].offspring(self.config)
+        chunks = population_chunks(self._X, self.workers)
+        self.chunks = len(chunks)
+        return [(self.cur["package"], c, self.carry) for c in chunks]
+
+    def tell(self, x, results) -> None:
+        self._F = np.concatenate(results).astype(np.float64, copy=False)
+        self.cur["ga"].take(self._X, self._F, self.config)
+
+    def row(self, elapsed: float) -> dict[str, Any]:
+        cur = self.cur
+        _, best = cur["ga"].best()
+        cur["elapsed"] = elapsed
+        cur["cpu"] = self.cpu0 + time.process_time() - self.c0
+        self.state["current"] = cur
+        gen = len(cur["rows"]) + 1
+        return {"package": cur["package"], "gen": gen, "evaluations": gen * self.config.pop, "best": best,
+                "median": float(np.median(self._F)), "elapsed": elapsed}
+
+    def checkpoint(self, rows: list[dict[str, Any]]) -> dict:
+        return self.state  # its current package's rows are ``rows``
+
+
 def run_package_ga(run, state: dict, package: int, n_jobs: int, config: FederationGAConfig, executor,
                    seed_order: np.ndarray | None, *, on_generation=None, on_evaluation=None,
-                   checkpoint_every: int | None = None, carry=None) -> dict:
-    """Run (or resume from ``state``) the GA of one package.
+                   checkpoint_every: int | None = None, carry=None) -> tuple[dict, bool]:
+    """Run (or resume from ``state``) the GA of one package through the shared run loop
+    (:func:`schedlab.optimize.run.run_generations`, :class:`PackageGAAskTell`).
 
     ``state`` is the run's checkpoint dict; its ``current`` entry holds this package's GA state
     and history rows. The checkpoint is written every ``checkpoint_every`` generations, or when
     None every :data:`CHECKPOINT_SECONDS` of wall time (and by the caller when the package ends);
     a resumed run continues the saved stream, so its result is identical whatever the interval.
     ``carry``: the jobs of earlier packages still running at this package's release (package_start
-    "carry"; None: an empty platform). Returns the finished ``current`` entry (best order, best makespan, rows).
+    "carry"; None: an empty platform). Returns the finished ``current`` entry (best order, best
+    makespan, rows) and whether Ctrl-C or SIGTERM stopped the GA (then the entry is unfinished).
     """
+    from .run import CheckpointPolicy, run_generations
+
     cur = state.get("current")
     if cur is None or cur["package"] != package:
         cur = {"package": package, "ga": GAState.new(n_jobs, config, package, seed_order), "rows": [],
                "elapsed": 0.0, "cpu": 0.0}
     if "algorithm" in cur:  # a checkpoint of the pymoo loop
         cur["ga"] = GAState.from_pymoo(cur.pop("algorithm"))
-    ga = cur["ga"]
-    t0, elapsed0 = time.perf_counter(), cur["elapsed"]
-    c0, cpu0 = time.process_time(), cur.get("cpu", 0.0)  # CPU of this process (the GA with a serial executor)
-    saved_at, saved_gen = t0, len(cur["rows"])
-    while len(cur["rows"]) < config.generations:
-        gen = len(cur["rows"])
-        tick = None
-        if on_evaluation is not None:
-            tick = lambda k, gen=gen: on_evaluation(package, gen, k)  # noqa: E731
-        F = ga_generation(ga, package, executor, config, tick, carry)
-        _, best = ga.best()
-        now = time.perf_counter()
-        cur["elapsed"] = elapsed0 + now - t0
-        cur["cpu"] = cpu0 + time.process_time() - c0
-        cur["rows"].append({"package": package, "gen": gen + 1, "evaluations": (gen + 1) * config.pop,
-                            "best": best, "median": float(np.median(F)), "elapsed": cur["elapsed"]})
-        state["current"] = cur
-        due = (gen + 1 - saved_gen >= checkpoint_every) if checkpoint_every else (now - saved_at >= CHECKPOINT_SECONDS)
-        if due and len(cur["rows"]) < config.generations:
-            run.save_checkpoint(state)
-            saved_at, saved_gen = time.perf_counter(), gen + 1
-        if on_generation is not None:
-            on_generation(package, cur["rows"][-1])
-    cur["best_order"], cur["best"] = ga.best()
-    return cur
+    adapter = PackageGAAskTell(state, cur, config, getattr(executor, "workers", 1), carry)
+    resumed = cur["rows"][-1] if cur["rows"] else None
+    shown = None
+    if on_generation is not None:  # a resumed package's stored row is not a new step
+        def shown(row):
+            if row is not resumed:
+                on_generation(package, row)
+    counted = None
+    if on_evaluation is not None:  # the loop counts executor tasks (chunks); progress counts evaluations
+        def counted(gen, tasks):
+            on_evaluation(package, gen, chunk_evaluations(len(adapter._X), adapter.chunks, tasks - adapter.evaluations))
+    policy = CheckpointPolicy(every=checkpoint_every, seconds=CHECKPOINT_SECONDS, last=False)
+    interrupted = run_generations(run, adapter, evaluate_orders, executor, config.generations, cur["rows"],
+                                  cur["elapsed"], write_files=lambda rows: None, on_generation=shown,
+                                  on_evaluation=counted, checkpoint=policy)
+    if not interrupted:
+        cur["best_order"], cur["best"] = cur["ga"].best()
+    return cur, interrupted

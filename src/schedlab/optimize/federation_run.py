@@ -12,9 +12,7 @@ Re-running the same command on the folder resumes it (a finished run is read bac
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -154,18 +152,13 @@ class FederationRunResult:
 
 
 def _history_text(old: str, package: int, rows: Sequence[dict[str, Any]]) -> str:
-    """history.csv with every row of packages before ``package`` kept from ``old`` plus ``rows``."""
-    cols = ["package", "gen", "evaluations", "best", "median", "elapsed"]
+    """history.csv with every row of packages before ``package`` kept from ``old`` plus ``rows`` (the
+    one history writer, :func:`schedlab.optimize.history.history_csv`)."""
+    from .history import history_csv
+
     kept = [line for line in old.splitlines()[1:] if line and int(line.split(",")[0]) < package]
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(cols)
-    out = buf.getvalue() + "".join(k + "\n" for k in kept)
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    for r in rows:
-        writer.writerow([r["package"], r["gen"], r["evaluations"], repr(r["best"]), repr(r["median"]), f"{r['elapsed']:.3f}"])
-    return out + buf.getvalue()
+    header, _, body = history_csv(rows, ["package", "gen", "evaluations", "best", "median", "elapsed"]).partition("\n")
+    return header + "\n" + "".join(k + "\n" for k in kept) + body
 
 
 def _packages_csv(rows: Sequence[dict[str, Any]]) -> str:
@@ -250,9 +243,11 @@ def run_federation(
                 if method == "ga-metl":
                     seed_order = problem.metl_order()
                     metl_mk = problem.makespan(seed_order)
-                cur = run_package_ga(run, state, p, len(problems[p]), config.ga, executor, seed_order,
-                                     on_generation=on_generation, on_evaluation=on_evaluation,
-                                     checkpoint_every=checkpoint_every, carry=carry)
+                cur, stopped = run_package_ga(run, state, p, len(problems[p]), config.ga, executor, seed_order,
+                                              on_generation=on_generation, on_evaluation=on_evaluation,
+                                              checkpoint_every=checkpoint_every, carry=carry)
+                if stopped:  # the GA's last checkpoint is on disk
+                    return FederationRunResult(run.path, {}, None, interrupted=True, packages=list(state["done"]))
                 old = run.file("history.csv").read_text() if run.file("history.csv").exists() else ""
                 run.write_text("history.csv", _history_text(old, p, cur["rows"]))
                 state["done"].append({"package": p, "jobs": len(problems[p]), "makespan": cur["best"],

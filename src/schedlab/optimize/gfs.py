@@ -1,11 +1,11 @@
 """Learning rule bases from simulations (genetic-fuzzy-rule-based-scheduling Section 4).
 
-- :func:`iterative` (Section 4.1, Algorithm 2): a table rule base (default Table 2, 192
-  situation classes) starts with the standard strategy (FCFS + decreasing waiting time) in every
-  class; class by class, each of the 13 strategies is simulated as that class's consequence and
-  the best kept (first on ties, as Algorithm 2's strict ``<`` from f_old = inf). A run folder
-  (config, checkpoint after every class, history.csv, best.json, report.html); the 13
-  simulations of a class go through the Executor.
+- :func:`schedlab.optimize.gfs_iterative.iterative` (Section 4.1, Algorithm 2): a table rule base
+  (default Table 2, 192 situation classes) starts with the standard strategy (FCFS + decreasing
+  waiting time) in every class; class by class, each of the 13 strategies is simulated as that
+  class's consequence and the best kept (first on ties, as Algorithm 2's strict ``<`` from
+  f_old = inf). A run folder (config, checkpoint after every class, history.csv, best.json,
+  report.html); the 13 simulations of a class go through the Executor.
 - :class:`SymbioticGFS` (Sections 4.2-4.3, Algorithms 3-4, Eqs. 10-16): an ask/tell optimizer
   over a population of fuzzy rules; ``ask`` composes N_f rule bases of N_r rules by least
   similarity, ``tell`` gives each rule the mean objective of the bases it took part in
@@ -18,17 +18,16 @@
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
-from .._signals import stop_in
 from ..errors import RunError
 from ..strategy import rules as R
 from .greedy import TrainingSet, _objective
 from .heldout import TEST_COLUMNS
+from .run import Optimizer
 from .settings import check_memory, check_whole
 
 NF, NS = R.N_FEATURES, R.N_STRATEGIES
@@ -168,7 +167,7 @@ class GFSSettings:
         return self.lam * self.participations // self.rules
 
 
-class SymbioticGFS:
+class SymbioticGFS(Optimizer):
     """Ask/tell symbiotic evolution of fuzzy rules; ``ask`` returns N_f flat rule bases."""
 
     def __init__(self, settings: GFSSettings, seed: int) -> None:
@@ -321,129 +320,6 @@ def gfs_settings_dict(settings: GFSSettings) -> dict[str, Any]:
     return d
 
 
-# ---------------------------------------------------------------------------- the iterative method
-def iterative(run, training: TrainingSet, partitions, executor, *, on_start: Callable | None = None,
-              on_class: Callable | None = None, unvisited: str = "skip", greedy=R.DEFAULT_GREEDY,
-              strategies: str = "all", heldout=None, select: str = "train") -> dict[str, Any]:
-    """Algorithm 2 into run folder ``run`` (a :class:`~schedlab.optimize.run.RunFolder`); resumes.
-
-    ``strategies``: the strategy set each class tries (:data:`schedlab.strategy.rules.STRATEGY_SETS`;
-    ``all``: the paper's 13), its standard strategy the start of every class. ``heldout``
-    (:class:`~schedlab.optimize.heldout.HeldOut`): after every class the base is scored on it
-    (history columns ``test``, ``test_easy``, ``test_gain_pct``); ``select`` ``test`` then returns
-    the base after the class with the lowest held-out objective instead of the last one
-    (:data:`SELECT_READINGS`).
-
-    ``unvisited``: ``skip`` (default) leaves a class that no pass of the current rule base reaches
-    at its strategy without simulating it (all 13 simulations would give the same value: the
-    rule never fires); ``simulate`` runs them anyway (Algorithm 2 literally; the first strategy
-    then wins the tie). Ctrl-C / SIGTERM stop after the last finished class (checkpointed).
-    """
-    from .._signals import stop_signals
-    from ..metrics import compute_metrics
-    from ..sim.rulebase import simulate_rulebase
-
-    allowed = R.strategy_set(strategies)
-    base = R.TableRuleBase(partitions, greedy=greedy)
-    n = base.n_classes
-    base = R.TableRuleBase(partitions, (R.strategy_index(R.SET_DEFAULT_STRATEGY[strategies]),) * n, greedy)
-    state = run.load_checkpoint()
-    if state is None:
-        state = {"table": list(base.table), "next": 0, "value": math.inf, "history": [], "elapsed": 0.0,
-                 "simulations": 0}
-    if on_start is not None:
-        on_start(n, state["next"])
-    if state["history"] and on_class is not None:  # resumed or finished: show the stored figures
-        on_class(state["history"][-1])
-    evaluator = TableEvaluator(base.partitions, greedy)
-    t0 = time.perf_counter()
-    elapsed0 = state["elapsed"]
-
-    def visited(table):
-        """(classes some pass of ``table``'s simulations reaches, its objective)."""
-        rb = R.TableRuleBase(base.partitions, tuple(table), greedy)
-        obj = _objective(training.objective)
-        seen = np.zeros(n, dtype=bool)
-        value = 0.0
-        easy = training.easy if training.easy is not None else (None,) * len(training.workloads)
-        for w, m, e in zip(training.workloads, training.machines, easy):
-            s = simulate_rulebase(w, m, rb, record_features=True)
-            value += obj(compute_metrics(s), e)
-            parts = [np.sum(s.plan.features[f][:, None] > np.asarray(b)[None, :], axis=1) if b else
-                     np.zeros(s.plan.features.shape[1], dtype=np.int64) for f, b in enumerate(base.partitions)]
-            seen[np.ravel_multi_index(parts, base.shape)] = True
-        return seen, value
-
-    interrupted = False
-    seen, value0 = visited(state["table"]) if unvisited == "skip" else (np.ones(n, dtype=bool), math.inf)
-    if not math.isfinite(state["value"]):
-        state["value"] = value0
-    with stop_signals():
-        try:
-            while state["next"] < n:
-                c = state["next"]
-                row = {"class": c, "ranges": " ".join(base.class_ranges(c)), "visited": bool(seen[c])}
-                changed = not state["history"]
-                if seen[c]:
-                    tables = []
-                    for s in allowed:
-                        t = list(state["table"])
-                        t[c] = s
-                        tables.append(t)
-                    values = np.asarray(executor.map(evaluator, tables), dtype=np.float64)
-                    best = allowed[int(np.argmin(values))]  # Algorithm 2: strict < from f_old = inf: first on ties
-                    state["simulations"] += len(allowed) * len(training.workloads)
-                    if state["table"][c] != best:
-                        changed = True
-                        state["table"][c] = best
-                        if unvisited == "skip":
-                            seen, _ = visited(state["table"])
-                    state["value"] = float(values[allowed.index(best)])
-                    row.update({f"f_{R.STRATEGIES[s]}": float(v) for s, v in zip(allowed, values)})
-                row.update(strategy=R.STRATEGIES[state["table"][c]], objective=state["value"])
-                if heldout is not None:  # the same base as after the class before: the same (pure) scores
-                    row.update(heldout.scores(R.TableRuleBase(base.partitions, tuple(state["table"]), greedy))
-                               if changed else {k: state["history"][-1][k] for k in TEST_COLUMNS})
-                    kept = state.get("selected")
-                    if kept is None or row["test"] < kept["test"]:
-                        state["selected"] = {"test": row["test"], "table": list(state["table"]), "value": state["value"],
-                                             "class": c}
-                row["elapsed"] = elapsed0 + time.perf_counter() - t0
-                state["history"].append(row)
-                state["next"] = c + 1
-                state["elapsed"] = row["elapsed"]
-                rb = R.TableRuleBase(base.partitions, tuple(state["table"]), greedy)
-                run.write_text("best.json", R.rulebase_to_json(rb) + "\n")
-                run.write_text("history.csv", _history_csv(state["history"], heldout is not None))
-                run.save_checkpoint(state)
-                if on_class is not None:
-                    on_class(row)
-        except BaseException as exc:
-            if stop_in(exc) is None:
-                raise
-            interrupted = True
-    state["interrupted"] = interrupted
-    table = state["table"]
-    if select == "test" and not interrupted and state.get("selected") is not None:
-        table, state["value"] = state["selected"]["table"], state["selected"]["value"]
-    state["rulebase"] = R.TableRuleBase(base.partitions, tuple(table), greedy)
-    return state
-
-
-def _history_csv(rows, heldout: bool = False) -> str:
-    import csv
-    import io
-
-    cols = (["class", "ranges", "visited", "strategy", "objective", "elapsed"] + list(TEST_COLUMNS if heldout else ())
-            + [f"f_{s}" for s in R.STRATEGIES])
-    buf = io.StringIO()
-    wr = csv.DictWriter(buf, cols, lineterminator="\n", extrasaction="ignore")
-    wr.writeheader()
-    for r in rows:
-        wr.writerow({k: (repr(v) if isinstance(v, float) else v) for k, v in r.items()})
-    return buf.getvalue()
-
-
 # ---------------------------------------------------------------------------- run drivers
 @dataclass
 class RulesResult:
@@ -557,6 +433,7 @@ def rules_iterative(evolve_config, out, partitions=R.TABLE2_PARTITIONS, *, execu
     ``util_guard``, ``select``: the remedies (:data:`~schedlab.strategy.rules.STRATEGY_SET_READINGS`,
     :data:`UTIL_GUARD_READING`, :data:`SELECT_READINGS`); the defaults are the paper's method."""
     from ..execute import make_executor
+    from .gfs_iterative import iterative
     from .run import RunFolder
 
     base = R.TableRuleBase(partitions)

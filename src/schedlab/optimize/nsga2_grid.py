@@ -46,6 +46,7 @@ from pymoo.operators.selection.tournament import TournamentSelection
 from ..errors import RunError
 from ..grid.kernel import NONE, grid_kernel
 from ..grid.partition import AWRT_LIMIT, PartitionProblem
+from .run import AskTell
 
 
 @dataclass(frozen=True)
@@ -314,7 +315,7 @@ def _front(algorithm) -> tuple[np.ndarray, np.ndarray]:
     return F[order], X[order]
 
 
-class NSGA2AskTell:
+class NSGA2AskTell(AskTell):
     """pymoo's NSGA-II in the terms of the shared run loop (:func:`schedlab.optimize.run.run_generations`).
 
     ``ask`` -> the offspring's genes (int8 rows); ``tell`` -> objectives from the executor's
@@ -421,11 +422,11 @@ def _csv(header: Sequence[str], rows: Sequence[Sequence]) -> str:
 
 
 def history_csv(rows: Sequence[dict]) -> str:
-    """One row per generation: gen, evaluations, hypervolume, front size, feasible, best AWRT_k, elapsed."""
-    if not rows:
-        return ""
-    keys = list(rows[0])
-    return _csv(keys, [[repr(r[k]) if isinstance(r[k], float) else r[k] for k in keys] for r in rows])
+    """One row per generation: gen, evaluations, hypervolume, front size, feasible, best AWRT_k, elapsed
+    (the one history writer, :func:`schedlab.optimize.history.history_csv`; elapsed as repr)."""
+    from .history import history_csv as write
+
+    return write(rows, list(rows[0]), elapsed_format=None) if rows else ""
 
 
 def points_csv(points: Sequence[dict], K: int) -> str:

@@ -17,17 +17,16 @@ config, or not a run folder at all, is a :class:`RunError` and is left untouched
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 import os
 import pickle
 import time
+from abc import abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -38,6 +37,9 @@ CHECKPOINT_FORMAT = 1
 EXECUTION_KEYS = ("versions", "executor", "workers", "dask", "created")
 from .._atomic import atomic_write_bytes, atomic_write_text  # noqa: E402  (re-exported)
 from .._signals import stop_in, stop_signals  # noqa: E402
+
+#: history.csv columns of an ES-like run before its extra and param columns (:func:`history_csv`)
+ES_COLUMNS = ("gen", "evaluations", "best", "median", "sigma", "elapsed")
 
 RUN_FILES = ("config.json", "checkpoint", "history.csv", "best.json", "report.html")
 
@@ -280,20 +282,16 @@ class RunFolder:
 
 def history_csv(rows: Sequence[dict[str, Any]], param_names: Sequence[str], extra_names: Sequence[str] = ()) -> str:
     """history.csv text: gen, evaluations, best, median, sigma, elapsed, the ``extra_names`` columns
-    (e.g. held-out test scores; empty when undefined), then the best params (repr floats)."""
-    cols = ["gen", "evaluations", "best", "median", "sigma", "elapsed", *extra_names, *param_names]
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(cols)
-    for row in rows:
-        params = list(row["params"])
+    (e.g. held-out test scores; empty when undefined), then the best params (repr floats); written by
+    the one history writer (:func:`schedlab.optimize.history.history_csv`)."""
+    from .history import history_csv as write
+
+    def flat(row: dict[str, Any]) -> dict[str, Any]:
         extra = row.get("extra", {})
-        writer.writerow(
-            [row["gen"], row["evaluations"], repr(row["best"]), repr(row["median"]), repr(row["sigma"]),
-             f"{row['elapsed']:.3f}", *("" if extra.get(k) is None else repr(float(extra[k])) for k in extra_names),
-             *(repr(float(p)) for p in params)]
-        )
-    return buf.getvalue()
+        return {**row, **{k: None if extra.get(k) is None else float(extra[k]) for k in extra_names},
+                **{n: float(p) for n, p in zip(param_names, row["params"])}}
+
+    return write(map(flat, rows), [*ES_COLUMNS, *extra_names, *param_names])
 
 
 @dataclass
@@ -311,10 +309,94 @@ class RunResult:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+@runtime_checkable
+class Optimizer(Protocol):
+    """An ask/tell optimizer of real vectors with one value each (pymoo's ``Algorithm.ask``/``tell``
+    is the model), as :class:`ESAskTell` and :func:`optimize` drive it: :class:`~schedlab.optimize.es.SelfAdaptiveES`,
+    :class:`~schedlab.optimize.cmaes.CMAES`, :class:`~schedlab.optimize.gfs.SymbioticGFS`.
+
+    It owns all its randomness (a pickled optimizer resumes exactly); ``ask`` returns the
+    candidates of the next generation, ``tell`` takes them back with their values (smaller is
+    better; not finite = failed) and advances ``generation`` by one and ``evaluations`` by their
+    number; ``best_x``/``best_f`` are the best so far, ``lower`` the lower bounds (one per gene)
+    and ``state_summary()`` the figures of its state a history shows (``sigma``)."""
+
+    generation: int
+    evaluations: int
+    best_x: np.ndarray
+    best_f: float
+    lower: np.ndarray
+
+    @abstractmethod
+    def ask(self) -> Any: ...
+
+    @abstractmethod
+    def tell(self, x: Any, f: Any) -> None: ...
+
+    @abstractmethod
+    def state_summary(self) -> dict[str, float]: ...
+
+
+@runtime_checkable
+class AskTell(Protocol):
+    """What :func:`run_generations` drives: one optimizer and its run state in the loop's terms
+    (pymoo's ``Algorithm.ask``/``tell`` is the model). Implemented by :class:`ESAskTell` (every
+    :class:`Optimizer`), :class:`schedlab.optimize.bound.BoundAskTell` (NSGA-III over priority orders) and
+    :class:`schedlab.optimize.bound_head_start.HeadStartAskTell` (its head start),
+    :class:`schedlab.optimize.nsga2_grid.NSGA2AskTell` (NSGA-II over grid partitions),
+    :class:`schedlab.optimize.gfs_iterative.IterativeAskTell` (the iterative GFS, one situation class a
+    generation) and :class:`schedlab.optimize.federation_ga.PackageGAAskTell` (one package's federation GA).
+
+    ``generation``: generations told so far (the loop runs while it is below its target);
+    ``evaluations``: candidates evaluated so far (progress counts from it). ``ask()``: the
+    candidates of the next generation (a sequence the executor maps the evaluation over; may be empty);
+    ``tell(x, results)``: those candidates with their evaluations' results, in order (one
+    generation more); ``row(elapsed)``: the history row of the generation just told;
+    ``checkpoint(rows)``: the picklable state that resumes the run exactly after that generation,
+    with ``rows`` (the history) in it. All randomness lives in what the checkpoint holds."""
+
+    generation: int
+    evaluations: int
+
+    @abstractmethod
+    def ask(self) -> Any: ...
+
+    @abstractmethod
+    def tell(self, x: Any, results: Sequence[Any]) -> None: ...
+
+    @abstractmethod
+    def row(self, elapsed: float) -> dict[str, Any]: ...
+
+    @abstractmethod
+    def checkpoint(self, rows: list[dict[str, Any]]) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class CheckpointPolicy:
+    """When :func:`run_generations` commits a generation (writes the checkpoint): after every
+    ``every``-th generation since the last checkpoint, or, with ``every`` None, once ``seconds`` of
+    wall time passed since it; ``last`` False leaves the run's last generation to the caller (the
+    federation run commits a package's end with the package's result). A generation not yet
+    committed when a run stops is redone on resume, identically (the optimizer owns its randomness)."""
+
+    every: int | None = 1
+    seconds: float = 0.0
+    last: bool = True
+
+    def due(self, generations_since: int, seconds_since: float, last: bool) -> bool:
+        if last and not self.last:
+            return False
+        return generations_since >= self.every if self.every else seconds_since >= self.seconds
+
+
+#: the default: every generation is committed (ES, CMA-ES, GFS, the bound, grid NSGA-II)
+EVERY_GENERATION = CheckpointPolicy()
+
+
 @stop_signals()  # SIGTERM (batch systems) stops like Ctrl-C: the one place for every optimizer
 def run_generations(
     run: RunFolder,
-    adapter: Any,
+    adapter: AskTell,
     evaluate: Callable[[Any, Any], Any],
     executor: Any,
     generations: int,
@@ -324,25 +406,29 @@ def run_generations(
     write_files: Callable[[list[dict[str, Any]]], None],
     on_generation: Callable[[dict[str, Any]], None] | None = None,
     on_evaluation: Callable[[int, int], None] | None = None,
+    checkpoint: CheckpointPolicy = EVERY_GENERATION,
 ) -> bool:
     """The run loop every optimizer shares: until ``adapter.generation`` reaches ``generations``:
     ``adapter.ask()`` -> ``evaluate(payload, x)`` mapped over the candidates by ``executor`` ->
     ``adapter.tell(x, results)`` -> append ``adapter.row(elapsed)`` to ``rows`` ->
-    ``write_files(rows)`` -> checkpoint ``adapter.checkpoint(rows)`` (the commit point) ->
-    ``on_generation(row)``; a resumed (or finished) run first reports its last stored row there,
+    ``write_files(rows)`` -> checkpoint ``adapter.checkpoint(rows)`` (the commit point; when the
+    ``checkpoint`` policy says so, default after every generation) -> ``on_generation(row)``; a resumed (or finished) run first reports its last stored row there,
     so a progress display shows the run's figures, not blanks. ``on_evaluation(generation,
-    evaluations)`` reports every finished evaluation. Ctrl-C or SIGTERM stops after the last complete generation, whose checkpoint is
+    evaluations)`` reports every finished evaluation. Ctrl-C or SIGTERM stops after the last committed generation, whose checkpoint is
     on disk; returns True when stopped so.
 
-    An adapter holds an ask/tell optimizer and its randomness: :class:`ESAskTell` (ES, CMA-ES),
-    :class:`schedlab.optimize.nsga2_grid.NSGA2AskTell` (pymoo's NSGA-II)."""
+    ``adapter`` is an :class:`AskTell` (the protocol says what each member does): it holds an
+    ask/tell optimizer and its randomness."""
     t0 = time.perf_counter()
+    saved_at, saved_gen = t0, adapter.generation
     try:
         if rows and on_generation is not None:
             on_generation(rows[-1])
         while adapter.generation < generations:
             x = adapter.ask()
-            if on_evaluation is not None:
+            if not len(x):  # nothing to evaluate this generation (the iterative GFS's unreached class)
+                results = []
+            elif on_evaluation is not None:
                 gen, base = adapter.generation, adapter.evaluations
                 tick = lambda k, gen=gen, base=base: on_evaluation(gen, base + k)  # noqa: E731
                 results = executor.map(evaluate, list(x), progress=tick)
@@ -352,21 +438,24 @@ def run_generations(
             row = adapter.row(elapsed0 + time.perf_counter() - t0)
             rows.append(row)
             write_files(rows)
-            run.save_checkpoint(adapter.checkpoint(rows))
+            if checkpoint.due(adapter.generation - saved_gen, time.perf_counter() - saved_at,
+                              adapter.generation >= generations):
+                run.save_checkpoint(adapter.checkpoint(rows))
+                saved_at, saved_gen = time.perf_counter(), adapter.generation
             if on_generation is not None:
                 on_generation(row)
     except BaseException as exc:
         if stop_in(exc) is None:
             raise
-        return True  # the checkpoint of the last complete generation is already on disk
+        return True  # the checkpoint of the last committed generation is already on disk
     return False
 
 
-class ESAskTell:
-    """An ES/CMA-ES optimizer (real vectors, one value each) in :func:`run_generations`'s terms;
+class ESAskTell(AskTell):
+    """An :class:`Optimizer` (ES, CMA-ES, symbiotic GFS: real vectors, one value each) in :func:`run_generations`'s terms;
     its checkpoint holds the optimizer (incl. its np.random.Generator) and the history."""
 
-    def __init__(self, opt: Any, extra: Callable[[np.ndarray], dict[str, float | None]] | None = None,
+    def __init__(self, opt: Optimizer, extra: Callable[[np.ndarray], dict[str, float | None]] | None = None,
                  rows: list[dict[str, Any]] | None = None) -> None:
         self.opt = opt
         self._f = np.empty(0)
@@ -411,7 +500,7 @@ class ESAskTell:
 
 def optimize(
     run: RunFolder,
-    new_optimizer: Callable[[], Any],
+    new_optimizer: Callable[[], Optimizer],
     evaluate: Callable[[Any, np.ndarray], float],
     executor: Any,
     generations: int,

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from schedlab.cli.main import main
 from schedlab.metrics import compute_metrics
-from schedlab.optimize.bound import (OBJECTIVES, BoundConfig, BoundProblem, OrderMutation, evaluate_order, group_move,
-                                     group_shift, insertion, mutate_k, non_dominated, order_crossover, placement,
-                                     zero_wait_floors)
+from schedlab.optimize.bound import non_dominated, placement, zero_wait_floors
+from schedlab.optimize.bound_problem import (OBJECTIVES, BoundConfig, BoundProblem, OrderMutation, evaluate_order, group_move,
+                                             group_shift, insertion, mutate_k, order_crossover)
 from schedlab.optimize.bound_head_start import group_first_blocks
 from schedlab.sim import Machine, simulate, validate_schedule
 from schedlab.sim.listsched import list_schedule
@@ -432,7 +432,7 @@ def test_head_start_improves_each_chain_and_extend_equals_an_uninterrupted_run(t
 
 def test_mutation_kinds_are_chosen_by_their_probabilities(monkeypatch):
     """p_shift = 1: every one of the K moves is a group shift; p_shift = 0: never one."""
-    import schedlab.optimize.bound as b
+    import schedlab.optimize.bound_problem as b
 
     calls = []
     real = b.group_shift

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .bound import KEEP_ORDERS_MAX_JOBS, OBJECTIVES, BoundConfig, BoundProblem, evaluate_order, mutate_k
+from .bound_problem import KEEP_ORDERS_MAX_JOBS, OBJECTIVES, BoundConfig, BoundProblem, evaluate_order, mutate_k
 from .run import AskTell
 
 

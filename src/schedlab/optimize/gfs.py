@@ -25,7 +25,8 @@ import numpy as np
 
 from ..errors import RunError
 from ..strategy import rules as R
-from .greedy import TrainingSet, _objective
+from .greedy import TrainingSet
+from .rule_value import TableEvaluator, rulebase_value  # noqa: F401  (TableEvaluator: gfs.TableEvaluator, as before)
 from .heldout import TEST_COLUMNS
 from .run import Optimizer
 from .settings import check_memory, check_whole
@@ -76,17 +77,6 @@ def similarity(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.mean(np.exp(-((ma - mb) ** 2) / (2 * v)) / np.sqrt(2 * np.pi * v), axis=1)
 
 
-def rulebase_value(training: TrainingSet, rb) -> float:
-    """Sum over the training workloads of the objective of ``rb``'s schedule."""
-    from ..metrics import compute_metrics
-    from ..sim.rulebase import simulate_rulebase
-
-    objective = _objective(training.objective)
-    easy = training.easy if training.easy is not None else (None,) * len(training.workloads)
-    return float(sum(objective(compute_metrics(simulate_rulebase(w, m, rb)), e)
-                     for w, m, e in zip(training.workloads, training.machines, easy)))
-
-
 @dataclass(frozen=True)
 class FuzzyEvaluator:
     """``evaluator(training, x)``: the objective of the rule base decoded from x (picklable)."""
@@ -96,17 +86,6 @@ class FuzzyEvaluator:
 
     def __call__(self, training: TrainingSet, x: np.ndarray) -> float:
         return rulebase_value(training, decode_rule_base(x, self.greedy, self.allowed))
-
-
-@dataclass(frozen=True)
-class TableEvaluator:
-    """``evaluator(training, table)``: the objective of a table rule base (picklable)."""
-
-    partitions: tuple
-    greedy: Any = R.DEFAULT_GREEDY
-
-    def __call__(self, training: TrainingSet, table) -> float:
-        return rulebase_value(training, R.TableRuleBase(self.partitions, tuple(int(t) for t in table), self.greedy))
 
 
 # ---------------------------------------------------------------------------- symbiotic evolution

@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 
 from ..strategy import rules as R
-from .gfs import TableEvaluator
 from .greedy import TrainingSet, _objective
 from .heldout import TEST_COLUMNS
 from .history import history_csv
+from .rule_value import TableEvaluator
 from .run import AskTell, run_generations
 
 

@@ -307,7 +307,7 @@ def test_rule6_replay_takes_float_noise_for_one_instant():
     10), B (2, 5), C (1, 100): A at 0, B at 10 (A's end and the running job's end are one instant),
     C at 0 beside A (one processor free before 10, two after B starts)."""
     from schedlab.sim.groupsearch import earliest, occupy, profile_build
-    from schedlab.sim.validate_ts import _place
+    from schedlab.sim.validate_plans import _place
 
     est = np.array([10.0, 5.0, 100.0])
     width = np.array([1, 2, 1], np.int64)

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_sim import PROCS, WORKLOADS  # noqa: E402  (the same traces and machine sizes)
+from bench_sim import PROCS  # noqa: E402  (the same machine sizes)
 
 PLUGIN = '''
 from schedlab.strategy import register_order
@@ -34,7 +34,7 @@ ORDERS = ("area", "estimate", "submit")
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--trace", default="CTC-SP2-1996-3.1-cln.swf.gz", help="a trace of the workloads folder")
+    ap.add_argument("--trace", default="CTC-SP2", help="a trace name or file (names: $SCHEDLAB_WORKLOADS, as every verb)")
     ap.add_argument("--repeat", type=int, default=5, help="timed rounds after the warm-up (>= 3)")
     args = ap.parse_args(argv)
     if args.repeat < 3:
@@ -47,8 +47,8 @@ def main(argv: list[str] | None = None) -> int:
         plugin = Path(folder) / "my_orders.py"
         plugin.write_text(PLUGIN)
         schedlab.load_plugin(plugin)
-    workload = schedlab.load_trace(str(WORKLOADS / args.trace))
-    procs = next((m for name, m in PROCS.items() if args.trace.startswith(name)), workload.machine_procs)
+    workload = schedlab.load_trace(args.trace)
+    procs = next((m for name, m in PROCS.items() if Path(args.trace).name.startswith(name)), workload.machine_procs)
     machine = Machine(procs)
     strategies = {order: Strategy("easy", order) for order in ORDERS}
     for strategy in strategies.values():  # warm-up; every schedule checked once

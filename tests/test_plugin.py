@@ -79,6 +79,36 @@ def test_the_user_order_matches_the_naive_reference_on_random_workloads(area_fil
             np.testing.assert_array_equal(s.start, naive_simulate(w, m, st)[0], err_msg=f"case {case} {rule}")
 
 
+def test_a_key_may_read_the_submit_times(tmp_path, monkeypatch):
+    """A key with a ``submit`` parameter gets the submit times: latest submit first (LIFO) matches
+    the naive reference; writing into its arguments changes nothing of the workload."""
+    path = tmp_path / "lifo.py"
+    path.write_text(textwrap.dedent('''
+        from schedlab.strategy import register_order
+
+        @register_order("lifo", "latest submit first")
+        def lifo(width, estimate, group, rank, submit):
+            width[:] = 0  # the engine's and the validator's columns are not the key's arguments
+            return -submit
+        '''))
+    assert schedlab.load_plugin(path) == ("lifo",)
+    monkeypatch.setitem(NAIVE_ORDERS, "lifo", lambda w, j: -float(w.submit[j]))
+    w = _workload([(0, 10, 10, 4), (1, 10, 10, 2), (2, 30, 30, 1), (3, 4, 4, 4)], 4)
+    s = simulate(w, Machine(4), Strategy("fcfs", "lifo"))
+    validate_schedule(s)
+    np.testing.assert_array_equal(s.start, [0, 14, 14, 10])  # at 10 the queue is 3, 2, 1: 3 runs 10-14, then 2 and 1
+    rng = np.random.default_rng(7)
+    for case in range(15):
+        w, m = random_small_workload(rng)
+        procs = w.procs.copy()
+        for rule in ("easy", "conservative"):
+            st = Strategy(rule, "lifo")
+            s = simulate(w, Machine(m), st)
+            validate_schedule(s)
+            np.testing.assert_array_equal(s.start, naive_simulate(w, m, st)[0], err_msg=f"case {case} {rule}")
+        np.testing.assert_array_equal(w.procs, procs)
+
+
 def test_the_validator_checks_the_user_order(area_file):
     """The submit-order schedule of the hand-worked case, labelled as the area order, is refused."""
     schedlab.load_plugin(area_file)

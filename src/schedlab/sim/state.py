@@ -267,7 +267,7 @@ def make_jobs(submit, est, proc, width, group, *, ranks=False) -> Jobs:
     width, est, group = np.asarray(width), np.asarray(est), np.asarray(group)
     jobs = np.arange(n)
     for code, row in enumerate(orders):  # each static order's key (registry rows)
-        f[KEY0 + code] = registry.order_keys(row, width, est, group, jobs) if row.key is not None else jobs
+        f[KEY0 + code] = registry.order_keys(row, width, est, group, jobs, f[SUBMIT]) if row.key is not None else jobs
     i = np.empty((RANK0 + 2 * len(orders), n), dtype=np.int64)
     i[WIDTH], i[GROUP] = width, group
     i[RANK0:] = -1

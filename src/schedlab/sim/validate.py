@@ -264,7 +264,7 @@ class _Replay:
                 self._classes(start, finish)
             elif strategy.order not in self.keys:
                 row = registry.order(strategy.order)  # the order's sort key (registry row, built in or a user's)
-                primary = registry.order_keys(row, w.procs, w.estimate, w.group, rank)
+                primary = registry.order_keys(row, w.procs, w.estimate, w.group, rank, w.submit)
                 self.keys[strategy.order] = list(zip(primary.tolist(), rank.tolist()))
         self._use(strategies[0] if strategies else None)
 

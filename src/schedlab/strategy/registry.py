@@ -24,6 +24,7 @@ Plain Python, no numba: importable by every layer.
 from __future__ import annotations
 
 import importlib
+import inspect
 from dataclasses import dataclass
 from typing import Callable
 
@@ -65,6 +66,7 @@ class QueueOrder:
     key: Callable | None
     aliases: tuple[str, ...] = ()
     source: str | None = None  # a user order's plugin file (None: built in)
+    submit: bool = False  # a user key taking the jobs' submit times too (keyword ``submit``)
 
 
 @dataclass(frozen=True)
@@ -263,8 +265,9 @@ def order(name: str) -> QueueOrder:
     return all_orders()[order_code(name)]
 
 
-def order_keys(row: QueueOrder, width, estimate, group, rank) -> np.ndarray:
-    """``row``'s static sort key of every job, as float64. A user order's key is checked: one
+def order_keys(row: QueueOrder, width, estimate, group, rank, submit) -> np.ndarray:
+    """``row``'s static sort key of every job, as float64 (``submit`` reaches only a user key that
+    takes it, by that keyword). A user order's key is checked: one
     finite number per job, else a one-line :class:`~schedlab.errors.StrategyError` naming its file
     (and the line where its key failed)."""
     if row.source is None:
@@ -273,7 +276,9 @@ def order_keys(row: QueueOrder, width, estimate, group, rank) -> np.ndarray:
 
     where = f"{row.source}: queue order {row.name!r}"
     try:
-        key = np.asarray(row.key(width, estimate, group, rank), dtype=np.float64)
+        columns = [np.array(c) for c in (width, estimate, group, rank)]  # copies: the user's code may write
+        extra = {"submit": np.array(submit, dtype=np.float64)} if row.submit else {}
+        key = np.asarray(row.key(*columns, **extra), dtype=np.float64)
     except Exception as exc:  # the user's code: any failure is one line naming the file
         raise StrategyError(f"{_at_line(exc, row.source)}: queue order {row.name!r}: key failed: "
                             f"{type(exc).__name__}: {exc}") from None
@@ -304,7 +309,8 @@ def _at_line(exc: BaseException, source: str) -> str:
 def register_order(name: str, help: str, key: Callable | None = None, *, source: str | None = None):
     """Register a static queue order ``name`` whose ``key(width, estimate, group, rank)`` gives each
     job's sort key (numpy arrays of the jobs' processors, estimates, user groups 0..5 and submit
-    ranks 0..n-1 in; one finite number per job out; smaller first, ties by submit order). Without
+    ranks 0..n-1 in, and the submit times if the key has a parameter ``submit``; one finite number
+    per job out; smaller first, ties by submit order). Without
     ``key``, a decorator. The order runs through the built-in static orders' compiled kernels (the
     key is computed once per job before a simulation) and the validator checks it; a name of a
     built-in order or alias is refused; registering a user order's name again replaces it (the
@@ -323,8 +329,12 @@ def register_order(name: str, help: str, key: Callable | None = None, *, source:
         raise StrategyError(f"{where}queue order {name!r} is a built-in order; choose another name")
     if not callable(key):
         raise StrategyError(f"{where}queue order {name!r}: key must be a function (width, estimate, group, rank)")
-    row = QueueOrder(name, str(help), key, source=source or "<python>")
-    sample = np.array([1, 4]), np.array([10.0, 3600.0]), np.array([1, 2]), np.array([0, 1])
+    try:
+        takes_submit = "submit" in inspect.signature(key).parameters
+    except (TypeError, ValueError):  # a builtin without a signature: the four columns only
+        takes_submit = False
+    row = QueueOrder(name, str(help), key, source=source or "<python>", submit=takes_submit)
+    sample = np.array([1, 4]), np.array([10.0, 3600.0]), np.array([1, 2]), np.array([0, 1]), np.array([0.0, 60.0])
     order_keys(row, *sample)  # a key of the wrong shape or NaN fails here, naming the file
     for k, o in enumerate(USER_ORDERS):
         if o.name == name:

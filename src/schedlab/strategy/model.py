@@ -154,7 +154,8 @@ def normalize_order(order: Order) -> Order:
         names = tuple(o.name for o in registry.static_orders())  # with the user orders registered by now
         if key not in names:
             raise StrategyError(
-                f"unknown queue order {order!r}; choose one of {', '.join(names)} (or a greedy criterion)"
+                f"unknown queue order {order!r}; choose one of {', '.join(names)} (or a greedy criterion; "
+                f"your own orders: --plugin FILE, schedlab.load_plugin)"
             )
     return key
 

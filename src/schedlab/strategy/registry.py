@@ -18,6 +18,11 @@ row in :data:`KINDS` plus its config type and its simulate function, both named 
 field), the ``--policy`` listing and its errors read the row (tests/test_strategy_kinds.py adds a
 toy kind this way; docs/CONTRACTS.md "Strategy kinds" shows the diff).
 
+A user's own static queue order needs no edit of the package: :func:`register_order` (called from
+the user's file, which :func:`schedlab.strategy.plugin.load_plugin` or ``--plugin FILE`` runs) adds a
+row to :data:`USER_ORDERS`, with a code after the greedy order; the engine and the validator read
+it like a built-in one (tests/test_plugin.py).
+
 Plain Python, no numba: importable by every layer.
 """
 
@@ -319,7 +324,7 @@ def register_order(name: str, help: str, key: Callable | None = None, *, source:
     from ..errors import StrategyError
 
     if key is None:
-        return lambda fn: (register_order(name, help, fn, source=source), fn)[1]
+        return lambda fn: register_order(name, help, fn, source=source)
     if source is None:
         source = _plugin_file()
     where = f"{source}: " if source else ""

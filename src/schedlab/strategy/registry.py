@@ -302,11 +302,12 @@ def order_keys(row: QueueOrder, width, estimate, group, rank, submit) -> np.ndar
 def _at_line(exc: BaseException, source: str) -> str:
     """``source:LINE`` of the innermost frame of ``exc``'s traceback in file ``source`` (``source``
     alone when none is)."""
+    import os
     import traceback
 
     line = None
     for frame in traceback.extract_tb(exc.__traceback__):
-        if frame.filename == source:
+        if os.path.abspath(frame.filename) == os.path.abspath(source):  # Python records the absolute path
             line = frame.lineno
     return source if line is None else f"{source}:{line}"
 

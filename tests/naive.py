@@ -185,3 +185,15 @@ def _earliest(blocks, t, duration, need, m):
             return s
     raise AssertionError("unreachable: the empty machine fits every job")  # pragma: no cover
 
+
+def random_small_workload(rng):
+    """(workload, m): up to 29 jobs on up to 11 processors, small integer times (ties, zero
+    runtimes), groups 0..5: the random cases the registry's extension tests check rows on."""
+    from schedlab.workload import Workload
+
+    n, m = int(rng.integers(1, 30)), int(rng.integers(1, 12))
+    w = Workload.from_columns({"submit": np.sort(rng.integers(0, 40, n)).astype(float),
+                               "runtime": rng.integers(0, 15, n).astype(float),
+                               "estimate": rng.integers(1, 15, n).astype(float),
+                               "procs": rng.integers(1, m + 1, n), "group": rng.integers(0, 6, n)}, machine_procs=m)
+    return w, m

@@ -56,11 +56,10 @@ def widest_pass(J, S, view, now):
 #: run in the patched copy: the toy rule against a plain-Python reference, through the validator
 TOY_CHECK = textwrap.dedent('''
     import numpy as np
-    from naive import NAIVE_RULES, naive_simulate
+    from naive import NAIVE_RULES, naive_simulate, random_small_workload
     from schedlab.cli.policies import POLICY_HELP
     from schedlab.sim import Machine, simulate, validate_schedule
     from schedlab.strategy import Strategy
-    from schedlab.workload import Workload
 
     def widest(queue, running, t, m, free, width, est, start):
         started = []
@@ -76,11 +75,7 @@ TOY_CHECK = textwrap.dedent('''
     assert "widest" in POLICY_HELP
     rng = np.random.default_rng(5)
     for case in range(40):
-        n, m = int(rng.integers(1, 30)), int(rng.integers(1, 12))
-        w = Workload.from_columns({"submit": np.sort(rng.integers(0, 40, n)).astype(float),
-                                   "runtime": rng.integers(0, 15, n).astype(float),
-                                   "estimate": rng.integers(1, 15, n).astype(float),
-                                   "procs": rng.integers(1, m + 1, n), "group": rng.integers(0, 6, n)}, machine_procs=m)
+        w, m = random_small_workload(rng)
         for order in ("submit", "estimate"):
             st = Strategy("widest", order)
             s = simulate(w, Machine(m), st)

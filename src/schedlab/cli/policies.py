@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import typer
+
 from ..errors import StrategyError
 from ..strategy import Criterion, Strategy, registry
 
@@ -20,6 +22,22 @@ DEFAULT_GREEDY = Criterion("f2", a=0.0, b=0.0, K=(5.0, 4.0, 3.0, 2.0, 1.0))
 POLICY_HELP = registry.policy_help()
 POLICIES: tuple[str, ...] = tuple(POLICY_HELP)
 ORDER_HELP = {o.name: o.help for o in registry.static_orders()}
+
+
+def load_plugins(value):
+    """``--plugin FILE`` (repeatable; eager, so ``--plugin FILE --policy help`` lists its orders):
+    run each user file, which registers its queue orders (:func:`schedlab.load_plugin`); a bad file
+    is a one-line error naming it."""
+    from ..strategy.plugin import load_plugin
+
+    for path in value or ():
+        load_plugin(path)
+    return value
+
+
+PLUGIN = typer.Option([], "--plugin", metavar="FILE", is_eager=True, callback=load_plugins,
+                      help="A Python file registering your own queue orders (@register_order; README 'Your own "
+                           "queue order'); repeat for several. Before --policy help to list them.")
 
 
 def unknown_policy(spec: str) -> StrategyError:

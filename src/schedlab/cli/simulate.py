@@ -16,7 +16,7 @@ from ..metrics import DEFAULT_OBJECTIVE, METRIC_NAMES, Objective, compute_metric
 from ..metrics.per_job import JOB_COLUMNS as SCHEDULE_COLUMNS
 from ..strategy import STATIC_ORDERS, Strategy
 from .app import app
-from .policies import ORDER_HELP, POLICIES, load_strategy_file, parse_policy
+from .policies import PLUGIN, POLICIES, load_strategy_file, parse_policy
 from .scojo import ENGINES
 from .options import AS_JSON, TRACE_HELP, OptionError, TraceOptions, check_output, echo_wrote, with_trace_options
 
@@ -38,7 +38,7 @@ def _policy_listing() -> str:
     lines = ["policies (--policy):"]
     lines += [f"  {name:<17} {text}" for name, text in registry.policy_help().items()]
     lines.append("orders (--order):")
-    lines += [f"  {name:<17} {ORDER_HELP.get(name, '')}" for name in STATIC_ORDERS]
+    lines += [f"  {o.name:<17} {o.help}" + (f" ({o.source})" if o.source else "") for o in registry.static_orders()]
     lines.append("POLICY/ORDER (e.g. easy/estimate) is the policy with that queue order; compare --policies also")
     lines.append("  takes a strategy .json file")
     lines.append('strategy kinds (a strategy .json file, --strategy FILE: its "kind" field):')
@@ -198,7 +198,8 @@ def _describe(workload, procs: int, kill: bool, opts: TraceOptions | None = None
 def simulate_command(
     trace: str = typer.Argument(..., help=TRACE_HELP, show_default=False),
     policy: str = typer.Option("easy", "--policy", "-p", is_eager=True, callback=_policy_help, help=f"Policy: {' | '.join(POLICIES)} ('help' describes them)."),
-    order: str = typer.Option("submit", "--order", help=f"Queue order: {' | '.join(STATIC_ORDERS)}, or greedy (the Greedy scheduler's order)."),
+    order: str = typer.Option("submit", "--order", help=f"Queue order: {' | '.join(STATIC_ORDERS)}, or greedy (the Greedy scheduler's order), or one of a --plugin file."),
+    plugin: list[Path] = PLUGIN,
     strategy_file: Optional[Path] = typer.Option(None, "--strategy", help="Strategy JSON file (overrides --policy/--order)."),
     opts: TraceOptions = None,
     objective: str = typer.Option(DEFAULT_OBJECTIVE, "--objective", help="Objective over metric names, e.g. '10*AWRT1 + 4*AWRT2'."),
@@ -289,6 +290,7 @@ def simulate_command(
 def compare_command(
     trace: str = typer.Argument(..., help=TRACE_HELP, show_default=False),
     policies: str = typer.Option(DEFAULT_POLICIES, "--policies", is_eager=True, callback=_policy_help, help=f"Comma-separated: POLICY or POLICY/ORDER, or a strategy FILE.json; POLICY is one of {', '.join(POLICIES)} ('help' describes them)."),
+    plugin: list[Path] = PLUGIN,
     opts: TraceOptions = None,
     objective: str = typer.Option(DEFAULT_OBJECTIVE, "--objective", help="Objective over metric names."),
     no_kill: bool = typer.Option(False, "--no-kill", help="Let jobs run past their estimate."),

@@ -36,7 +36,7 @@ from . import profile
 from .ops import enqueue, queue, release_finished, start_job  # noqa: F401  (part of this module's contract)
 from .state import (
     PROF_N,
-    AUX_H, AUX_P, BYRANK0, RANK0, CACHE_HEAD, CACHE_VERSION, N_SEEN, SEEN, DIRTY, EASY, EST, EST_H, EST_N, ESTEND, EXTRA,
+    AUX_H, AUX_P, RANK0, CACHE_HEAD, CACHE_VERSION, N_SEEN, SEEN, DIRTY, EASY, EST, EST_H, EST_N, ESTEND, EXTRA,
     FCFS, DEAD, GSYNC, FREE, INORD, KEY0, KILL, ORDERED, LASTDISP, LASTORDER, MARK, NLOG, NQ, O_GREEDY, QHEAD, QORDER, RESV, SHADOW, VERSION, WIDTH,
 )
 
@@ -53,13 +53,13 @@ def resort_queue(J, S, order):
     keys; symbiotic-CTC 2.54 s against 2.62 s)."""
     nq = S.ctr[NQ]
     q = queue(S)
-    if nq > 0 and J.i[RANK0 + order, 0] >= 0:
+    if nq > 0 and J.i[RANK0 + 2 * order, 0] >= 0:
         r = S.i[AUX_H]
         for i in range(nq):
-            r[i] = J.i[RANK0 + order, q[i]]
+            r[i] = J.i[RANK0 + 2 * order, q[i]]
         sort_jobs(r, nq, None, None, 1.0, S.i[AUX_P])
         for i in range(nq):
-            q[i] = J.i[BYRANK0 + order, r[i]]
+            q[i] = J.i[RANK0 + 2 * order + 1, r[i]]
     else:
         key = J.f[KEY0 + order]
         sort_jobs(q, nq, key, key, 1.0, S.i[AUX_P])

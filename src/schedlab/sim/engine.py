@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import WorkloadError
+from ..strategy import registry
 from ..strategy.model import Greedy, Strategy
 from ..workload.model import Workload
 from .loop import site_loop
@@ -87,7 +88,9 @@ def prepare(workload: Workload, machine: Machine, strategy: Strategy, *, kill: b
         seg_t, seg_c = _segments(workload, strategy.order, float(submit[0]) if n else 0.0, horizon)
         G = greedy_params(strategy.order, seg_t, seg_c)
     else:
-        order = ORDER_CODES[strategy.order]
+        order = ORDER_CODES.get(strategy.order)
+        if order is None:  # a user order (schedlab.strategy.register_order): its code after greedy
+            order = registry.order_code(strategy.order)
         G = None  # no greedy kernels compiled for a static order (:func:`schedlab.sim.dispatch.schedule_pass`)
     S = new_site(n, machine.procs, kill, order)
     return J, S, G, dispatch, order, perm

@@ -111,13 +111,15 @@ LAYOUT: dict[str, tuple[tuple[str, int, str], ...]] = {
         ("SUBMIT", 1, "submit time r_j"),
         ("EST", 1, "user estimate \\bar p_j"),
         ("PROC", 1, "processing time p_j"),
-        ("KEY0", len(ORDER_CODES), "static sort key of each static queue order (KEY0 + order code)"),
+        ("KEY0", len(registry.ORDERS), "static sort key of each static queue order (KEY0 + order code; greedy's row "
+                                       "unused); LAST: make_jobs adds one row per user order (codes after greedy)"),
     ),
     "Jobs.i": (
         ("WIDTH", 1, "processors m_j"),
         ("GROUP", 1, "user group 0..5"),
-        ("RANK0", len(ORDER_CODES), "each job's rank in static order code (key, then job number), at RANK0 + code"),
-        ("BYRANK0", len(ORDER_CODES), "the job of each rank in static order code, at BYRANK0 + code"),
+        ("RANK0", 2 * len(registry.ORDERS), "each job's rank in static order code (key, then job number) at "
+                                            "RANK0 + 2 code, the job of each rank at RANK0 + 2 code + 1; LAST: "
+                                            "make_jobs adds two rows per user order"),
     ),
     "GreedyParams.p": (
         ("C_KIND", 1, "criterion code 1..4"),
@@ -162,8 +164,10 @@ def _self_check() -> None:
             if cells & taken or max(cells) >= SIZES[bundle]:
                 raise AssertionError(f"state layout: slot {name} of {bundle} collides or overflows")
             taken |= cells
-    if max(ORDER_CODES.values()) >= SIZES["Jobs.f"] - SLOTS["KEY0"] or O_GREEDY in ORDER_CODES.values():
-        raise AssertionError("state layout: static order codes must index KEY0 + code; greedy has no static key")
+    if (max(ORDER_CODES.values()) >= SIZES["Jobs.f"] - SLOTS["KEY0"] or O_GREEDY in ORDER_CODES.values()
+            or LAYOUT["Jobs.f"][-1][0] != "KEY0" or LAYOUT["Jobs.i"][-1][0] != "RANK0"):
+        raise AssertionError("state layout: static order codes must index KEY0 + code (the last rows of Jobs.f, "
+                             "RANK0 + 2 code those of Jobs.i: user orders add rows); greedy has no static key")
 
 
 _self_check()
@@ -219,7 +223,6 @@ KEY0: int
 WIDTH: int
 GROUP: int
 RANK0: int
-BYRANK0: int
 C_KIND: int
 C_A: int
 C_B: int
@@ -250,27 +253,30 @@ def stable_order(key: np.ndarray) -> np.ndarray:
 def make_jobs(submit, est, proc, width, group, *, ranks=False) -> Jobs:
     """The ``Jobs`` bundle of jobs already sorted by submit time (stable).
 
-    ``ranks``: also each job's rank in every static order (True) or in the static orders whose
-    codes it lists (rows RANK0/BYRANK0; -1 without), which :func:`schedlab.sim.dispatch.resort_queue`
+    One key row per queue order registered now (built in, then user orders of
+    :func:`schedlab.strategy.register_order`, after greedy's unused row). ``ranks``: also each
+    job's rank in every static order (True) or in the static orders whose codes it lists (rows
+    RANK0 + 2 code / + 1; -1 without), which :func:`schedlab.sim.dispatch.resort_queue`
     uses when a loop switches orders on long queues (a rule base; an order without ranks is
     re-sorted by its keys, the same order more slowly). Off by default: one sort per order costs
     more than a whole FCFS run spends re-sorting, which it never does (measured: +18 % on CTC-SP2)."""
     n = len(submit)
-    f = np.empty((N_JF, n), dtype=np.float64)
+    orders = registry.all_orders()
+    f = np.empty((KEY0 + len(orders), n), dtype=np.float64)
     f[SUBMIT], f[EST], f[PROC] = submit, est, proc
     width, est, group = np.asarray(width), np.asarray(est), np.asarray(group)
     jobs = np.arange(n)
-    for name, code in ORDER_CODES.items():  # each static order's key (registry rows)
-        f[KEY0 + code] = registry.ORDERS[code].key(width, est, group, jobs)
-    i = np.empty((N_JI, n), dtype=np.int64)
+    for code, row in enumerate(orders):  # each static order's key (registry rows)
+        f[KEY0 + code] = registry.order_keys(row, width, est, group, jobs, f[SUBMIT]) if row.key is not None else jobs
+    i = np.empty((RANK0 + 2 * len(orders), n), dtype=np.int64)
     i[WIDTH], i[GROUP] = width, group
-    i[RANK0:RANK0 + len(ORDER_CODES)] = -1
-    i[BYRANK0:BYRANK0 + len(ORDER_CODES)] = -1
+    i[RANK0:] = -1
     if ranks is not False:
-        for code in ORDER_CODES.values() if ranks is True else ranks:  # re-sorts by one integer per job
+        static = [code for code, row in enumerate(orders) if row.key is not None]
+        for code in static if ranks is True else ranks:  # re-sorts by one integer per job
             by_rank = stable_order(f[KEY0 + code])
-            i[BYRANK0 + code] = by_rank
-            i[RANK0 + code, by_rank] = jobs
+            i[RANK0 + 2 * code + 1] = by_rank
+            i[RANK0 + 2 * code, by_rank] = jobs
     return Jobs(f, i)
 
 

@@ -263,8 +263,8 @@ class _Replay:
                 self.greedy = self.order = strategy.order
                 self._classes(start, finish)
             elif strategy.order not in self.keys:
-                row = registry.ORDERS[registry.order_code(strategy.order)]  # the order's sort key (registry row)
-                primary = row.key(w.procs, w.estimate, w.group, rank)
+                row = registry.order(strategy.order)  # the order's sort key (registry row, built in or a user's)
+                primary = registry.order_keys(row, w.procs, w.estimate, w.group, rank, w.submit)
                 self.keys[strategy.order] = list(zip(primary.tolist(), rank.tolist()))
         self._use(strategies[0] if strategies else None)
 

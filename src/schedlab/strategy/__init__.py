@@ -1,6 +1,7 @@
 """Serialisable strategy descriptions (dispatch rule + queue order)."""
 
 from . import registry
+from .registry import register_order
 from .model import (
     BOUNDS,
     CRITERIA,
@@ -21,5 +22,6 @@ __all__ = [
     "Criterion",
     "Greedy",
     "Strategy",
+    "register_order",
     "registry",
 ]

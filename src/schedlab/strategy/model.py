@@ -29,7 +29,7 @@ from . import registry
 
 #: names from the registry rows (:mod:`schedlab.strategy.registry`), read once at import
 DISPATCH_RULES: tuple[str, ...] = registry.rule_names()
-STATIC_ORDERS: tuple[str, ...] = tuple(o.name for o in registry.static_orders())
+STATIC_ORDERS: tuple[str, ...] = tuple(o.name for o in registry.static_orders())  # built in (user orders: registry)
 ORDER_ALIASES: dict[str, str] = registry.order_aliases()
 CRITERIA: tuple[str, ...] = ("f1", "f2", "f3", "f4")
 #: time-of-week classes of greedy-es-sorting-criteria, Section III-A, in this index order
@@ -151,9 +151,12 @@ def normalize_order(order: Order) -> Order:
         raise StrategyError(f"unknown queue order {order!r}")
     key = ORDER_ALIASES.get(order.lower(), order.lower())
     if key not in STATIC_ORDERS:
-        raise StrategyError(
-            f"unknown queue order {order!r}; choose one of {', '.join(STATIC_ORDERS)} (or a greedy criterion)"
-        )
+        names = tuple(o.name for o in registry.static_orders())  # with the user orders registered by now
+        if key not in names:
+            raise StrategyError(
+                f"unknown queue order {order!r}; choose one of {', '.join(names)} (or a greedy criterion; "
+                f"your own orders: --plugin FILE, schedlab.load_plugin)"
+            )
     return key
 
 

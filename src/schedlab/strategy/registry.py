@@ -18,12 +18,18 @@ row in :data:`KINDS` plus its config type and its simulate function, both named 
 field), the ``--policy`` listing and its errors read the row (tests/test_strategy_kinds.py adds a
 toy kind this way; docs/CONTRACTS.md "Strategy kinds" shows the diff).
 
+A user's own static queue order needs no edit of the package: :func:`register_order` (called from
+the user's file, which :func:`schedlab.strategy.plugin.load_plugin` or ``--plugin FILE`` runs) adds a
+row to :data:`USER_ORDERS`, with a code after the greedy order; the engine and the validator read
+it like a built-in one (tests/test_plugin.py).
+
 Plain Python, no numba: importable by every layer.
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 from dataclasses import dataclass
 from typing import Callable
 
@@ -64,6 +70,8 @@ class QueueOrder:
     help: str
     key: Callable | None
     aliases: tuple[str, ...] = ()
+    source: str | None = None  # a user order's plugin file (None: built in)
+    submit: bool = False  # a user key taking the jobs' submit times too (keyword ``submit``)
 
 
 @dataclass(frozen=True)
@@ -236,15 +244,120 @@ def rule_code(name: str) -> int:
     raise KeyError(name)
 
 
+#: queue orders registered at run time (:func:`register_order`, from a user's plugin file); the
+#: k-th has engine code ``len(ORDERS) + k``, after the greedy order
+USER_ORDERS: list[QueueOrder] = []
+
+
+def all_orders() -> tuple[QueueOrder, ...]:
+    """Every queue order, built-in then user ones; an order's engine code is its index here."""
+    return (*ORDERS, *USER_ORDERS)
+
+
 def static_orders() -> tuple[QueueOrder, ...]:
-    return tuple(o for o in ORDERS if o.key is not None)
+    return tuple(o for o in all_orders() if o.key is not None)
 
 
 def order_code(name: str) -> int:
-    for code, o in enumerate(ORDERS):
+    for code, o in enumerate(all_orders()):
         if o.name == name:
             return code
     raise KeyError(name)
+
+
+def order(name: str) -> QueueOrder:
+    """The row of queue order ``name`` (built in or registered); KeyError for none."""
+    return all_orders()[order_code(name)]
+
+
+def order_keys(row: QueueOrder, width, estimate, group, rank, submit) -> np.ndarray:
+    """``row``'s static sort key of every job, as float64 (``submit`` reaches only a user key that
+    takes it, by that keyword). A user order's key is checked: one
+    finite number per job, else a one-line :class:`~schedlab.errors.StrategyError` naming its file
+    (and the line where its key failed)."""
+    if row.source is None:
+        return row.key(width, estimate, group, rank)
+    from ..errors import StrategyError
+
+    where = f"{row.source}: queue order {row.name!r}"
+    try:
+        columns = [np.array(c) for c in (width, estimate, group, rank)]  # copies: the user's code may write
+        extra = {"submit": np.array(submit, dtype=np.float64)} if row.submit else {}
+        key = np.asarray(row.key(*columns, **extra), dtype=np.float64)
+    except Exception as exc:  # the user's code: any failure is one line naming the file
+        raise StrategyError(f"{_at_line(exc, row.source)}: queue order {row.name!r}: key failed: "
+                            f"{type(exc).__name__}: {exc}") from None
+    n = np.shape(rank)[0]
+    if key.shape == () and n:
+        key = np.full(n, float(key))
+    if key.shape != (n,):
+        raise StrategyError(f"{where}: key must give one number per job, shape ({n},), got shape {key.shape}")
+    bad = np.flatnonzero(~np.isfinite(key))
+    if bad.size:
+        raise StrategyError(f"{where}: key gives {key[bad[0]]} for a job of width {width[bad[0]]}, estimate "
+                            f"{estimate[bad[0]]}, group {group[bad[0]]}, rank {rank[bad[0]]} (keys must be finite)")
+    return key
+
+
+def _at_line(exc: BaseException, source: str) -> str:
+    """``source:LINE`` of the innermost frame of ``exc``'s traceback in file ``source`` (``source``
+    alone when none is)."""
+    import os
+    import traceback
+
+    line = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if os.path.abspath(frame.filename) == os.path.abspath(source):  # Python records the absolute path
+            line = frame.lineno
+    return source if line is None else f"{source}:{line}"
+
+
+def register_order(name: str, help: str, key: Callable | None = None, *, source: str | None = None):
+    """Register a static queue order ``name`` whose ``key(width, estimate, group, rank)`` gives each
+    job's sort key (numpy arrays of the jobs' processors, estimates, user groups 0..5 and submit
+    ranks 0..n-1 in, and the submit times if the key has a parameter ``submit``; one finite number
+    per job out; smaller first, ties by submit order). Without
+    ``key``, a decorator. The order runs through the built-in static orders' compiled kernels (the
+    key is computed once per job before a simulation) and the validator checks it; a name of a
+    built-in order or alias is refused; registering a user order's name again replaces it (the
+    same code). ``source``: the file named in its errors (:func:`schedlab.strategy.plugin.load_plugin`
+    sets it)."""
+    from ..errors import StrategyError
+
+    if key is None:
+        return lambda fn: register_order(name, help, fn, source=source)
+    if source is None:
+        source = _plugin_file()
+    where = f"{source}: " if source else ""
+    if not isinstance(name, str) or not name.isidentifier() or name.lower() != name:
+        raise StrategyError(f"{where}queue order name {name!r} must be a lower-case identifier (e.g. 'area')")
+    if any(o.name == name or name in o.aliases for o in ORDERS) or name in ("greedy", *CRITERIA_NAMES):
+        raise StrategyError(f"{where}queue order {name!r} is a built-in order; choose another name")
+    if not callable(key):
+        raise StrategyError(f"{where}queue order {name!r}: key must be a function (width, estimate, group, rank)")
+    try:
+        takes_submit = "submit" in inspect.signature(key).parameters
+    except (TypeError, ValueError):  # a builtin without a signature: the four columns only
+        takes_submit = False
+    row = QueueOrder(name, str(help), key, source=source or "<python>", submit=takes_submit)
+    sample = np.array([1, 4]), np.array([10.0, 3600.0]), np.array([1, 2]), np.array([0, 1]), np.array([0.0, 60.0])
+    order_keys(row, *sample)  # a key of the wrong shape or NaN fails here, naming the file
+    for k, o in enumerate(USER_ORDERS):
+        if o.name == name:
+            USER_ORDERS[k] = row
+            return key
+    USER_ORDERS.append(row)
+    return key
+
+
+#: names an order may not take: the greedy criteria (a greedy order's spelling)
+CRITERIA_NAMES = ("f1", "f2", "f3", "f4")
+#: the plugin file being loaded (:func:`schedlab.strategy.plugin.load_plugin` sets it), for errors
+_LOADING: list[str] = []
+
+
+def _plugin_file() -> str | None:
+    return _LOADING[-1] if _LOADING else None
 
 
 #: engine code of the dynamic greedy order

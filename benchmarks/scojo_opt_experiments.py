@@ -188,13 +188,13 @@ def report() -> None:
           "wide. Every schedule passed the shared validator as it stood when it was run; its rule 6 then only "
           "checked the engine's own count of passes in which a backfill delayed a planned job (0 in every run). "
           "Rule 6 now replays every committed plan against the schedule without that count "
-          "(`schedlab.sim.validate_ts`): the `scojo-opt`, `scojo-opt/first-level` and `scojo-opt/no-smart` runs "
+          "(`schedlab.sim.validate_plans`): the `scojo-opt`, `scojo-opt/first-level` and `scojo-opt/no-smart` runs "
           "were re-run under it with the issue-33 default (readings.md, item 6). The plain `scojo` runs and the "
           "`scojo-bottomline` runs (queue scope) keep no plan and read no group reading; they were re-run under the "
           "current defaults and validator (after removing their parts, the commands above) and equal the committed "
-          "ones in every figure but `sim s`, except SDSC-BLUE's two bottom-line runs (47 and 102 CPU minutes when "
-          "committed), made before the replay and not re-run: SDSC-BLUE `scojo-bottomline` and "
-          "`scojo-bottomline/no-smart`. The nine gaps of issue 33 to the "
+          "ones in every figure but `sim s` (SDSC-BLUE `scojo-bottomline` too: 1,886 s, 31 minutes, re-run last), "
+          "except SDSC-BLUE `scojo-bottomline/no-smart` (102 CPU minutes when committed), made before the replay "
+          "and not re-run yet. The nine gaps of issue 33 to the "
           "thesis and the readings behind them: `gaps.md`.", ""]
     missing = [(w, p) for w in wls for p in POLICIES if p not in parts[w]]
     if missing:

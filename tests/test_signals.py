@@ -90,3 +90,35 @@ def test_a_wrapped_stop_outside_any_loop_ends_the_cli_with_its_exit_code(capsys,
     assert main(["simulate", "KTH-SP2", "--months", "1"]) == 143
     err = capsys.readouterr().err
     assert "Traceback" not in err and err.strip().splitlines()[-1] == "stopped by SIGTERM"
+
+
+def test_a_sigterm_that_a_callback_swallowed_still_stops_the_run_at_the_next_generation(tmp_path, capsys, monkeypatch):
+    """CI saw SIGTERM's handler run inside a weakref callback ("Exception ignored in: WeakSet._remove"):
+    Python drops the exception there and the run would go on to the end of its budget. The run loop
+    now raises such a pending SIGTERM before its next generation."""
+    from schedlab.optimize import federation_ga
+
+    args = ["federation", "run", "KTH-SP2", "--method", "ga-random", "--package-size", "10", "--jobs", "20",
+            "--generations", "12", "--pop", "8", "--seed", "3", "--checkpoint-every", "1"]
+    assert main(args + ["--out", str(tmp_path / "whole")]) == 0
+    capsys.readouterr()
+    real, calls = federation_ga.uox_pairs, []
+
+    def swallowed_at_the_fifth(*a):
+        calls.append(1)
+        if len(calls) == 5:
+            try:  # what the garbage collector does with an exception raised in a callback
+                _signals._on_sigterm(signal.SIGTERM, None)
+            except _signals.Terminated:
+                pass
+        return real(*a)
+
+    monkeypatch.setattr(federation_ga, "uox_pairs", swallowed_at_the_fifth)
+    stopped = tmp_path / "stopped"
+    assert main(args + ["--out", str(stopped)]) == 143
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.strip().splitlines()[-1].startswith("interrupted by SIGTERM")
+    assert len(calls) == 5 and not (stopped / "result.json").exists()  # stopped right after that generation
+    monkeypatch.setattr(federation_ga, "uox_pairs", real)
+    assert main(args + ["--out", str(stopped)]) == 0
+    assert _history(stopped) == _history(tmp_path / "whole")

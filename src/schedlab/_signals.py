@@ -24,6 +24,7 @@ EXIT_SIGINT = 128 + signal.SIGINT
 EXIT_SIGTERM = 128 + signal.SIGTERM
 
 _last: list[int] = []  # the signals that stopped a run in this process, latest last
+_pending: list[int] = []  # SIGTERMs whose Terminated no loop has handled yet (see raise_pending)
 
 
 class Terminated(KeyboardInterrupt):
@@ -46,6 +47,7 @@ def stop_in(exc: BaseException | None) -> KeyboardInterrupt | None:
     seen: set[int] = set()
     while exc is not None and id(exc) not in seen:
         if isinstance(exc, KeyboardInterrupt):
+            _pending.clear()  # handled: no longer pending (raise_pending)
             return exc
         if not isinstance(exc, SystemError):  # only the C-call wrapper hides a stop
             return None
@@ -56,7 +58,22 @@ def stop_in(exc: BaseException | None) -> KeyboardInterrupt | None:
 
 def _on_sigterm(signum, frame) -> None:
     _last.append(signum)
+    _pending.append(signum)
     raise Terminated(signum)
+
+
+def raise_pending() -> None:
+    """Raise the SIGTERM that arrived but was swallowed; nothing when there is none.
+
+    When the handler runs inside a ``__del__`` or a weakref callback (the garbage collector runs
+    those wherever an allocation triggers it), Python prints "Exception ignored" and goes on: the
+    run would not stop. A loop calls this between its steps, so such a SIGTERM stops it at the next
+    step, as any other would. A stop that a loop handled is no longer pending (:func:`stop_in`).
+    """
+    if _pending:
+        signum = _pending[-1]
+        _pending.clear()
+        raise Terminated(signum)
 
 
 @contextmanager
@@ -66,6 +83,7 @@ def stop_signals() -> Iterator[None]:
         yield
         return
     _last.clear()
+    _pending.clear()
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         yield

@@ -36,7 +36,7 @@ CHECKPOINT_FORMAT = 1
 #: config keys that do not change results (how it is executed), ignored when comparing configs
 EXECUTION_KEYS = ("versions", "executor", "workers", "dask", "created")
 from .._atomic import atomic_write_bytes, atomic_write_text  # noqa: E402  (re-exported)
-from .._signals import stop_in, stop_signals  # noqa: E402
+from .._signals import raise_pending, stop_in, stop_signals  # noqa: E402
 
 #: history.csv columns of an ES-like run before its extra and param columns (:func:`history_csv`)
 ES_COLUMNS = ("gen", "evaluations", "best", "median", "sigma", "elapsed")
@@ -425,6 +425,7 @@ def run_generations(
         if rows and on_generation is not None:
             on_generation(rows[-1])
         while adapter.generation < generations:
+            raise_pending()  # a SIGTERM a garbage-collector callback swallowed stops the run here
             x = adapter.ask()
             if not len(x):  # nothing to evaluate this generation (the iterative GFS's unreached class)
                 results = []

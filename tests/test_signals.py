@@ -49,35 +49,62 @@ def _history(folder):
     return [line.rsplit(",", 1)[0] for line in (folder / "history.csv").read_text().splitlines()]
 
 
-def test_sigterm_inside_numba_stops_a_federation_run_at_its_checkpoint(tmp_path, capsys, monkeypatch):
+FEDERATION_RUN = ["federation", "run", "KTH-SP2", "--method", "ga-random", "--package-size", "10", "--jobs", "20",
+                  "--generations", "12", "--pop", "8", "--seed", "3", "--checkpoint-every", "1"]
+
+
+def _stop_at_the_fifth_crossover(tmp_path, capsys, monkeypatch, signal_it) -> list:
+    """A federation GA run whose fifth crossover call runs ``signal_it()`` (a SIGTERM as it lands)
+    ends with exit 143 and one "interrupted by SIGTERM" line, keeps its checkpoint, and the same
+    command resumes to the uninterrupted run's history and orders. Returns the crossover calls."""
     from schedlab.optimize import federation_ga
 
-    args = ["federation", "run", "KTH-SP2", "--method", "ga-random", "--package-size", "10", "--jobs", "20",
-            "--generations", "12", "--pop", "8", "--seed", "3", "--checkpoint-every", "1"]
-    assert main(args + ["--out", str(tmp_path / "whole")]) == 0
+    assert main(FEDERATION_RUN + ["--out", str(tmp_path / "whole")]) == 0
     capsys.readouterr()
-
     real, calls = federation_ga.uox_pairs, []
 
-    def stopped_at_the_fifth(*a):
+    def crossover(*a):
         calls.append(1)
         if len(calls) == 5:
-            raise _wrapped_sigterm()
+            signal_it()
         return real(*a)
 
-    monkeypatch.setattr(federation_ga, "uox_pairs", stopped_at_the_fifth)
+    monkeypatch.setattr(federation_ga, "uox_pairs", crossover)
     stopped = tmp_path / "stopped"
-    assert main(args + ["--out", str(stopped)]) == 143
+    assert main(FEDERATION_RUN + ["--out", str(stopped)]) == 143
     err = capsys.readouterr().err
     assert "Traceback" not in err and "SystemError" not in err
     assert err.strip().splitlines()[-1].startswith("interrupted by SIGTERM")
     assert not (stopped / "result.json").exists() and (stopped / "checkpoint").exists()
-
+    n = len(calls)
     monkeypatch.setattr(federation_ga, "uox_pairs", real)
-    assert main(args + ["--out", str(stopped)]) == 0  # the same command resumes to the same result
+    assert main(FEDERATION_RUN + ["--out", str(stopped)]) == 0  # the same command resumes to the same result
     assert _history(stopped) == _history(tmp_path / "whole")
     a, b = (json.loads((f / "orders.json").read_text()) for f in (stopped, tmp_path / "whole"))
     assert a == b
+    return calls[:n]
+
+
+def test_sigterm_inside_numba_stops_a_federation_run_at_its_checkpoint(tmp_path, capsys, monkeypatch):
+    def wrapped():
+        raise _wrapped_sigterm()
+
+    _stop_at_the_fifth_crossover(tmp_path, capsys, monkeypatch, wrapped)
+
+
+def test_a_sigterm_that_a_callback_swallowed_still_stops_the_run_at_the_next_generation(tmp_path, capsys, monkeypatch):
+    """CI saw SIGTERM's handler run inside a weakref callback ("Exception ignored in: WeakSet._remove"):
+    Python drops the exception there and the run would go on to the end of its budget. The run loop
+    now raises such a pending SIGTERM before its next generation."""
+
+    def swallowed():
+        try:  # what the garbage collector does with an exception raised in a callback
+            _signals._on_sigterm(signal.SIGTERM, None)
+        except _signals.Terminated:
+            pass
+
+    calls = _stop_at_the_fifth_crossover(tmp_path, capsys, monkeypatch, swallowed)
+    assert len(calls) == 5  # stopped before the next generation's crossover
 
 
 def test_a_wrapped_stop_outside_any_loop_ends_the_cli_with_its_exit_code(capsys, monkeypatch):
@@ -90,35 +117,3 @@ def test_a_wrapped_stop_outside_any_loop_ends_the_cli_with_its_exit_code(capsys,
     assert main(["simulate", "KTH-SP2", "--months", "1"]) == 143
     err = capsys.readouterr().err
     assert "Traceback" not in err and err.strip().splitlines()[-1] == "stopped by SIGTERM"
-
-
-def test_a_sigterm_that_a_callback_swallowed_still_stops_the_run_at_the_next_generation(tmp_path, capsys, monkeypatch):
-    """CI saw SIGTERM's handler run inside a weakref callback ("Exception ignored in: WeakSet._remove"):
-    Python drops the exception there and the run would go on to the end of its budget. The run loop
-    now raises such a pending SIGTERM before its next generation."""
-    from schedlab.optimize import federation_ga
-
-    args = ["federation", "run", "KTH-SP2", "--method", "ga-random", "--package-size", "10", "--jobs", "20",
-            "--generations", "12", "--pop", "8", "--seed", "3", "--checkpoint-every", "1"]
-    assert main(args + ["--out", str(tmp_path / "whole")]) == 0
-    capsys.readouterr()
-    real, calls = federation_ga.uox_pairs, []
-
-    def swallowed_at_the_fifth(*a):
-        calls.append(1)
-        if len(calls) == 5:
-            try:  # what the garbage collector does with an exception raised in a callback
-                _signals._on_sigterm(signal.SIGTERM, None)
-            except _signals.Terminated:
-                pass
-        return real(*a)
-
-    monkeypatch.setattr(federation_ga, "uox_pairs", swallowed_at_the_fifth)
-    stopped = tmp_path / "stopped"
-    assert main(args + ["--out", str(stopped)]) == 143
-    err = capsys.readouterr().err
-    assert "Traceback" not in err and err.strip().splitlines()[-1].startswith("interrupted by SIGTERM")
-    assert len(calls) == 5 and not (stopped / "result.json").exists()  # stopped right after that generation
-    monkeypatch.setattr(federation_ga, "uox_pairs", real)
-    assert main(args + ["--out", str(stopped)]) == 0
-    assert _history(stopped) == _history(tmp_path / "whole")

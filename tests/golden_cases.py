@@ -130,7 +130,6 @@ def run(case: dict) -> dict:
     from schedlab.sim import Machine, simulate, validate_schedule
 
     if case["kind"] == "grid":
-        from schedlab.grid.setups import load_grid
         from schedlab.grid.sim import check_site_schedules, simulate_grid
         from schedlab.metrics.grid import site_metrics
 

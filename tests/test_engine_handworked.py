@@ -11,7 +11,7 @@ import pytest
 
 from schedlab.errors import WorkloadError
 from schedlab.sim import Machine, simulate, validate_schedule
-from schedlab.strategy import Criterion, Greedy, Strategy
+from schedlab.strategy import Criterion, Strategy
 from schedlab.workload import Workload
 
 

@@ -17,7 +17,6 @@ from schedlab.metrics import Objective, compute_metrics, user_awrt
 from schedlab.metrics.per_job import JOB_COLUMNS, job_table
 from schedlab.report.schedule_plots import binned_level, processor_runs
 from schedlab.sim.model import Machine, Schedule
-from schedlab.sim.validate import validate_schedule
 from schedlab.workload.model import Workload
 
 

@@ -3,7 +3,6 @@ random small workloads: identical interval schedules (node sets, intervals, slic
 
 from __future__ import annotations
 
-import dataclasses
 
 import numpy as np
 from hypothesis import given

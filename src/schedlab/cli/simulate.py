@@ -13,7 +13,6 @@ import typer
 
 from ..errors import SchedlabError
 from ..metrics import DEFAULT_OBJECTIVE, METRIC_NAMES, Objective, compute_metrics
-from ..metrics.per_job import JOB_COLUMNS as SCHEDULE_COLUMNS
 from ..strategy import STATIC_ORDERS, Strategy
 from .app import app
 from .policies import PLUGIN, POLICIES, load_strategy_file, parse_policy

@@ -53,7 +53,7 @@ from .._config import njit
 from ..sim.dispatch import head_reservation, schedule_pass
 from ..sim.engine import site_loop
 from ..sim.ops import append, enqueue, next_finish, queue, release_finished, remove, start_now, waiting
-from ..sim.state import EASY, EST, FREE, O_GREEDY, O_SUBMIT, PROC, START, SUBMIT, WIDTH, make_jobs, new_site
+from ..sim.state import EASY, EST, FREE, O_GREEDY, O_SUBMIT, START, SUBMIT, WIDTH, make_jobs, new_site
 # the reading of the exchange rules: an int64 vector, one code per slot (names and the text each
 # reads: schedlab.grid.readings)
 from .reading_codes import (DEFAULT_CODES, POOL_KEEP_ONCE, POOL_TAKE_IDLE, R_POOL_KEEP, R_POOL_TAKE, R_RQ_SEQ,

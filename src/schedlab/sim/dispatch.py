@@ -36,7 +36,7 @@ from . import profile
 from .ops import enqueue, queue, release_finished, start_job  # noqa: F401  (part of this module's contract)
 from .state import (
     PROF_N,
-    AUX_H, AUX_P, RANK0, CACHE_HEAD, CACHE_VERSION, N_SEEN, SEEN, DIRTY, EASY, EST, EST_H, EST_N, ESTEND, EXTRA,
+    AUX_H, AUX_P, RANK0, CACHE_HEAD, CACHE_VERSION, N_SEEN, SEEN, DIRTY, EST, EST_H, EST_N, ESTEND, EXTRA,
     FCFS, DEAD, GSYNC, FREE, INORD, KEY0, KILL, ORDERED, LASTDISP, LASTORDER, MARK, NLOG, NQ, O_GREEDY, QHEAD, QORDER, RESV, SHADOW, VERSION, WIDTH,
 )
 

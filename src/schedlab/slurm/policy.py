@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, fields, replace
 import numpy as np
 
 from ..errors import StrategyError, WorkloadError
-from .conf import SlurmConf, SlurmConfError, finish_partitions
+from .conf import SlurmConf, finish_partitions
 from . import kernel as K
 from . import layout as L
 

@@ -10,6 +10,7 @@ took minutes before issue 10). Ratios are new / old (< 1: faster)::
 
     python benchmarks/bench_revs.py c3a0370 HEAD
     python benchmarks/bench_revs.py c3a0370 HEAD --traces CTC,HPC2N --rules easy --repeat 5
+    python benchmarks/bench_revs.py e8cf977 HEAD --traces lublin:10000:71 --rules scojo --clock cpu
 """
 
 from __future__ import annotations
@@ -28,26 +29,40 @@ SHARED = Path(os.environ.get("SCHEDLAB_SHARED", ROOT.parent / "shared"))
 WORKLOADS = SHARED / "workloads"
 DEFAULT_TRACES = ("CTC-SP2", "HPC2N", "SDSC-BLUE", "RICC", "CEA-Curie")
 #: machine sizes that differ from the trace header (as benchmarks/bench_sim.py)
-PROCS = {"CTC-SP2": 430, "RICC": 8192, "METACENTRUM": 806}
+PROCS = {"CTC-SP2": 430, "RICC": 8192, "METACENTRUM": 806, "lublin": 128}
 
 CHILD = r"""
 import json, statistics, sys, time
 from schedlab import Machine, Strategy, simulate
 from schedlab.workload import load_trace
-path, procs, rules, repeat, slow, slow_repeat = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(","), int(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6])
-w = load_trace(path, procs=procs)
+path, procs, rules, repeat, slow, slow_repeat, clock = (sys.argv[1], int(sys.argv[2]), sys.argv[3].split(","), int(sys.argv[4]),
+                                                        float(sys.argv[5]), int(sys.argv[6]), sys.argv[7])
+now = time.process_time if clock == "cpu" else time.perf_counter
+if path.startswith("lublin:"):  # lublin:JOBS:SEED, a generated workload (the SCOJO-PECT benchmark's)
+    from schedlab.workload.lublin import lublin
+    _, jobs, seed = path.split(":")
+    w = lublin(int(jobs), procs, seed=int(seed))
+else:
+    w = load_trace(path, procs=procs)
+
+
+def run_once(rule, jobs):
+    if rule == "scojo":  # through simulate_scojo: older revisions' simulate() knows only the rigid rules
+        from schedlab.sim.timeshare import simulate_scojo
+        return simulate_scojo(jobs, procs)
+    return simulate(jobs, Machine(procs), Strategy(rule))
+
+
 out = {}
 for rule in rules:
-    st = Strategy(rule)
-    simulate(w.take(range(min(len(w), 200))), Machine(procs), st)  # compile (or load) first: never timed
-    t0 = time.perf_counter(); simulate(w, Machine(procs), st); first = time.perf_counter() - t0
+    run_once(rule, w.take(range(min(len(w), 200))))  # compile (or load) first: never timed
+    t0 = now(); run_once(rule, w); first = now() - t0
     times = []
     for _ in range(slow_repeat if first > slow else repeat):
-        t0 = time.perf_counter(); simulate(w, Machine(procs), st); times.append(time.perf_counter() - t0)
+        t0 = now(); run_once(rule, w); times.append(now() - t0)
     out[rule] = {"first": first, "median": statistics.median(times), "runs": len(times), "jobs": len(w)}
 print(json.dumps(out))
 """
-
 
 def checkout(rev: str, where: Path) -> Path:
     path = where / rev.replace("/", "_")
@@ -64,11 +79,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--slow", type=float, default=60.0, help="a cell whose warm-up takes longer is timed --slow-repeat times")
     ap.add_argument("--slow-repeat", type=int, default=1)
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                    help="wall (perf_counter) or cpu (process_time: the process's own CPU seconds, steadier on a busy machine)")
     ap.add_argument("--json", metavar="FILE")
     args = ap.parse_args(argv)
     traces = [t.strip() for t in args.traces.split(",") if t.strip()]
     paths = {}
     for t in traces:
+        if t.startswith("lublin:"):  # lublin:JOBS:SEED on PROCS["lublin"] processors
+            paths[t] = t
+            continue
         hits = sorted(p for p in WORKLOADS.glob("*.swf.gz") if p.name.startswith(t))
         if not hits:
             ap.error(f"no trace {t!r} in {WORKLOADS}")
@@ -81,8 +101,8 @@ def main(argv: list[str] | None = None) -> int:
                 for rev, d in dirs.items():
                     env = {**os.environ, "PYTHONPATH": str(d / "src"), "SCHEDLAB_CACHE_DIR": str(Path(tmp) / "cache")}
                     t0 = time.perf_counter()
-                    proc = subprocess.run([sys.executable, "-c", CHILD, str(path), str(PROCS.get(t, 0) or _header_procs(path)),
-                                           args.rules, str(args.repeat), str(args.slow), str(args.slow_repeat)],
+                    proc = subprocess.run([sys.executable, "-c", CHILD, str(path), str(_procs(t, path)),
+                                           args.rules, str(args.repeat), str(args.slow), str(args.slow_repeat), args.clock],
                                           env=env, capture_output=True, text=True, cwd=tmp)
                     if proc.returncode != 0:
                         raise SystemExit(f"error: {rev} on {t}: {proc.stderr.strip().splitlines()[-1]}")
@@ -104,6 +124,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
     return 0
+
+
+def _procs(trace: str, path) -> int:
+    if trace.startswith("lublin:"):
+        return PROCS["lublin"]
+    return PROCS.get(trace, 0) or _header_procs(path)
 
 
 def _header_procs(path: Path) -> int:

@@ -125,11 +125,11 @@ def _federation(run_dir: Path, out: Path, config: dict, o: dict) -> list[Path]:
 
     if not (run_dir / "result.json").exists():
         raise PlotOptionError(f"{run_dir}: not a finished federation run (result.json missing)")
-    rows = [{"workload": f"P{r['package']}", "method": config["method"], "makespan": r["makespan"]}
+    rows = [{"workload": f"package {r['package'] + 1}", "method": config["method"], "makespan": r["makespan"]}
             for r in read_history(run_dir / "packages.csv")]
     path = out / "makespan.png"
     plot_makespan(path, rows, f"{titled(trace_label(config['trace']), config)}: makespan per package of "
-                              f"{config['package_size']} jobs, {config['method']}")
+                              f"{config['package_size']} jobs, {config['method']}", ylabel="makespan (hours)")
     return [path]
 
 

@@ -31,6 +31,9 @@ RUNS = {
     "federation": (["federation", "run", "{hpc2n}", "--method", "ga-metl", "--package-size", "30", "--jobs", "60",
                     "--generations", "2", "--pop", "4"],
                    ["makespan.png"]),
+    "federation-compare": (["federation", "compare", "{hpc2n}", "--jobs", "30", "--workloads", "2", "--package-size", "30",
+                            "--package-size", "15", "--methods", "jpr,metl"],
+                           ["table.md", "makespan_p15.png", "makespan_p30.png"]),
 }
 
 
@@ -44,9 +47,21 @@ def runs(tmp_path_factory):
     for kind, (argv, _) in RUNS.items():
         argv = [a.replace("{hpc2n}", str(trace_path("HPC2N-2002-2.2-cln.swf.gz"))) for a in argv]
         assert main([*argv, "--out", str(base / kind)]) == 0, kind
-        assert json.loads((base / kind / "config.json").read_text())["kind"] == kind
+        if kind != "federation-compare":  # a compare folder holds one run folder per workload and method
+            assert json.loads((base / kind / "config.json").read_text())["kind"] == kind
         folders[kind] = base / kind
     return folders
+
+
+@pytest.fixture
+def figures(monkeypatch) -> list:
+    """Every matplotlib figure saved from now on, in the order saved."""
+    from matplotlib.figure import Figure
+
+    saved: list = []
+    original = Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda self, *a, **k: (saved.append(self), original(self, *a, **k))[1])
+    return saved
 
 
 @pytest.mark.parametrize("kind", list(RUNS))
@@ -63,31 +78,26 @@ def test_plot_run_draws_the_figures_of_its_kind(capsys, tmp_path, runs, kind):
             assert image.shape[0] > 100 and image.shape[1] > 100 and image.std() > 0  # drawn, not blank
 
 
-def test_plot_of_a_federation_run_has_a_bar_per_package(capsys, tmp_path, runs, monkeypatch):
-    from matplotlib.figure import Figure
-
-    saved = []
-    original = Figure.savefig
-    monkeypatch.setattr(Figure, "savefig", lambda self, *a, **k: (saved.append(self), original(self, *a, **k))[1])
+def test_plot_of_a_federation_run_has_a_bar_per_package(capsys, tmp_path, runs, figures):
     assert run(capsys, "plot", runs["federation"], "--out", tmp_path / "p")[0] == 0
     packages = (runs["federation"] / "packages.csv").read_text().splitlines()[1:]
-    (ax,) = [a for a in saved[-1].axes]
+    (ax,) = figures[-1].axes
     bars = [b.get_height() for b in ax.patches]
     assert len(packages) == 2 and len(bars) == 2
     assert bars == pytest.approx([float(line.split(",")[2]) / 3600.0 for line in packages])
 
 
-def test_plot_of_a_bound_run_draws_every_front_schedule(capsys, tmp_path, runs, monkeypatch):
-    from matplotlib.figure import Figure
-
-    saved = []
-    original = Figure.savefig
-    monkeypatch.setattr(Figure, "savefig", lambda self, *a, **k: (saved.append(self), original(self, *a, **k))[1])
+def test_plot_of_a_bound_run_draws_every_front_schedule(capsys, tmp_path, runs, figures):
     assert run(capsys, "plot", runs["bound"], "--out", tmp_path / "p")[0] == 0
     front = (runs["bound"] / "front.csv").read_text().strip().splitlines()[1:]
-    hypervolume, projection = saved[-2:]
+    hypervolume, projection = figures[-2:]
     assert len(hypervolume.axes[0].lines[0].get_xdata()) == 2  # one point per generation
     assert len(projection.axes[0].collections[0].get_offsets()) == len(front)
+
+
+def test_plot_of_a_federation_comparison_writes_the_verbs_table(capsys, tmp_path, runs):
+    assert run(capsys, "plot", runs["federation-compare"], "--out", tmp_path / "p")[0] == 0
+    assert (tmp_path / "p" / "table.md").read_text() == (runs["federation-compare"] / "table.md").read_text()
 
 
 @pytest.mark.parametrize("kind, missing", [("grid-pareto", "front.csv"), ("federation", "result.json"),

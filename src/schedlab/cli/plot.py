@@ -4,7 +4,8 @@ A run folder's config.json names its kind (:class:`schedlab.optimize.run.RunFold
 maps each kind to the function drawing it with the figures of ``report/``: an evolve greedy or rules
 run its schedules against EASY's (a rules run also the strategy in force over time), a bound run its
 hypervolume and its front, a grid pareto run its front with the heuristics and its hypervolume, a
-federation run the makespan of its packages. (SCOJO-PECT writes no run folders: it is simulated, not
+federation run the makespan of its packages, a federation compare folder its table and makespan
+figures. (SCOJO-PECT writes no run folders: it is simulated, not
 optimized.)"""
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ class PlotOptionError(SchedlabError, ValueError):
 
 @app.command("plot")
 def plot_command(
-    inputs: List[Path] = typer.Argument(..., help="Schedules written by 'simulate --schedule-out' (CSV or Parquet; several are drawn together), or one RUN folder of any kind (evolve greedy, rules, bound, grid pareto, federation run)."),
+    inputs: List[Path] = typer.Argument(..., help="Schedules written by 'simulate --schedule-out' (CSV or Parquet; several are drawn together), or one RUN folder of any kind (evolve greedy, rules, bound, grid pareto, federation run or compare)."),
     out: Path = typer.Option(..., "--out", help="Folder for the figures (created): of schedules utilisation.png, gantt.png, waits.png and plots.html; of a RUN the figures of its kind."),
     procs: Optional[int] = typer.Option(None, "--procs", "-m", help="Machine size m of the schedules (required for schedule files)."),
     label: Optional[List[str]] = typer.Option(None, "--label", help="Legend label per schedule file (default: the file name)."),
@@ -133,10 +134,28 @@ def _federation(run_dir: Path, out: Path, config: dict, o: dict) -> list[Path]:
     return [path]
 
 
-#: run kind (config.json's ``kind``) -> ``(run_dir, out, config, options) -> paths written``
+def _federation_compare(run_dir: Path, out: Path, config: dict, o: dict) -> list[Path]:
+    """A federation compare folder: table.md and the makespan figures of its results.json, as the verb
+    writes them (the trace, window and platform from one of its run folders' config.json)."""
+    import json
+
+    from ..report.federation import write_comparison_report
+
+    rows = json.loads((run_dir / "results.json").read_text())
+    runs = sorted(run_dir.glob("p*/Wk-*/*/config.json"))
+    if not rows or not runs:
+        raise PlotOptionError(f"{run_dir}: a federation comparison without finished runs (results.json lists none)")
+    base = json.loads(runs[0].read_text())
+    sizes = sorted({r["package_size"] for r in rows})
+    write_comparison_report(out, rows, base, sizes, base["platform"]["name"])
+    names = ["table.md", *(f"makespan_p{size}.png" for size in sizes), "ga_by_package_size.png"]
+    return [out / name for name in names if (out / name).exists()]
+
+
+#: run kind (config.json's ``kind``; a federation compare folder has none) -> ``(run_dir, out, config, options) -> paths written``
 RUN_PLOTS: dict[str, Callable[[Path, Path, dict, dict], list[Path]]] = {
     "greedy": _versus_easy, "rules-iterative": _versus_easy, "rules-symbiotic": _versus_easy,
-    "bound": _bound, "grid-pareto": _grid_pareto, "federation": _federation,
+    "bound": _bound, "grid-pareto": _grid_pareto, "federation": _federation, "federation-compare": _federation_compare,
 }
 
 
@@ -148,7 +167,10 @@ def plot_run(run_dir: Path, out: Path, **options: Any) -> list[Path]:
     from ..errors import RunError
 
     try:
-        config = json.loads((run_dir / "config.json").read_text())
+        if not (run_dir / "config.json").exists() and (run_dir / "results.json").exists():
+            config = {"kind": "federation-compare"}  # one run folder per workload and method below it
+        else:
+            config = json.loads((run_dir / "config.json").read_text())
     except FileNotFoundError:
         raise RunError(f"{run_dir}: not a run folder (no config.json)") from None
     except (ValueError, OSError) as exc:

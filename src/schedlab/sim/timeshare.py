@@ -46,8 +46,7 @@ options are :class:`~schedlab.strategy.scojo_config.ScojoConfig` (a strategy con
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 

@@ -140,7 +140,8 @@ def test_plot_of_a_rules_run_draws_its_rule_base_against_easy(capsys, tmp_path, 
     folder, _ = iterative_run
     code, out, err = run(capsys, "plot", folder, "--out", tmp_path / "p")
     assert code == 0, err
-    assert out.splitlines() == [f"wrote {tmp_path / 'p' / name}" for name in ("utilisation.png", "gantt.png", "waits.png", "plots.html")]
+    assert out.splitlines() == [f"wrote {tmp_path / 'p' / name}" for name in ("utilisation.png", "gantt.png", "waits.png", "plots.html",
+                                                                            "strategy_timeline.png")]
     page = (tmp_path / "p" / "plots.html").read_text()
     assert "EASY vs the rule base of run" in page and "first 1 month" in page
     w = load_trace("KTH-SP2", months=1)
@@ -149,13 +150,3 @@ def test_plot_of_a_rules_run_draws_its_rule_base_against_easy(capsys, tmp_path, 
     v = table_summary(job_table(s), w.machine_procs)
     assert (f"<tr><td>rule base</td><td>{int(v['jobs']):,}</td><td>{v['UTIL']:.2f}</td><td>{v['mean_wait']:,.0f}</td>"
             in page), page
-    # a run of another kind: one line naming the kind, first
-    cfg = json.loads((folder / "config.json").read_text())
-    other = tmp_path / "other"
-    other.mkdir()
-    (other / "config.json").write_text(json.dumps(dict(cfg, kind="federation")))
-    (other / "best.json").write_text((folder / "best.json").read_text())
-    code, _, err = run(capsys, "plot", other, "--out", tmp_path / "q")
-    from conftest import one_line_error
-
-    one_line_error(code, err, "'federation' run")

@@ -124,10 +124,10 @@ def test_simulate_strategy_file_replays_a_scojo_config(capsys, lublin_swf, tmp_p
 
     code, direct, err = run(capsys, "simulate", lublin_swf, "--policy", "scojo-opt", "--budget", "50", "--json")
     assert code == 0, err
-    from schedlab.cli.scojo import optimizer_config, scojo_config
+    from schedlab.strategy.scojo_config import ScojoConfig
 
     path = tmp_path / "opt.json"
-    path.write_text(json.dumps(strategy_to_dict(scojo_config(optimizer=optimizer_config("scojo-opt", budget=50)))))
+    path.write_text(json.dumps(strategy_to_dict(ScojoConfig.from_options("scojo-opt", budget=50))))
     code, replay, err = run(capsys, "simulate", lublin_swf, "--strategy", path, "--json")
     assert code == 0, err
     assert metrics(replay) == metrics(direct) and "groups" in json.loads(replay)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
 
 from ..errors import StrategyError
 from ..strategy import registry
@@ -28,70 +32,73 @@ SCOJO_POLICIES = {
 }
 
 
-def optimizer_config(engine: str, search: Optional[str] = None, budget: Optional[int] = None,
-                     group_sizes: Optional[str] = None, first_level_only: bool = False, extra: Optional[dict] = None):
-    """The optimiser of ``--policy scojo-opt`` (GroupConfig) or ``scojo-bottomline``
-    (BottomLineConfig) from ``--search lds|dds``, ``--budget N``, ``--group-sizes L,M`` and
-    ``--first-level-only``; None for plain ``scojo``."""
-    from ..sim.scojo_opt import BottomLineConfig, GroupConfig
-
-    if engine == "scojo":
-        if search is not None or budget is not None or group_sizes is not None or first_level_only:
-            raise StrategyError("--search, --budget, --group-sizes and --first-level-only need --policy scojo-opt "
-                                "or scojo-bottomline")
-        return None
-    kwargs: dict = dict(extra or {})
-    if search is not None:
-        if search.lower() not in ("lds", "dds"):
-            raise StrategyError(f"--search must be lds or dds, got {search!r}")
-        kwargs["search"] = search.lower()
-    if budget is not None:
-        if budget < 1:
-            raise StrategyError(f"--budget must be >= 1 schedules per decision, got {budget}")
-        kwargs["budget"] = int(budget)
-    if engine == "scojo-bottomline":
-        if group_sizes is not None or first_level_only:
-            raise StrategyError("--group-sizes and --first-level-only need --policy scojo-opt")
-        return BottomLineConfig(**kwargs)
-    if group_sizes is not None:
-        try:
-            big_l, big_m = (int(x) for x in group_sizes.split(","))
-        except ValueError:
-            raise StrategyError(f"--group-sizes must be two integers L,M (e.g. 30,20), got {group_sizes!r}") from None
-        kwargs["group_max"] = (big_l, big_m)
-        kwargs["group_min"] = (min(5, big_l), min(10, big_m))
-    if first_level_only:
-        kwargs["second_level"] = False
-    return GroupConfig(**kwargs)
-
-
 def policy_config(spec: str):
     """The ScojoConfig of a ``compare --policies`` name of :data:`SCOJO_POLICIES`."""
+    from ..strategy.scojo_config import ScojoConfig
+
     engine, smart, extra = SCOJO_POLICIES[spec]
-    return scojo_config(smart_backfill=smart, optimizer=None if engine == "scojo" else optimizer_config(engine, extra=extra))
+    return ScojoConfig.from_options(engine, smart_backfill=smart, **extra)
 
 
-def scojo_config(shares: Optional[str] = None, cycle: Optional[float] = None, smart_backfill: bool = True,
-                 optimizer=None):
-    """A ScojoConfig from the CLI's ``--shares L,M,S`` (fractions or percent) and ``--cycle S``."""
-    from ..sim.timeshare import ScojoConfig
+@dataclass(frozen=True)
+class ScojoOptions:
+    """The SCOJO-PECT options of ``simulate`` (:data:`SCOJO_OPTIONS`), received as one value: the
+    config's options pass through to :meth:`ScojoConfig.from_options`, which checks them."""
 
-    kwargs: dict = {"smart_backfill": smart_backfill, "optimizer": optimizer}
-    if shares is not None:
-        try:
-            vals = tuple(float(x) for x in shares.split(","))
-        except ValueError:
-            raise StrategyError(f"--shares must be three numbers L,M,S (e.g. 0.73,0.265,0.005), got {shares!r}") from None
-        if len(vals) != 3:
-            raise StrategyError(f"--shares must be three numbers L,M,S (e.g. 0.73,0.265,0.005), got {shares!r}")
-        if abs(sum(vals) - 100.0) < 1e-6:  # percent
-            vals = tuple(v / 100.0 for v in vals)
-        kwargs["shares"] = vals
-    if cycle is not None:
-        if not cycle > 0:
-            raise StrategyError(f"--cycle must be a positive number of seconds, got {cycle:g}")
-        kwargs["cycle"] = float(cycle)
-    return ScojoConfig(**kwargs)
+    shares: Optional[str] = None
+    cycle: Optional[float] = None
+    no_smart_backfill: bool = False
+    gantt: Optional[Path] = None
+    gantt_window: Optional[str] = None
+    search: Optional[str] = None
+    budget: Optional[int] = None
+    group_sizes: Optional[str] = None
+    first_level_only: bool = False
+
+    def config(self, policy: Optional[str]):
+        """The ScojoConfig of ``policy`` when it is one of :data:`ENGINES`; else None, and then none of
+        these options may be given."""
+        from ..strategy.scojo_config import ScojoConfig
+        from .options import OptionError
+
+        if policy in ENGINES:
+            return ScojoConfig.from_options(policy, shares=self.shares, cycle=self.cycle,
+                                            smart_backfill=not self.no_smart_backfill, search=self.search,
+                                            budget=self.budget, group_sizes=self.group_sizes,
+                                            first_level_only=self.first_level_only)
+        if (self.shares is not None or self.cycle is not None or self.no_smart_backfill or self.gantt is not None
+                or self.gantt_window is not None):
+            raise OptionError("--shares, --cycle, --no-smart-backfill and --gantt need --policy scojo")
+        if self.search is not None or self.budget is not None or self.group_sizes is not None or self.first_level_only:
+            raise OptionError("--search, --budget, --group-sizes and --first-level-only need --policy scojo-opt "
+                                "or scojo-bottomline")
+        return None
+
+    def window(self):
+        """``--gantt-window START,END`` -> (start, end) or None; a clear error for a bad window."""
+        return gantt_window_option(self.gantt, self.gantt_window)
+
+
+#: the SCOJO-PECT options of ``simulate``: parameter -> (type, option), in :class:`ScojoOptions`' order
+SCOJO_OPTIONS: dict[str, tuple[Any, Any]] = {
+    "shares": (Optional[str], typer.Option(None, "--shares", help="scojo: class shares L,M,S summing to 1 (default 0.73,0.265,0.005).")),
+    "cycle": (Optional[float], typer.Option(None, "--cycle", help="scojo: cycle length in seconds (default 3600).")),
+    "no_smart_backfill": (bool, typer.Option(False, "--no-smart-backfill", help="scojo: no smart backfilling of other classes.")),
+    "gantt": (Optional[Path], typer.Option(None, "--gantt", help="scojo: write a PNG of nodes over time (slices shaded).")),
+    "gantt_window": (Optional[str], typer.Option(None, "--gantt-window", metavar="START,END", help="scojo: time window of the --gantt chart, in SECONDS on the trace's clock (default: 6 hours from the first submit; 'plot --window-start' takes days).")),
+    "search": (Optional[str], typer.Option(None, "--search", help="scojo-opt/scojo-bottomline: tree search lds or dds (default dds).")),
+    "budget": (Optional[int], typer.Option(None, "--budget", help="scojo-opt/scojo-bottomline: schedules per search decision (default 10000).")),
+    "group_sizes": (Optional[str], typer.Option(None, "--group-sizes", help="scojo-opt: largest long,medium group (default 30,20).")),
+    "first_level_only": (bool, typer.Option(False, "--first-level-only", help="scojo-opt: no second search level.")),
+}
+
+
+def with_scojo_options(command):
+    """``command`` with :data:`SCOJO_OPTIONS` in its Typer signature where it has its parameter
+    ``scojo``, received there as one :class:`ScojoOptions` (as :func:`.options.with_trace_options`)."""
+    from .options import spliced
+
+    return spliced(command, "scojo", SCOJO_OPTIONS, lambda values: ScojoOptions(**values))
 
 
 def scojo_keys(schedule) -> dict:

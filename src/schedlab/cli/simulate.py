@@ -6,8 +6,9 @@ import json
 import statistics
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
@@ -16,8 +17,8 @@ from ..metrics import DEFAULT_OBJECTIVE, METRIC_NAMES, Objective, compute_metric
 from ..strategy import STATIC_ORDERS, Strategy
 from .app import app
 from .policies import PLUGIN, POLICIES, load_strategy_file, parse_policy
-from .scojo import ENGINES
-from .options import AS_JSON, TRACE_HELP, OptionError, TraceOptions, check_output, echo_wrote, with_trace_options
+from .scojo import ScojoOptions, with_scojo_options
+from .options import AS_JSON, TRACE_HELP, OptionError, TraceOptions, check_output, echo_wrote, spliced, with_trace_options
 
 #: the columns of ``schedlab compare --csv``, in order
 CSV_KEYS: tuple[str, ...] = (*METRIC_NAMES, "objective", "sim_seconds")
@@ -53,33 +54,55 @@ def _policy_help(value: Optional[str]) -> Optional[str]:
     return value
 
 
-def slurm_policy(conf: Optional[Path], shares: Optional[Path], options: Optional[str], qos: Optional[Path] = None,
-                 *, wanted: bool = True):
-    """The SlurmPolicy of ``--slurm-conf``/``--slurm-shares``/``--slurm-qos``/``--slurm-option`` (None
-    without a conf; the others need one, and all need ``wanted``: policy slurm among those asked
-    for). The lines the policy does not model are printed once, to stderr."""
-    if not wanted and any(x is not None for x in (conf, shares, options, qos)):
-        raise OptionError("--slurm-conf, --slurm-shares, --slurm-qos and --slurm-option need --policy slurm")
-    if conf is None:
-        if shares is not None or options is not None or qos is not None:
-            raise OptionError("--slurm-shares, --slurm-qos and --slurm-option need --slurm-conf FILE and --policy slurm")
-        return None
-    from ..slurm.conf import read_conf, read_qos, read_shares
-    from ..slurm.policy import SlurmOptions, SlurmPolicy, parse_option_pairs
-
-    c = read_conf(conf)
-    policy = SlurmPolicy(c, SlurmOptions(**parse_option_pairs(options or "")),
-                         shares=read_shares(shares) if shares is not None else None,
-                         qos_priority=read_qos(qos) if qos is not None else None)
-    for line in c.ignored:
-        typer.echo(f"ignored: {line}", err=True)
-    return policy
-
-
 SLURM_CONF = typer.Option(None, "--slurm-conf", help="policy slurm: the site's slurm.conf excerpt (Priority*, SchedulerParameters, NodeName, PartitionName lines).")
 SLURM_SHARES = typer.Option(None, "--slurm-shares", help="policy slurm: account shares, an 'sshare -P -o Account,User,RawShares' file (default: equal shares).")
 SLURM_QOS = typer.Option(None, "--slurm-qos", help="policy slurm: QOS priorities, a 'sacctmgr -P show qos format=Name,Priority' file (jobs' QOS from a converted sacct log).")
 SLURM_OPTION = typer.Option(None, "--slurm-option", metavar="NAME=VALUE,...", help="policy slurm: named readings of docs/slurm-policy-spec.md section 8 (e.g. queue_map=default,kill_check=exact).")
+#: the Slurm site options of ``simulate`` and ``compare``: parameter -> (type, option), in :class:`SlurmSite`'s order
+SLURM_OPTIONS: dict[str, tuple[Any, Any]] = {
+    "slurm_conf": (Optional[Path], SLURM_CONF),
+    "slurm_shares": (Optional[Path], SLURM_SHARES),
+    "slurm_option": (Optional[str], SLURM_OPTION),
+    "slurm_qos": (Optional[Path], SLURM_QOS),
+}
+
+
+@dataclass(frozen=True)
+class SlurmSite:
+    """``--slurm-conf``/``--slurm-shares``/``--slurm-option``/``--slurm-qos`` of one command (:data:`SLURM_OPTIONS`)."""
+
+    conf: Optional[Path] = None
+    shares: Optional[Path] = None
+    option: Optional[str] = None
+    qos: Optional[Path] = None
+
+    def policy(self, *, wanted: bool = True):
+        """The SlurmPolicy of these options (None without a conf; the others need one, and all need
+        ``wanted``: policy slurm among those asked for). The lines the policy does not model are
+        printed once, to stderr."""
+        if not wanted and any(x is not None for x in (self.conf, self.shares, self.option, self.qos)):
+            raise OptionError("--slurm-conf, --slurm-shares, --slurm-qos and --slurm-option need --policy slurm")
+        if self.conf is None:
+            if self.shares is not None or self.option is not None or self.qos is not None:
+                raise OptionError("--slurm-shares, --slurm-qos and --slurm-option need --slurm-conf FILE and --policy slurm")
+            return None
+        from ..slurm.conf import read_conf, read_qos, read_shares
+        from ..slurm.policy import SlurmOptions, SlurmPolicy, parse_option_pairs
+
+        c = read_conf(self.conf)
+        policy = SlurmPolicy(c, SlurmOptions(**parse_option_pairs(self.option or "")),
+                             shares=read_shares(self.shares) if self.shares is not None else None,
+                             qos_priority=read_qos(self.qos) if self.qos is not None else None)
+        for line in c.ignored:
+            typer.echo(f"ignored: {line}", err=True)
+        return policy
+
+
+def with_slurm_options(command):
+    """``command`` with :data:`SLURM_OPTIONS` in its Typer signature where it has its parameter ``site``,
+    received there as one :class:`SlurmSite` (as :func:`.options.with_trace_options`)."""
+    return spliced(command, "site", SLURM_OPTIONS,
+                   lambda values: SlurmSite(**{k.removeprefix("slurm_"): v for k, v in values.items()}))
 
 
 def run_strategy(workload, procs: int, strategy: Strategy, *, kill: bool = True, repeat: int = 1):
@@ -194,6 +217,8 @@ def _describe(workload, procs: int, kill: bool, opts: TraceOptions | None = None
 # ---------------------------------------------------------------------------- commands
 @app.command("simulate")
 @with_trace_options
+@with_scojo_options
+@with_slurm_options
 def simulate_command(
     trace: str = typer.Argument(..., help=TRACE_HELP, show_default=False),
     policy: str = typer.Option("easy", "--policy", "-p", is_eager=True, callback=_policy_help, help=f"Policy: {' | '.join(POLICIES)} ('help' describes them)."),
@@ -208,40 +233,20 @@ def simulate_command(
     bound: float = typer.Option(10.0, "--bound", help="Bounded-slowdown threshold in seconds."),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Also write the schedule's plots (utilisation, queue, Gantt, waits per group) and plots.html into this folder."),
     schedule_out: Optional[Path] = typer.Option(None, "--schedule-out", help="Write the schedule, one row per job with wait, response, bounded slowdown and killed_at_estimate: CSV, or Parquet for a .parquet path."),
-    shares: Optional[str] = typer.Option(None, "--shares", help="scojo: class shares L,M,S summing to 1 (default 0.73,0.265,0.005)."),
-    cycle: Optional[float] = typer.Option(None, "--cycle", help="scojo: cycle length in seconds (default 3600)."),
-    no_smart_backfill: bool = typer.Option(False, "--no-smart-backfill", help="scojo: no smart backfilling of other classes."),
-    gantt: Optional[Path] = typer.Option(None, "--gantt", help="scojo: write a PNG of nodes over time (slices shaded)."),
-    gantt_window: Optional[str] = typer.Option(None, "--gantt-window", metavar="START,END", help="scojo: time window of the --gantt chart, in SECONDS on the trace's clock (default: 6 hours from the first submit; 'plot --window-start' takes days)."),
-    search: Optional[str] = typer.Option(None, "--search", help="scojo-opt/scojo-bottomline: tree search lds or dds (default dds)."),
-    budget: Optional[int] = typer.Option(None, "--budget", help="scojo-opt/scojo-bottomline: schedules per search decision (default 10000)."),
-    group_sizes: Optional[str] = typer.Option(None, "--group-sizes", help="scojo-opt: largest long,medium group (default 30,20)."),
-    first_level_only: bool = typer.Option(False, "--first-level-only", help="scojo-opt: no second search level."),
-    slurm_conf: Optional[Path] = SLURM_CONF,
-    slurm_shares: Optional[Path] = SLURM_SHARES,
-    slurm_option: Optional[str] = SLURM_OPTION,
-    slurm_qos: Optional[Path] = SLURM_QOS,
+    scojo: ScojoOptions = None,
+    site: SlurmSite = None,
 ) -> None:
     """Simulate one strategy on a trace and print its metrics (UTIL in percent, times in seconds)."""
     obj = _check_options(objective, repeat, bound)
     extra: dict = {}
     wants_slurm = policy.strip().lower() == "slurm" and strategy_file is None
-    slurm = slurm_policy(slurm_conf, slurm_shares, slurm_option, slurm_qos, wanted=wants_slurm)
-    if policy.strip().lower() in ENGINES and strategy_file is None:  # the time-sharing engine (cli/scojo.py)
-        from .scojo import gantt_window_option, optimizer_config, scojo_config
-
-        optimizer = optimizer_config(policy.strip().lower(), search, budget, group_sizes, first_level_only)
-        strategy = scojo_config(shares, cycle, not no_smart_backfill, optimizer)
-        window = gantt_window_option(gantt, gantt_window)
-    else:
-        if shares is not None or cycle is not None or no_smart_backfill or gantt is not None or gantt_window is not None:
-            raise OptionError("--shares, --cycle, --no-smart-backfill and --gantt need --policy scojo")
-        if search is not None or budget is not None or group_sizes is not None or first_level_only:
-            raise OptionError("--search, --budget, --group-sizes and --first-level-only need --policy scojo-opt "
-                              "or scojo-bottomline")
+    slurm = site.policy(wanted=wants_slurm)
+    strategy = scojo.config(policy.strip().lower() if strategy_file is None else None)  # the time-sharing engine
+    window = scojo.window()
+    if strategy is None:
         strategy = (load_strategy_file(strategy_file) if strategy_file is not None
                     else parse_policy(policy if order == "submit" else f"{policy}/{order}", slurm=slurm))
-    for path, what, folder in ((schedule_out, "schedule", False), (plot, "plots", True), (gantt, "Gantt chart", False)):
+    for path, what, folder in ((schedule_out, "schedule", False), (plot, "plots", True), (scojo.gantt, "Gantt chart", False)):
         if path is not None:  # every output checked before anything is read or simulated
             check_output(path, what, folder=folder)
     workload = opts.load(trace)
@@ -255,11 +260,11 @@ def simulate_command(
         from .scojo import scojo_keys
 
         extra = scojo_keys(schedule)
-        if gantt is not None:
+        if scojo.gantt is not None:
             from ..report.gantt import gantt_figure
 
             t0, t1 = window or (float(workload.submit.min()), float(workload.submit.min()) + 6 * 3600.0)
-            written.append(gantt_figure(schedule, t0, t1, gantt, setup=_describe_setup(workload, opts)))
+            written.append(gantt_figure(schedule, t0, t1, scojo.gantt, setup=_describe_setup(workload, opts)))
     row = score(schedule, obj, seconds, bound=bound, who=strategy.label)
     row.update(trace=trace_name(workload, trace), trace_options=opts.to_dict(), strategy=strategy.label,
                objective_expression=str(obj), compile_seconds=compile_seconds)
@@ -286,6 +291,7 @@ def simulate_command(
 
 @app.command("compare")
 @with_trace_options
+@with_slurm_options
 def compare_command(
     trace: str = typer.Argument(..., help=TRACE_HELP, show_default=False),
     policies: str = typer.Option(DEFAULT_POLICIES, "--policies", is_eager=True, callback=_policy_help, help=f"Comma-separated: POLICY or POLICY/ORDER, or a strategy FILE.json; POLICY is one of {', '.join(POLICIES)} ('help' describes them)."),
@@ -298,10 +304,7 @@ def compare_command(
     threshold: float = typer.Option(5.0, "--threshold", metavar="PCT", help="Flag strategies whose objective is worse than EASY's by more than PCT %."),
     fail_worse_than: Optional[float] = typer.Option(None, "--fail-worse-than", metavar="PCT", help="Exit 1 when a strategy's objective is worse than EASY's by more than PCT % (a gate)."),
     as_json: bool = AS_JSON,
-    slurm_conf: Optional[Path] = SLURM_CONF,
-    slurm_shares: Optional[Path] = SLURM_SHARES,
-    slurm_option: Optional[str] = SLURM_OPTION,
-    slurm_qos: Optional[Path] = SLURM_QOS,
+    site: SlurmSite = None,
 ) -> None:
     """Simulate several strategies on one trace and print one table: rows strategies, columns metrics.
 
@@ -316,7 +319,7 @@ def compare_command(
     specs = [s for s in (p.strip() for p in policies.split(",")) if s]
     if not specs:
         raise OptionError("--policies is empty; e.g. --policies fcfs,list,easy,conservative")
-    slurm = slurm_policy(slurm_conf, slurm_shares, slurm_option, slurm_qos, wanted="slurm" in specs)
+    slurm = site.policy(wanted="slurm" in specs)
     strategies = [parse_policy(s, engines=True, slurm=slurm) for s in specs]  # all errors before the first simulation
     workload = opts.load(trace)
     m = workload.machine_procs

@@ -105,3 +105,30 @@ def front_vs_references(F: np.ndarray, references: dict[str, dict]) -> dict[str,
         gap = float(np.min(np.max((F - h) / h, axis=1)))
         out[name] = {"AWRT": h.tolist(), "dominated": bool(le.any()), "dominates": int(ge.sum()), "gap": gap}
     return out
+
+
+def read_pareto_run(run_dir: str | os.PathLike) -> tuple[dict, ParetoResult, dict[str, dict]]:
+    """(config, the result as far as the folder stores it, references) of a finished grid pareto run
+    folder: ``front_F`` from front.csv (its first K columns: sites may share a name), ``points`` from
+    points.csv, ``history`` from history.csv; ``front_X`` is not stored (empty). A RunError names a
+    missing file or another kind of run."""
+    from pathlib import Path
+
+    from ..errors import RunError
+    from .history import read_history
+
+    run_dir = Path(run_dir)
+    try:
+        config = json.loads((run_dir / "config.json").read_text())
+        if config.get("kind") != "grid-pareto":
+            raise RunError(f"{run_dir}: a {config.get('kind')!r} run, not a grid pareto run")
+        references = json.loads((run_dir / "references.json").read_text())
+        k = len(config["sites"])
+        rows = (run_dir / "front.csv").read_text().strip().splitlines()[1:]
+        history, points = read_history(run_dir / "history.csv"), read_history(run_dir / "points.csv")
+    except FileNotFoundError as exc:
+        raise RunError(f"{run_dir}: not a finished grid pareto run ({Path(exc.filename).name} missing)") from None
+    front = np.array([[float(v) for v in line.split(",")[:k]] for line in rows]).reshape(-1, k)
+    result = ParetoResult(front, np.zeros((0, 0), np.int64), history, points, len(history),
+                          int(history[-1]["evaluations"]) if history else 0)
+    return config, result, references

@@ -38,3 +38,22 @@ def history_csv(rows: Iterable[Mapping[str, Any]], columns: Sequence[str], *, el
     for row in rows:
         writer.writerow([_cell(c, row.get(c), elapsed_format) for c in columns])
     return buf.getvalue()
+
+
+def _read_cell(text: str) -> Any:
+    """A cell of :func:`history_csv` back: empty -> None, a whole number -> int, a number -> float, else text."""
+    if text == "":
+        return None
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def read_history(path) -> list[dict[str, Any]]:
+    """The rows of a history.csv (or any CSV :func:`history_csv` wrote, e.g. a grid run's points.csv)
+    as dicts, the cells read back as :func:`_read_cell` says."""
+    with open(path, newline="") as fh:
+        return [{k: _read_cell(v) for k, v in row.items()} for row in csv.DictReader(fh)]

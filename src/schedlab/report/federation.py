@@ -82,8 +82,10 @@ def comparison_table_md(rows: Sequence[dict[str, Any]]) -> str:
     return "\n".join(out) + "\n"
 
 
-def plot_makespan(path: str | Path, rows: Sequence[dict[str, Any]], title: str) -> None:
-    """Grouped bars: makespan per workload (x) and method (bars), as the paper's Figs. 4-5."""
+def plot_makespan(path: str | Path, rows: Sequence[dict[str, Any]], title: str, *,
+                  ylabel: str = "makespan (hours, summed over packages)") -> None:
+    """Grouped bars: makespan per workload (x) and method (bars), as the paper's Figs. 4-5; the x
+    groups are the rows' ``workload`` labels (e.g. the packages of one run)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -98,7 +100,7 @@ def plot_makespan(path: str | Path, rows: Sequence[dict[str, Any]], title: str) 
         vals = [get.get((wk, m), np.nan) / 3600.0 for wk in wks]
         ax.bar(x + (i - (len(methods) - 1) / 2) * width, vals, width, label=LABEL[m])
     ax.set_xticks(x, wks)
-    ax.set_ylabel("makespan (hours, summed over packages)")
+    ax.set_ylabel(ylabel)
     _title(ax, title)
     ax.legend(ncol=min(5, len(methods)), fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.08))  # covers no bar
     ax.grid(axis="y", alpha=0.3)

@@ -1,294 +1,70 @@
-"""Options of the group-optimised SCOJO-PECT and of the search-based "bottom line" (issue 13).
-
-Each field's docstring quotes the text it reads (Kanavallil 2008 thesis, Sections 6-7, Table 4;
-method-notes topic 4). The search kernels are :mod:`schedlab.sim.groupsearch`; the engine loop
-that forms groups, keeps and recalculates plans is :func:`schedlab.sim.ts_loop._run` (the plans:
+"""The group-optimised SCOJO-PECT and the search-based "bottom line" (issue 13) as the engine reads
+them: their configs (:class:`~schedlab.strategy.scojo_config.GroupConfig`,
+:class:`~schedlab.strategy.scojo_config.BottomLineConfig`, in strategy/ with the thesis' text per
+field) turned into the engine's parameter arrays (:func:`optimizer_arrays`). The search kernels are
+:mod:`schedlab.sim.groupsearch`; the engine loop that forms groups, keeps and recalculates plans is :func:`schedlab.sim.ts_loop._run` (the plans:
 :mod:`schedlab.sim.ts_plans`); the slots of the arrays it fills are named in :mod:`schedlab.sim.ts_layout`.
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-
 import numpy as np
 
-from ..errors import StrategyError
+from ..strategy.scojo_config import BottomLineConfig, GroupConfig  # noqa: F401  (also their old home)
 from . import ts_layout as L
-from .ts_layout import GG_LEN, GP_LEN  # noqa: F401  (GG_LEN: the engine's global vector; its old home)
+from .ts_layout import GG_LEN, GP_LEN, READINGS  # noqa: F401  (GG_LEN: the engine's global vector; its old home)
 
+#: the engine's code of each tree search (:data:`schedlab.strategy.scojo_config.SEARCHES`)
 _SEARCH = {"lds": 1, "dds": 2}
-#: the group-formation readings (GroupConfig fields); a value's code for the engine is its index
-_READINGS = L.READINGS
 
 
-@dataclass(frozen=True)
-class GroupConfig:
-    """The thesis' group optimiser (``--policy scojo-opt``)."""
+def group_arrays(config: GroupConfig, shares: tuple[float, float, float]) -> tuple[np.ndarray, np.ndarray]:
+    """(per-class parameters (3, 24), global parameters) of the group optimiser ``config`` for the engine."""
+    gp = np.zeros((3, GP_LEN), np.float64)
+    for row, k in ((0, L.LONG), (1, L.MEDIUM)):
+        frac, rt = config.long_wide[row]
+        _fill(gp[k], {L.P_TAU: 600.0, L.P_WIDE_FRACTION: frac, L.P_WIDE_RUNTIME: rt,
+                      L.P_MIN_WIDE: config.min_long_wide, L.P_MAX_WIDE: config.max_long_wide,
+                      L.P_SECOND_LEVEL: config.second_level, L.P_SUBGROUP: config.subgroup_size,
+                      L.P_SPLIT_SIZE: config.group_max[row], L.P_SEARCH: _SEARCH[config.search],
+                      L.P_BUDGET: config.budget, L.P_BUDGET_PER_SUBGROUP: config.budget_scope == "subgroup",
+                      L.P_PRUNE: config.prune, L.P_FORCE_SHIFT: config.force_shift_ratio, L.P_ALPHA: config.alpha,
+                      L.P_BETA: config.beta, L.P_GAMMA: config.gamma, L.P_WEIGHTED: config.select == "weighted",
+                      L.GP_GROUP_MIN: config.group_min[row], L.GP_GROUP_MAX: config.group_max[row],
+                      L.GP_SIZE_FACTOR: config.size_factor[row], L.GP_LAMBDA: config.work_lambda[row],
+                      L.GP_AVG_RUNTIME: config.avg_runtime[row], L.GP_GROUPS: 1.0,
+                      L.GP_INV_SHARE: 1.0 / shares[row] if shares[row] > 0 else 1.0})
+    code = {name: allowed.index(getattr(config, name)) for name, allowed in READINGS.items()}
+    gg = np.zeros(GG_LEN, np.float64)
+    _fill(gg, {L.G_KIND: 1.0, L.G_FINISH_DELTA: config.finish_delta, L.G_FINISH_MIN_UTIL: config.finish_min_util,
+               L.G_DYNAMIC_BACKFILL: config.dynamic_backfill, L.G_BL_WAIT_BOUND: -1.0, L.G_BL_TAU: 600.0,
+               L.G_FINISH_RULE: config.finish_rule, L.G_FORM_AT: code["form_at"],
+               L.G_FORM_CLASS: code["form_class"], L.G_CRITERIA_SCOPE: code["criteria_scope"],
+               L.G_RUNTIME_RULE: code["runtime_rule"], L.G_MIN_RULE: code["min_rule"], L.G_TAKE: code["take"],
+               L.G_JOIN: config.join, L.G_GROUP_END: code["group_end"], L.G_PLAN_NODES: code["plan_nodes"]})
+    return gp, gg
 
-    group_max: tuple[int, int] = (30, 20)
-    """Largest group (long, medium). Thesis 7.2: "The maximum number of jobs in a long group is set
-    to 30 and in a medium group is set to 20" (9.1: best "L30 M20"). A group is the first
-    ``group_max`` waiting jobs of the class in submit order (reading)."""
-    group_min: tuple[int, int] = (5, 10)
-    """Thesis 7.2: "The minimum number of jobs in a group is set to five for long jobs and ten for
-    medium job class"."""
-    size_factor: tuple[float, float] = (2.0, 1.5)
-    """Thesis 7.2: "the total job size of the waiting jobs should be greater than twice the machine
-    size for long slice ... for a medium slice ... 1.5 times"."""
-    work_lambda: tuple[float, float] = (1.0, 2.0)
-    """Thesis 7.2: "the ratio of total accumulated work to the machine size should be greater than
-    the product of lambda (constant) and average runtime ... lambda is set to 1 [long] ... lambda
-    ... 2 [medium]"."""
-    avg_runtime: tuple[float, float] = (15000.0, 800.0)
-    """Thesis 7.2: "The average runtime for long jobs is set to 15000 ... For medium jobs, the
-    average runtime is set to 800" (read as constants, as printed)."""
-    long_wide: tuple[tuple[float, float], tuple[float, float]] = ((0.25, 15000.0), (0.1, 800.0))
-    """(fraction of the machine, run time) making a job long-wide, per class (long, medium).
-    Thesis 7.3: "For a long slice, long-wide jobs ... a minimum of one-fourth the size of the
-    machine and having a runtime of 15000. ... for a medium slice, ... one-tenth the machine size
-    and runtime of 800" (read as minima)."""
-    min_long_wide: int = 3
-    """Thesis 7.3 "only when the minimum number of long-wide jobs is greater than 3", Table 4
-    "Minimum long-wide jobs in group 3": read as at least 3 (Table 4)."""
-    max_long_wide: int = 6
-    """Thesis 7.3: "The maximum number of long-wide jobs permitted in a group is 6 because we do a
-    complete search"; the first 6 in LSF order are permuted."""
-    second_level: bool = True
-    """Thesis Fig. 10 level 2 "Heuristic based discrepancy search"; off = the first level only
-    (the thesis' "without second level search", Figs. 27-29)."""
-    search: str = "dds"
-    """Second-level tree search, ``"lds"`` (Limited Discrepancy Search, Korf's exact-k
-    iterations) or ``"dds"`` (Depth-bound Discrepancy Search, Walsh). Thesis 5.1.3 names both
-    and does not say which it ran; DDS is the bottom line's best policy (method-notes topic 4)."""
-    subgroup_size: int = 10
-    """Thesis 6.4.1: "A group is equally split into limited size sub-groups if the original group
-    size is equal to the maximum specified group size"; the size is not given: 10 (L30 -> 3 x 10,
-    M20 -> 2 x 10). Earlier sub-groups are fixed before a later one is searched."""
-    budget: int = 10000
-    """Thesis 7.3: "The permutation generator is allowed to loop for a maximum of 10000
-    iterations, thus generating the same number of schedules"; a pruned path counts as one."""
-    budget_scope: str = "decision"
-    """``"decision"``: 10,000 per group decision, shared equally by its sub-groups (issue 13:
-    "budget 10,000 schedules per decision"); ``"subgroup"``: 10,000 per sub-group (thesis Fig. 11
-    loops "for each sub-group ... while permutations does not exceed the maximum")."""
-    prune: bool = True
-    """Thesis 6.4.3: "We explore paths that have total metric less than current best path. Total
-    slowdown of jobs in group"; bound = partial sum + 1 per unplaced job."""
-    force_shift_ratio: float = 1.5
-    """Thesis 7.3: "Force-shifting is performed when the remaining runtime of the plan job is at most
-    one and a half times the length of the hole. If shifting has taken place, the jobs scheduled
-    after the shifted job is removed and a new shifted order is generated". One shifted schedule
-    per complete schedule (the first opportunity on its path); 0 switches it off."""
-    select: str = "weighted"
-    """Thesis 6.4.4: of the three least total slowdowns, 'a' is chosen against 'b' iff
-    "(M_a > alpha * M_b) && (U_a > beta * U_b) && (AvgRT_a < gamma * AvgRT_b)" (as printed);
-    ``"bsld"`` takes the least total slowdown."""
-    alpha: float = 1.1
-    """Thesis 7.3 / Table 4: makespan factor alpha = 1.1."""
-    beta: float = 0.95
-    """Thesis Table 4: utilization factor beta = 0.95."""
-    gamma: float = 1.1
-    """Thesis Table 4: avg. response time factor gamma = 1.1."""
-    finish_rule: bool = True
-    """Thesis 6.3.3 / Fig. 8 (the figure is not in our copy): "If utilization decreases at a drastic
-    rate, we check if the current value still remains above a certain threshold (minUtil). We
-    eventually assign the current job termination time as the group finish time." Plan jobs
-    starting at or after the group finish leave the plan (back to the waiting queue). Off: the
-    group lasts until every plan job has started."""
-    finish_delta: float = 0.10
-    """The 'delta' of Fig. 8 ("allows some degree of variation in utilization"); value not given."""
-    finish_min_util: float = 0.5
-    """The 'minUtil' of Fig. 8; value not given."""
-    dynamic_backfill: bool = True
-    """Thesis 6.6.2: "individual dynamic job submission events within the group scheduling frame may
-    have potential chances to be backfilled into the plan ... Dynamic jobs are guaranteed to run
-    within the group only until the end of slice". With smart backfilling on, every pass already
-    tries them; this matters when smart backfilling is off (only jobs submitted at that event)."""
-    # ---- the open group-formation decisions (issue 33 item 2; docs/results/scojo-opt/definitions.md
-    # section 2 lists them with the sentences and the file:line of the engine)
-    form_at: str = "pass"
-    """Decision 1, when the criteria are checked. Thesis Fig. 6: "if(SubmitEvent &&
-    !inGroup(Med OR Long State) || (FinishEvent && currentTime == plan[currentState].groupFinishTime)
-    || plan[currentState].size == 0) { jobgroup = createJobGroup() ...". ``"pass"``: at every
-    scheduling pass of the class's slice while it has no plan left (the ``plan.size == 0`` clause);
-    ``"submit"``: only at a pass with an arrival of the class (the ``SubmitEvent`` clause alone);
-    ``"slice_start"``: only at the first pass of a slice (6.2: "If the optimizer is on and a group is
-    not formed for the current slice")."""
-    form_class: str = "current"
-    """Decision 2, for which class. Thesis 6.1: "The number of jobs depends upon the type of currently
-    running slice"; 7.2: "If the current slice is long, then ...". ``"current"``: only the class of the
-    slice; ``"both"``: at a pass of a medium or long slice the other groupable class may form its
-    group too (its plan runs in its own slices; its jobs are not smart-backfilled meanwhile)."""
-    criteria_scope: str = "queue"
-    """Decision 3. Thesis 7.2: "the total job size of the waiting jobs should be greater than twice
-    the machine size", "the ratio of total accumulated work to the machine size should be greater than
-    the product of lambda (constant) and average runtime of the waiting jobs"; 6.1: "The jobs are also
-    required to occupy more than the machine size". ``"queue"``: count, size and work over every waiting
-    job of the class not in a plan ("the waiting jobs"); ``"group"``: over the candidate group only
-    (at most ``group_max`` jobs, 6.1 "The jobs")."""
-    runtime_rule: str = "work_constant"
-    """Decision 5, the run-time criterion. 7.2: "the ratio of total accumulated work to the machine size
-    should be greater than the product of lambda (constant) and average runtime of the waiting jobs
-    ... The average runtime for long jobs is set to 15000 and lambda is set to 1. For medium jobs, the
-    average runtime is set to 800 and lambda is assigned the value 2"; 6.1: "The ideal average runtime
-    of the grouped jobs is lower than a factor times the set runtime for the type of current slice".
-    ``"work_constant"``: work / m > lambda x ``avg_runtime`` (the constants as printed);
-    ``"work_mean"``: work / m > lambda x the mean estimate of the waiting jobs (7.2's "average runtime
-    of the waiting jobs"); ``"mean_below"``: 6.1, the group's mean estimate < lambda x ``avg_runtime``
-    (an upper bound; no work criterion)."""
-    min_rule: str = "at_least"
-    """Decision 6. 7.2: "The minimum number of jobs in a group is set to five for long jobs and ten for
-    medium job class" (``"at_least"``); 6.6.1: "let us assume that groups are formed when more than five
-    jobs of same type are waiting" (``"more_than"``: strictly more than ``group_min``)."""
-    take: str = "submit"
-    """Decision 7, which jobs a group takes when more than ``group_max`` wait (6.1 / 7.2 name no order).
-    ``"submit"``: the first in arrival order; ``"lsf"``: the first in the search's heuristic order
-    (5.1.2, largest slowdown first); ``"wide_first"``: the long-wide jobs of the class first (7.3: "In
-    the first level, we search all permutations of the long-wide jobs"), then arrival order."""
-    join: bool = False
-    """Decision 8, arrivals while a plan runs. 6.6.2: "individual dynamic job submission events within
-    the group scheduling frame may have potential chances to be backfilled into the plan"; 6.6.1: "Say
-    the group ends when job 15 gets finished" (job 15 arrives after the group formed). False: they never
-    join a plan (they may be plan-backfilled); True: at a pass of the class, its jobs submitted after the
-    group formed are appended to the plan (arrival order, up to ``group_max``), placed after the planned
-    jobs like any plan job."""
-    group_end: str = "finish"
-    """Decision 9, when a group ends ("no two groups of the same slice types can be formed
-    simultaneously", 6.2). ``"started"``: when its last planned job has started (Fig. 6's
-    "plan[currentState].size == 0"; the default before issue 33); ``"finish"`` (default, Fig. 6's
-    full condition): also when its group-finish job has terminated
-    (Fig. 6: "FinishEvent && currentTime == plan[currentState].groupFinishTime"; 6.3.3: "If the
-    group-finish job ends up completing its execution in a non-type slice, we assert that the group
-    would be finished upon encountering the next finish event within the group slice"): at the first
-    pass of the class after that job ended, its planned jobs not yet started leave the plan and a new
-    group may form. The group-finish job is the kept plan job whose planned end is nearest the group
-    finish of Fig. 8. Needs ``finish_rule``."""
-    plan_nodes: str = "own_held"
-    """Decision 10, which nodes plan jobs take. 6.6.1: "The case of jobs 1 and 14 are important to
-    observe as they are getting backfilled into the group slice. In such a scenario, we have to ensure
-    that the job starts on the same nodes and the optimized plan is not disturbed." ``"own_held"``: the
-    lowest free nodes not held by preempted jobs of their own class (as every job); ``"any_held"``:
-    only nodes held by no preempted job of any class (a due plan job that does not fit on them waits),
-    so a preempted job of another class can resume on its nodes in the group slice."""
 
-    def __post_init__(self) -> None:
-        if self.search not in _SEARCH:
-            raise StrategyError(f"scojo-opt search must be 'lds' or 'dds', got {self.search!r}")
-        if self.budget_scope not in ("decision", "subgroup"):
-            raise StrategyError(f"scojo-opt budget_scope must be 'decision' or 'subgroup', got {self.budget_scope!r}")
-        if self.select not in ("weighted", "bsld"):
-            raise StrategyError(f"scojo-opt select must be 'weighted' or 'bsld', got {self.select!r}")
-        for name, allowed in _READINGS.items():
-            if getattr(self, name) not in allowed:
-                raise StrategyError(f"scojo-opt {name} must be one of {', '.join(map(repr, allowed))}, got "
-                                    f"{getattr(self, name)!r}")
-        for name in ("budget", "subgroup_size", "max_long_wide"):
-            if int(getattr(self, name)) < 1:
-                raise StrategyError(f"scojo-opt {name} must be >= 1, got {getattr(self, name)!r}")
-        for k in range(2):
-            if not 1 <= self.group_min[k] <= self.group_max[k]:
-                raise StrategyError(f"scojo-opt groups need 1 <= minimum <= maximum size, got "
-                                    f"{self.group_min[k]} and {self.group_max[k]}")
-        if self.group_max[0] > 64 or self.group_max[1] > 64:
-            raise StrategyError(f"scojo-opt group sizes above 64 are not supported, got {self.group_max}")
-        if not (math.isfinite(self.force_shift_ratio) and self.force_shift_ratio >= 0):
-            raise StrategyError(f"scojo-opt force_shift_ratio must be >= 0, got {self.force_shift_ratio!r}")
-
-    @property
-    def label(self) -> str:
-        return "scojo-opt" + ("" if self.second_level else " (first level only)")
-
-    def arrays(self, shares: tuple[float, float, float]) -> tuple[np.ndarray, np.ndarray]:
-        """(per-class parameters (3, 24), global parameters) for the engine."""
+def bottomline_arrays(config: BottomLineConfig, shares: tuple[float, float, float]) -> tuple[np.ndarray, np.ndarray]:
+    """(per-class parameters, global parameters) of the bottom line ``config`` for the engine."""
+    if config.scope == "group":
+        gp, gg = group_arrays(config.group, shares)
+    else:
         gp = np.zeros((3, GP_LEN), np.float64)
         for row, k in ((0, L.LONG), (1, L.MEDIUM)):
-            frac, rt = self.long_wide[row]
-            _fill(gp[k], {L.P_TAU: 600.0, L.P_WIDE_FRACTION: frac, L.P_WIDE_RUNTIME: rt,
-                          L.P_MIN_WIDE: self.min_long_wide, L.P_MAX_WIDE: self.max_long_wide,
-                          L.P_SECOND_LEVEL: self.second_level, L.P_SUBGROUP: self.subgroup_size,
-                          L.P_SPLIT_SIZE: self.group_max[row], L.P_SEARCH: _SEARCH[self.search],
-                          L.P_BUDGET: self.budget, L.P_BUDGET_PER_SUBGROUP: self.budget_scope == "subgroup",
-                          L.P_PRUNE: self.prune, L.P_FORCE_SHIFT: self.force_shift_ratio, L.P_ALPHA: self.alpha,
-                          L.P_BETA: self.beta, L.P_GAMMA: self.gamma, L.P_WEIGHTED: self.select == "weighted",
-                          L.GP_GROUP_MIN: self.group_min[row], L.GP_GROUP_MAX: self.group_max[row],
-                          L.GP_SIZE_FACTOR: self.size_factor[row], L.GP_LAMBDA: self.work_lambda[row],
-                          L.GP_AVG_RUNTIME: self.avg_runtime[row], L.GP_GROUPS: 1.0,
-                          L.GP_INV_SHARE: 1.0 / shares[row] if shares[row] > 0 else 1.0})
-        code = {name: allowed.index(getattr(self, name)) for name, allowed in _READINGS.items()}
+            gp[k, L.GP_GROUPS] = 1.0
+            gp[k, L.GP_INV_SHARE] = 1.0 / shares[row] if shares[row] > 0 else 1.0
         gg = np.zeros(GG_LEN, np.float64)
-        _fill(gg, {L.G_KIND: 1.0, L.G_FINISH_DELTA: self.finish_delta, L.G_FINISH_MIN_UTIL: self.finish_min_util,
-                   L.G_DYNAMIC_BACKFILL: self.dynamic_backfill, L.G_BL_WAIT_BOUND: -1.0, L.G_BL_TAU: 600.0,
-                   L.G_FINISH_RULE: self.finish_rule, L.G_FORM_AT: code["form_at"],
-                   L.G_FORM_CLASS: code["form_class"], L.G_CRITERIA_SCOPE: code["criteria_scope"],
-                   L.G_RUNTIME_RULE: code["runtime_rule"], L.G_MIN_RULE: code["min_rule"], L.G_TAKE: code["take"],
-                   L.G_JOIN: self.join, L.G_GROUP_END: code["group_end"], L.G_PLAN_NODES: code["plan_nodes"]})
-        return gp, gg
+    _fill(gg, {L.G_KIND: 2.0, L.G_DYNAMIC_BACKFILL: config.dynamic_backfill, L.G_BL_BUDGET: config.budget,
+               L.G_BL_MAX_JOBS: config.max_jobs, L.G_BL_SEARCH: _SEARCH[config.search],
+               L.G_BL_WAIT_BOUND: -1.0 if config.wait_bound is None else config.wait_bound, L.G_BL_TAU: 600.0,
+               L.G_BL_GROUPS: config.scope == "group"})
+    return gp, gg
 
 
-@dataclass(frozen=True)
-class BottomLineConfig:
-    """The search-based bottom line (Vasupongayya et al., method-notes topic 4) inside SCOJO-PECT
-    (``--policy scojo-bottomline``): at every pass of a medium or long slice the waiting jobs of
-    the slice's class are ordered by LXF, searched, and the jobs whose planned start is now start;
-    no plan is kept."""
-
-    search: str = "dds"
-    """Method-notes topic 4: "Best policy reported: DDS/lxf/dynB"."""
-    budget: int = 10000
-    """Method-notes topic 4 step 7: "stop after L = 10,000 complete schedules per decision"."""
-    max_jobs: int = 30
-    """Search at most this many waiting jobs (the first in LXF order); the others may only start if
-    they do not delay them. Method-notes topic 4 sets no limit; 30 = the thesis' largest group."""
-    wait_bound: float | None = None
-    """None = "dynB": "B(t) = the largest wait of any job that has already started" (method-notes
-    topic 4 step 9, [R]); a number = "fixB", a constant bound in seconds."""
-    dynamic_backfill: bool = False
-    """Not part of the bottom line (method-notes: "backfilling between events: none beyond what the
-    profile placement gives")."""
-    scope: str = "queue"
-    """Which jobs it searches (issue 33 item 3). Method-notes topic 4 step 1: "W = set of waiting jobs at
-    time t (inside SCOJO-PECT: the waiting jobs of the current slice's class, or the job group selected
-    by the thesis's group-formation rule)". ``"queue"``: the class's waiting queue (its first
-    ``max_jobs`` in LXF order) at every pass, re-searched at every event, no plan kept (step 8);
-    ``"group"``: only the groups the thesis' rule forms (``group``: the same criteria, the same jobs,
-    the same group-finish cut), searched once per group with the bottom line's own search (LXF, DDS,
-    excessive wait then slowdown, dynB) and kept as a plan like the optimiser's, so that both
-    schedulers search the same groups with the same budget per decision (thesis 9.5 calls its baseline
-    "an approximation")."""
-    group: GroupConfig = GroupConfig()
-    """With ``scope="group"``: the group formation (and finish cut) to use; its search options are
-    unused."""
-
-    def __post_init__(self) -> None:
-        if self.search not in _SEARCH:
-            raise StrategyError(f"scojo-bottomline search must be 'lds' or 'dds', got {self.search!r}")
-        if self.scope not in ("queue", "group"):
-            raise StrategyError(f"scojo-bottomline scope must be 'queue' or 'group', got {self.scope!r}")
-        if int(self.budget) < 1 or not 1 <= int(self.max_jobs) <= 64:
-            raise StrategyError(f"scojo-bottomline needs budget >= 1 and 1 <= max_jobs <= 64, got "
-                                f"{self.budget!r}, {self.max_jobs!r}")
-        if self.wait_bound is not None and not (math.isfinite(self.wait_bound) and self.wait_bound >= 0):
-            raise StrategyError(f"scojo-bottomline wait_bound must be >= 0 seconds, got {self.wait_bound!r}")
-
-    @property
-    def label(self) -> str:
-        return "scojo-bottomline" + ("" if self.scope == "queue" else " (group scope)")
-
-    def arrays(self, shares: tuple[float, float, float]) -> tuple[np.ndarray, np.ndarray]:
-        if self.scope == "group":
-            gp, gg = self.group.arrays(shares)
-        else:
-            gp = np.zeros((3, GP_LEN), np.float64)
-            for row, k in ((0, L.LONG), (1, L.MEDIUM)):
-                gp[k, L.GP_GROUPS] = 1.0
-                gp[k, L.GP_INV_SHARE] = 1.0 / shares[row] if shares[row] > 0 else 1.0
-            gg = np.zeros(GG_LEN, np.float64)
-        _fill(gg, {L.G_KIND: 2.0, L.G_DYNAMIC_BACKFILL: self.dynamic_backfill, L.G_BL_BUDGET: self.budget,
-                   L.G_BL_MAX_JOBS: self.max_jobs, L.G_BL_SEARCH: _SEARCH[self.search],
-                   L.G_BL_WAIT_BOUND: -1.0 if self.wait_bound is None else self.wait_bound, L.G_BL_TAU: 600.0,
-                   L.G_BL_GROUPS: self.scope == "group"})
-        return gp, gg
+def optimizer_arrays(optimizer: GroupConfig | BottomLineConfig, shares: tuple[float, float, float]) -> tuple[np.ndarray, np.ndarray]:
+    """The engine's (gp, gg) of a SCOJO-PECT config's ``optimizer`` (its ``shares`` weigh the searches)."""
+    return (group_arrays if isinstance(optimizer, GroupConfig) else bottomline_arrays)(optimizer, shares)
 
 
 def _fill(vector: np.ndarray, slots: dict[int, float]) -> None:

@@ -5,7 +5,7 @@ are tracked because a preempted job resumes on exactly its nodes) and their exec
 of intervals. The rigid engine is not used. Sources: the SCOJO-PECT thesis (Kanavallil 2008,
 Sections 4, 5.1.4-5.1.5, 6.2 "normal SCOJO-PECT" branch, 6.6, Table 4) and method-notes topic 5,
 whose defaults are followed where the thesis is silent. Every reading is a field of
-:class:`ScojoConfig` whose docstring quotes the text it reads.
+:class:`~schedlab.strategy.scojo_config.ScojoConfig` whose docstring quotes the text it reads.
 
 Rules of the engine (the plain-Python reference tests/scojo_naive.py implements the same list):
 
@@ -40,122 +40,26 @@ point here: the event loop :mod:`.ts_loop` (``_run``), node sets and queues :mod
 shares, cycles and slice switches :mod:`.ts_slices` (rules 2-3), backfilling :mod:`.ts_backfill`
 (rule 4 c-d), the group optimiser's and the bottom line's plans :mod:`.ts_plans` and their record
 for the validator :mod:`.ts_record`, the named slots of the engine's arrays :mod:`.ts_layout`.
-This module holds the options (:class:`ScojoConfig`) and the API (:func:`simulate_scojo`,
-:class:`TimeShared`, :class:`PlanLog`).
+This module holds the API (:func:`simulate_scojo`, :class:`TimeShared`, :class:`PlanLog`); the
+options are :class:`~schedlab.strategy.scojo_config.ScojoConfig` (a strategy config, in strategy/).
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import StrategyError
+from ..strategy.scojo_config import BottomLineConfig, GroupConfig, ScojoConfig  # noqa: F401  (also their old home)
 from ..workload.model import Workload
 from .model import Machine
-from .scojo_opt import BottomLineConfig, GroupConfig
+from .scojo_opt import optimizer_arrays
 from .ts_layout import (CLASS_NAMES, DONE, FUTURE, GG_LEN, GP_LEN, LONG, MEDIUM, MODE_BOTTOMLINE,  # noqa: F401
                         MODE_GROUPS, MODE_PLAIN, PREEMPTED, RUNNING, SHORT, ST_DELAYS, ST_EXPLORED, ST_GROUPED,
                         ST_GROUPS_L, ST_GROUPS_M, ST_PRUNED, ST_SCHEDULES, ST_SEARCHES, WAITING)
 from .ts_loop import _run
 
 _LETTER = {"S": SHORT, "M": MEDIUM, "L": LONG}
-
-
-@dataclass(frozen=True)
-class ScojoConfig:
-    """SCOJO-PECT parameters and the readings taken where the sources are ambiguous."""
-
-    shares: tuple[float, float, float] = (0.73, 0.265, 0.005)
-    """Shares of the long, medium and short classes (sum 1). Thesis Table 4: "Workload share
-    allocated for long jobs 73%", "... for medium jobs 26.5%"; short gets the rest (0.5 %)."""
-    cycle: float = 3600.0
-    """Cycle length C in seconds: slice_c = share_c * C. Not in the thesis; method-notes topic 5:
-    "cycle length C = 3600 s [DEF]" ("limiting the time slices to be typically in the minute (or
-    hour) range", thesis Section 4)."""
-    min_slice: float = 60.0
-    """Minimum slice length in seconds. Method-notes topic 5: "minimum slice length 60 s [DEF,
-    avoids slices shorter than the switch overhead]"."""
-    overhead: float = 60.0
-    """Switch overhead in seconds. Thesis Table 4: "Slices switching overhead 60 sec". Reading
-    (method-notes topic 5, step 3a): "whole machine pauses 60 s at every boundary where any job is
-    suspended or resumed"; the pause comes before the slice's own length."""
-    smart_backfill: bool = True
-    """Smart backfilling (thesis Section 4): "tries to backfill preempted and waiting jobs of other
-    slice types into the current slice"; preempted queues before waiting queues, each "sorted by
-    increasing runtime class" (Figure 6)."""
-    order: str = "LSM"
-    """Cyclic slice order. Method-notes topic 5: "Slice order seen in the thesis example: medium ->
-    long -> short -> medium ..., i.e. the cyclic order L, S, M"."""
-    suspend: str = "all"
-    """Which running jobs of the outgoing class are suspended at its slice end. ``"all"``
-    (method-notes topic 5 step 6: "suspend every running job of class c"); ``"needed"`` treats
-    them like smart-backfilled jobs, suspended only when the incoming class needs their nodes
-    (thesis Section 6.6.1: a job "continues executing ... in the next long slice as nodes remain
-    free")."""
-    short_bound: float = 600.0
-    """Short jobs: estimate < this. Thesis Table 4: "Classification of short jobs runtime < 10 min"."""
-    long_bound: float = 10800.0
-    """Long jobs: estimate >= this. Thesis Table 4: "Classification of long jobs runtime >= 3 hours"
-    (its medium row "60 sec <= runtime < 3 hours" is read with 600 s, method-notes topic 5)."""
-    optimizer: GroupConfig | BottomLineConfig | None = None
-    """None: plain SCOJO-PECT. :class:`~schedlab.sim.scojo_opt.GroupConfig`: the thesis' group
-    optimiser (Sections 6-7, "scojo-opt"); :class:`~schedlab.sim.scojo_opt.BottomLineConfig`: the
-    search-based bottom line of Section 9.5 (method-notes topic 4) in the same engine."""
-    share_schedule: tuple[tuple[float, float, float], ...] | None = field(default=None)
-    """Optional time-of-day shares: 24 rows (long, medium, short), row h used by cycles starting
-    in hour h of the day (trace time 0 = midnight). Thesis Section 4: shares "can be explicitly
-    controlled by setting the machine share distributions per job class for different times of
-    the day". Off by default (the thesis' experiments use one vector)."""
-
-    def __post_init__(self) -> None:
-        _check_shares(self.shares, "shares")
-        for name in ("cycle", "min_slice"):
-            v = getattr(self, name)
-            if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
-                raise StrategyError(f"SCOJO-PECT {name} must be a positive number of seconds, got {v!r}")
-        if not (math.isfinite(self.overhead) and self.overhead >= 0):
-            raise StrategyError(f"SCOJO-PECT overhead must be >= 0 seconds, got {self.overhead!r}")
-        if sorted(self.order) != ["L", "M", "S"]:
-            raise StrategyError(f"SCOJO-PECT order must be a permutation of L, S, M, got {self.order!r}")
-        if self.suspend not in ("all", "needed"):
-            raise StrategyError(f"SCOJO-PECT suspend must be 'all' or 'needed', got {self.suspend!r}")
-        if not 0 < self.short_bound <= self.long_bound:
-            raise StrategyError(f"SCOJO-PECT class bounds need 0 < short_bound <= long_bound, got "
-                                f"{self.short_bound}, {self.long_bound}")
-        if self.share_schedule is not None:
-            if len(self.share_schedule) != 24:
-                raise StrategyError(f"share_schedule needs 24 rows (one per hour), got {len(self.share_schedule)}")
-            for h, row in enumerate(self.share_schedule):
-                _check_shares(row, f"share_schedule hour {h}")
-
-    @property
-    def label(self) -> str:
-        name = "scojo" if self.optimizer is None else self.optimizer.label
-        return name if self.smart_backfill else f"{name} (no smart backfill)"
-
-    def share_table(self) -> np.ndarray:
-        """(24, 3) shares indexed [hour, class] with classes short, medium, long."""
-        rows = self.share_schedule or (self.shares,) * 24
-        return np.array([[r[2], r[1], r[0]] for r in rows], dtype=np.float64)
-
-    def classify(self, estimate: np.ndarray) -> np.ndarray:
-        """Class of each job (0 short, 1 medium, 2 long) by its estimate."""
-        return np.searchsorted(np.array([self.short_bound, self.long_bound]), estimate, side="right").astype(np.int64)
-
-
-def _check_shares(shares, what: str) -> None:
-    try:
-        vals = [float(s) for s in shares]
-    except (TypeError, ValueError):
-        raise StrategyError(f"SCOJO-PECT {what} must be three numbers (long, medium, short), got {shares!r}") from None
-    if len(vals) != 3 or any(not math.isfinite(v) or v < 0 for v in vals):
-        raise StrategyError(f"SCOJO-PECT {what} must be three numbers >= 0 (long, medium, short), got {shares!r}")
-    if abs(sum(vals) - 1.0) > 1e-6:
-        raise StrategyError(f"SCOJO-PECT {what} must sum to 1, got {', '.join(map(str, vals))} (sum {sum(vals):g})")
-
-
 
 
 @dataclass(frozen=True, eq=False)
@@ -261,7 +165,7 @@ def simulate_scojo(workload: Workload, machine: Machine | int, config: ScojoConf
         mode, gp, gg = MODE_PLAIN, np.zeros((3, GP_LEN)), np.zeros(GG_LEN)
     else:
         mode = MODE_GROUPS if isinstance(config.optimizer, GroupConfig) else MODE_BOTTOMLINE
-        gp, gg = config.optimizer.arrays(config.shares)
+        gp, gg = optimizer_arrays(config.optimizer, config.shares)
     gg = np.append(gg, float(int(_inject_plan_fault)))
     out = _run(submit, est, p, w, cls_sorted, int(machine.procs), config.share_table(), order,
                float(config.cycle), float(config.min_slice), float(config.overhead), bool(config.smart_backfill),

@@ -4,8 +4,8 @@ does for the rigid engine.
 
 - job states (``status[j]``) and job classes (``cls[j]``, the row of every per-class array);
 - ``gp[c, :]``, the per-class parameter rows (medium and long; short's row stays zero) and ``gg``,
-  the global parameter vector, that :meth:`~schedlab.sim.scojo_opt.GroupConfig.arrays` and
-  :meth:`~schedlab.sim.scojo_opt.BottomLineConfig.arrays` fill. ``gp[c, :SEARCH_LEN]`` is the
+  the global parameter vector, that :func:`~schedlab.sim.scojo_opt.group_arrays` and
+  :func:`~schedlab.sim.scojo_opt.bottomline_arrays` fill. ``gp[c, :SEARCH_LEN]`` is the
   group search's own parameter vector (``prm`` of :func:`schedlab.sim.groupsearch.optimise_group`);
 - GroupConfig's readings (:data:`READINGS`) and the codes ``gg`` holds for them (a value's index);
 - ``stats``, the counters returned as ``TimeShared.search_stats``.
@@ -47,18 +47,10 @@ GP_LEN = 24
 GG_LEN = 20
 G_FAULT = GG_LEN
 
-#: GroupConfig's group-formation readings (its fields) and their values; a value's code in ``gg`` is
-#: its index
-READINGS = {
-    "form_at": ("pass", "submit", "slice_start"),
-    "form_class": ("current", "both"),
-    "criteria_scope": ("queue", "group"),
-    "runtime_rule": ("work_constant", "work_mean", "mean_below"),
-    "min_rule": ("at_least", "more_than"),
-    "take": ("submit", "lsf", "wide_first"),
-    "group_end": ("started", "finish"),
-    "plan_nodes": ("own_held", "any_held"),
-}
+#: GroupConfig's group-formation readings (its fields) and their values (declared with the config); a
+#: value's code in ``gg`` is its index
+from ..strategy.scojo_config import READINGS  # noqa: E402
+
 #: the codes the loop tests
 FORM_AT_SUBMIT, FORM_AT_SLICE_START = READINGS["form_at"].index("submit"), READINGS["form_at"].index("slice_start")
 RUNTIME_WORK_CONSTANT = READINGS["runtime_rule"].index("work_constant")

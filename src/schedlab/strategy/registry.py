@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from dataclasses import dataclass
-from typing import Callable
+from dataclasses import dataclass, fields
+from typing import Any, Callable
 
 import numpy as np
 
@@ -173,8 +173,8 @@ KINDS: tuple[StrategyKind, ...] = (
                  "schedlab.strategy.rules:RuleBase", "schedlab.sim.rulebase:simulate_rulebase",
                  "schedlab.strategy.rules:rulebase_to_dict", "schedlab.strategy.rules:rulebase_from_dict"),
     StrategyKind("scojo", "SCOJO-PECT time sharing, plain, with the group optimiser or with the bottom line",
-                 "schedlab.sim.timeshare:ScojoConfig", "schedlab.sim.timeshare:simulate_scojo",
-                 "schedlab.sim.strategies:scojo_to_dict", "schedlab.sim.strategies:scojo_from_dict",
+                 "schedlab.strategy.scojo_config:ScojoConfig", "schedlab.sim.timeshare:simulate_scojo",
+                 "schedlab.strategy.scojo_config:scojo_to_dict", "schedlab.strategy.scojo_config:scojo_from_dict",
                  policies=(
                      ("scojo", "SCOJO-PECT time sharing (--shares, --cycle, --no-smart-backfill; own engine)"),
                      ("scojo-opt", "SCOJO-PECT with the group optimiser of Kanavallil's thesis (Windsor 2008) (--search, "
@@ -383,3 +383,27 @@ def resolve(spec: str):
     for part in attr.split("."):
         obj = getattr(obj, part)
     return obj
+
+
+# ---------------------------------------------------------------------------- file form of a dataclass config
+def _tuples(value):
+    """JSON lists back to the tuples of a frozen config (nested)."""
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
+
+
+def config_from_dict(cls, doc: Any, what: str, **nested):
+    """A dataclass config from its ``asdict`` form: lists read as tuples, ``nested`` fields by their own
+    reader; StrategyError naming unknown fields (the config checks its values itself)."""
+    from ..errors import StrategyError
+
+    if not isinstance(doc, dict):
+        raise StrategyError(f"{what} must be a JSON object, got {doc!r}")
+    names = {f.name for f in fields(cls)}
+    extra = set(doc) - names
+    if extra:
+        raise StrategyError(f"unknown {what} fields: {sorted(extra)}; {what} has {', '.join(sorted(names))}")
+    kwargs = {k: nested[k](v) if k in nested and v is not None else _tuples(v) for k, v in doc.items()}
+    try:
+        return cls(**kwargs)
+    except TypeError as exc:  # e.g. a number where a pair is expected
+        raise StrategyError(f"{what}: {exc}") from None

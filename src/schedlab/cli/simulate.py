@@ -14,6 +14,7 @@ import typer
 
 from ..errors import SchedlabError
 from ..metrics import DEFAULT_OBJECTIVE, METRIC_NAMES, Objective, compute_metrics
+from ..metrics.per_job import JOB_COLUMNS as SCHEDULE_COLUMNS  # noqa: F401  (the --schedule columns; tests import it from here)
 from ..strategy import STATIC_ORDERS, Strategy
 from .app import app
 from .policies import PLUGIN, POLICIES, load_strategy_file, parse_policy

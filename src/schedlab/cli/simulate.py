@@ -18,7 +18,8 @@ from ..strategy import STATIC_ORDERS, Strategy
 from .app import app
 from .policies import PLUGIN, POLICIES, load_strategy_file, parse_policy
 from .scojo import ENGINES
-from .options import AS_JSON, TRACE_HELP, OptionError, TraceOptions, check_output, echo_wrote, with_trace_options
+from .options import (AS_JSON, SLURM_CONF, SLURM_OPTION, SLURM_QOS, SLURM_SHARES, TRACE_HELP, OptionError, TraceOptions,
+                      check_output, echo_wrote, with_trace_options)
 
 #: the columns of ``schedlab compare --csv``, in order
 CSV_KEYS: tuple[str, ...] = (*METRIC_NAMES, "objective", "sim_seconds")
@@ -75,12 +76,6 @@ def slurm_policy(conf: Optional[Path], shares: Optional[Path], options: Optional
     for line in c.ignored:
         typer.echo(f"ignored: {line}", err=True)
     return policy
-
-
-SLURM_CONF = typer.Option(None, "--slurm-conf", help="policy slurm: the site's slurm.conf excerpt (Priority*, SchedulerParameters, NodeName, PartitionName lines).")
-SLURM_SHARES = typer.Option(None, "--slurm-shares", help="policy slurm: account shares, an 'sshare -P -o Account,User,RawShares' file (default: equal shares).")
-SLURM_QOS = typer.Option(None, "--slurm-qos", help="policy slurm: QOS priorities, a 'sacctmgr -P show qos format=Name,Priority' file (jobs' QOS from a converted sacct log).")
-SLURM_OPTION = typer.Option(None, "--slurm-option", metavar="NAME=VALUE,...", help="policy slurm: named readings of docs/slurm-policy-spec.md section 8 (e.g. queue_map=default,kill_check=exact).")
 
 
 def run_strategy(workload, procs: int, strategy: Strategy, *, kill: bool = True, repeat: int = 1):

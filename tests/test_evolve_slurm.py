@@ -188,3 +188,28 @@ def test_bad_input_is_one_line_before_any_write(tmp_path, capsys, conf, extra, w
     code = main(args + extra)
     one_line_error(code, capsys.readouterr().err, *words)
     assert not out.exists()
+
+
+def test_the_largest_documented_bf_max_job_test_costs_about_what_the_default_costs():
+    # bf_max_job_test's documented Max is 1,000,000; each backfill pass that started a job grew its buffers by
+    # that many entries (zero-filled), so a tuning run at the top of the range took ~200x the CPU for the same
+    # schedule (KTH-SP2, 4 months: 9.4 s vs 0.05 s). The buffers now double.
+    import time
+
+    from schedlab.slurm.conf import parse_conf
+    from schedlab.slurm.policy import SlurmOptions, SlurmPolicy, simulate_slurm
+    from schedlab.workload.spec import TraceSpec, prepare_trace
+
+    w = prepare_trace(TraceSpec("KTH-SP2", months=1))
+    cost, starts = {}, {}
+    for test in (500, 1_000_000):
+        policy = SlurmPolicy(parse_conf(f"SchedulerParameters=bf_max_job_test={test}\n", "t.conf"),
+                             SlurmOptions(queue_map="default"))
+        simulate_slurm(w, w.machine_procs, policy)  # compiled and warm
+        t = time.process_time()
+        s = simulate_slurm(w, w.machine_procs, policy)
+        cost[test] = time.process_time() - t
+        validate_schedule(s)
+        starts[test] = s.start
+    assert np.array_equal(starts[500], starts[1_000_000])  # KTH's queue never holds 500 jobs
+    assert cost[1_000_000] < 10 * cost[500] + 0.05, cost

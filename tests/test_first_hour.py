@@ -87,7 +87,7 @@ def test_options_mean_one_thing_across_verbs():
             takes_trace += 1
             flags = {o for p in cmd.params for o in p.opts}
             assert {"--procs", "--months", "--scale-to", "--calibrate-load"} <= flags, path
-    assert takes_trace == 14  # simulate, compare, evolve greedy/compare, workload info/clean/cut/group/scale, federation run/compare, rules iterative/evolve/show
+    assert takes_trace == 15  # simulate, compare, evolve greedy/compare/slurm, workload info/clean/cut/group/scale, federation run/compare, rules iterative/evolve/show
 
 
 MISTAKES = [

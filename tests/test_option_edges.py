@@ -89,6 +89,7 @@ def inputs(tmp_path_factory):
     jobs = [line for line in lines if line.strip() and not line.startswith(";")][:400]
     (d / "tiny.swf").write_text("\n".join(header + jobs) + "\n")
     (d / "easy.json").write_text('{"dispatch": "easy"}')
+    (d / "site.conf").write_text("PriorityType=priority/multifactor\nSchedulerParameters=bf_interval=30\n")
     parts = {f: [] for f in R.FEATURES} | {R.FEATURES[0]: [2.0]}
     (d / "parts.json").write_text(json.dumps(parts))
     rb = R.TableRuleBase(tuple(tuple(parts[f]) for f in R.FEATURES))
@@ -124,6 +125,9 @@ def _bases(inp: Path, archive: str) -> dict[tuple[str, ...], tuple[list[str], di
         ("evolve", "compare"): ([str(inp / "easy.json"), KTH], one | {"--json": True}),
         ("evolve", "greedy"): ([KTH], one | run | {"--generations": "1", "--mu": "2", "--lambda": "2",
                                                   "--out": "{out}"}),
+        ("evolve", "slurm"): ([KTH], one | run | {"--slurm-conf": str(inp / "site.conf"), "--generations": "1",
+                                                 "--slurm-option": "queue_map=default", "--mu": "1", "--lambda": "2",
+                                                 "--out": "{out}"}),
         ("rules", "iterative"): ([KTH], one | run | {"--partitions": str(inp / "parts.json"), "--out": "{out}"}),
         ("rules", "evolve"): ([KTH], one | run | {"--generations": "1", "--rules": "4", "--mu": "12",
                                                  "--lambda": "28", "--participations": "2", "--out": "{out}"}),

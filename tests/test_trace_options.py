@@ -134,7 +134,8 @@ def test_every_trace_verb_takes_the_one_declaration_of_the_trace_options():
             seen.append(" ".join(path))
             # their traces come per site (TRACE:PROCS), so no --procs/--scale-to; --months is theirs (the paper's 11)
             assert flags["--format"] == declared["--format"] and set(flags) == {"--format", "--months"}, path
-    assert sorted(seen) == ["bound", "compare", "evolve compare", "evolve greedy", "federation compare", "federation run",
+    assert sorted(seen) == ["bound", "compare", "evolve compare", "evolve greedy", "evolve slurm",
+                            "federation compare", "federation run",
                             "grid pareto", "grid simulate", "rules evolve", "rules iterative", "rules show", "simulate",
                             "workload clean", "workload cut", "workload group", "workload info", "workload scale"]
 

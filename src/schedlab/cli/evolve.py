@@ -11,7 +11,8 @@ from rich.console import Console
 from ..metrics import DEFAULT_OBJECTIVE
 from ..strategy.registry import OPTIMIZERS
 from .app import stopped, sub_app
-from .options import AS_JSON, DASK, EXTEND, SEED, SPLIT_MONTHS, TEST, WORKERS, TraceOptions, executor_spec, with_trace_options
+from .options import (AS_JSON, DASK, EXTEND, SEED, SLURM_OPTION, SLURM_SHARES, SPLIT_MONTHS, TEST, WORKERS, TraceOptions,
+                      executor_spec, with_trace_options)
 from .policies import DEFAULT_GREEDY, load_strategy_file
 from .progress import EvaluationProgress
 from .versus_easy import check_threshold, comparison_table, gate, wide_console
@@ -25,6 +26,12 @@ _err = Console(stderr=True)
 THRESHOLD = typer.Option(5.0, "--threshold", help="flag workloads where the strategy's objective is worse than EASY's by more than PCT %", metavar="PCT")
 FAIL_WORSE_THAN = typer.Option(None, "--fail-worse-than", metavar="PCT",
                                help="exit with code 1 when on any workload the objective is worse than EASY's by more than PCT % (a deployment gate)")
+
+
+TRAINING_TRACES = typer.Argument(..., help="training trace(s): SWF path or bundled name; several = sum of objectives")
+OBJECTIVE = typer.Option(DEFAULT_OBJECTIVE, "--objective", help="objective over the metrics, minimised")
+RUN_OUT = typer.Option(..., "--out", help="run folder (re-running the same command resumes it; with --extend and a larger --generations it continues a finished run)")
+OPTIMIZER_HELP = "; ".join(f"{o.name}: {o.help}" for o in OPTIMIZERS)
 
 
 def write_report(result) -> None:
@@ -44,13 +51,13 @@ def write_report(result) -> None:
 @evolve_app.command("greedy")
 @with_trace_options
 def greedy(
-    traces: list[str] = typer.Argument(..., help="training trace(s): SWF path or bundled name; several = sum of objectives"),
-    objective: str = typer.Option(DEFAULT_OBJECTIVE, "--objective", help="objective over the metrics, minimised"),
-    out: Path = typer.Option(..., "--out", help="run folder (re-running the same command resumes it; with --extend and a larger --generations it continues a finished run)"),
+    traces: list[str] = TRAINING_TRACES,
+    objective: str = OBJECTIVE,
+    out: Path = RUN_OUT,
     generations: int = typer.Option(100, "--generations", help="generations (per system for --procedure paper)"),
     mu: int = typer.Option(15, "--mu", help="parents"),
     lam: int = typer.Option(105, "--lambda", help="offspring per generation"),
-    optimizer: str = typer.Option("es", "--optimizer", help="; ".join(f"{o.name}: {o.help}" for o in OPTIMIZERS)),
+    optimizer: str = typer.Option("es", "--optimizer", help=OPTIMIZER_HELP),
     seed: int = SEED,
     opts: TraceOptions = None,
     dispatch: str = typer.Option("fcfs", "--dispatch", help="dispatch under the greedy order: fcfs (paper), easy (EASY backfilling: no starvation), or search (the ES chooses)"),
@@ -131,3 +138,69 @@ def compare(
     else:
         wide_console().print(comparison_table(rows, f"{chosen.label} vs EASY — {objective}", threshold=threshold))
     gate(worse, fail_worse_than)
+
+
+@evolve_app.command("slurm")
+@with_trace_options
+def slurm(
+    traces: list[str] = TRAINING_TRACES,
+    slurm_conf: Path = typer.Option(..., "--slurm-conf", help="the site's current slurm.conf excerpt (Priority*, SchedulerParameters, NodeName, PartitionName lines): the search starts there and the report compares with it"),
+    objective: str = OBJECTIVE,
+    out: Path = RUN_OUT,
+    generations: int = typer.Option(30, "--generations", help="generations"),
+    mu: int = typer.Option(6, "--mu", help="parents"),
+    lam: int = typer.Option(12, "--lambda", help="offspring per generation"),
+    optimizer: str = typer.Option("cmaes", "--optimizer", help=OPTIMIZER_HELP),
+    params: Optional[str] = typer.Option(None, "--params", metavar="NAME,...", help="search only these parameters (default: all of schedlab.slurm.tuning.SPACE; the others keep the site's value)"),
+    seed: int = SEED,
+    opts: TraceOptions = None,
+    slurm_shares: Optional[Path] = SLURM_SHARES,
+    slurm_option: Optional[str] = SLURM_OPTION,
+    test: list[str] = TEST,
+    split_months: Optional[int] = SPLIT_MONTHS,
+    greedy: Optional[Path] = typer.Option(None, "--greedy", help="an evolved greedy strategy (best.json of 'evolve greedy') the report compares too"),
+    workers: Optional[int] = WORKERS,
+    dask: Optional[str] = DASK,
+    extend: bool = EXTEND,
+) -> None:
+    """Tune the site's own Slurm settings (priority weights, PriorityDecayHalfLife, PriorityMaxAge,
+    bf_window, bf_max_job_test, the QOS priority of each user group) for OBJECTIVE on the training
+    TRACES; the run folder gets slurm.conf.fragment, sacctmgr.sh and a report against the current
+    configuration and EASY."""
+    from ..metrics import Objective
+    from ..optimize.evolve_slurm import SlurmTuneConfig, base_policy, comparison_table_rows, evolve_slurm
+    from ..workload.load import resolve_trace
+
+    spec, workers = executor_spec(workers, dask)
+    config = SlurmTuneConfig(
+        traces=tuple(traces), slurm_conf=str(slurm_conf), objective=objective, generations=generations, mu=mu, lam=lam,
+        optimizer=optimizer, seed=seed, params=params, slurm_shares=None if slurm_shares is None else str(slurm_shares),
+        slurm_option=slurm_option, test=tuple(test), split_months=split_months, **opts.settings(),
+    )
+    Objective(objective)  # cheap mistakes first: no trace loading before a typo's error
+    base, _ = base_policy(config)
+    for line in base.conf.ignored:
+        typer.echo(f"ignored: {line}", err=True)
+    chosen = load_strategy_file(greedy) if greedy is not None else None
+    for trace in (*traces, *test):
+        resolve_trace(trace)
+    bar = EvaluationProgress(lam)
+    try:
+        result = evolve_slurm(config, out, executor_spec=spec, workers=workers, on_start=bar.start,
+                              on_generation=bar.step, on_evaluation=bar.tick, extend=extend, greedy=chosen)
+    finally:
+        bar.stop()
+    if result.interrupted:
+        raise stopped(f"checkpoint saved in {out}; re-run the same command to resume")
+    from rich.markup import escape
+    from rich.table import Table
+
+    head, cells = comparison_table_rows(result.comparison)
+    table = Table(title=f"Slurm: current vs tuned vs EASY — {objective}")
+    for h in head:
+        table.add_column(h, justify="left" if h in ("set", "workload", "schedule") else "right")
+    for i, row in enumerate(cells):
+        table.add_row(*map(escape, row), end_section=i + 1 == len(cells) or cells[i + 1][:2] != row[:2])
+    wide_console().print(table)
+    typer.echo(f"best objective {result.best_f:.6g} after {result.run.evaluations} evaluations; "
+               f"apply {out / 'slurm.conf.fragment'} and {out / 'sacctmgr.sh'}")

@@ -19,7 +19,8 @@ from ..strategy import STATIC_ORDERS, Strategy
 from .app import app
 from .policies import PLUGIN, POLICIES, load_strategy_file, parse_policy
 from .scojo import ScojoOptions, with_scojo_options
-from .options import AS_JSON, TRACE_HELP, OptionError, TraceOptions, check_output, echo_wrote, spliced, with_trace_options
+from .options import (AS_JSON, SLURM_CONF, SLURM_OPTION, SLURM_QOS, SLURM_SHARES, TRACE_HELP, OptionError, TraceOptions,
+                      check_output, echo_wrote, spliced, with_trace_options)
 
 #: the columns of ``schedlab compare --csv``, in order
 CSV_KEYS: tuple[str, ...] = (*METRIC_NAMES, "objective", "sim_seconds")
@@ -55,10 +56,6 @@ def _policy_help(value: Optional[str]) -> Optional[str]:
     return value
 
 
-SLURM_CONF = typer.Option(None, "--slurm-conf", help="policy slurm: the site's slurm.conf excerpt (Priority*, SchedulerParameters, NodeName, PartitionName lines).")
-SLURM_SHARES = typer.Option(None, "--slurm-shares", help="policy slurm: account shares, an 'sshare -P -o Account,User,RawShares' file (default: equal shares).")
-SLURM_QOS = typer.Option(None, "--slurm-qos", help="policy slurm: QOS priorities, a 'sacctmgr -P show qos format=Name,Priority' file (jobs' QOS from a converted sacct log).")
-SLURM_OPTION = typer.Option(None, "--slurm-option", metavar="NAME=VALUE,...", help="policy slurm: named readings of docs/slurm-policy-spec.md section 8 (e.g. queue_map=default,kill_check=exact).")
 #: the Slurm site options of ``simulate`` and ``compare``: parameter -> (type, option), in :class:`SlurmSite`'s order
 SLURM_OPTIONS: dict[str, tuple[Any, Any]] = {
     "slurm_conf": (Optional[Path], SLURM_CONF),

@@ -177,7 +177,7 @@ def _kind(config: dict[str, Any]) -> str:
     """The verb that makes a run of a config's ``kind`` (``greedy`` -> ``'evolve greedy'``)."""
     kind = config.get("kind")
     verbs = {"greedy": "evolve greedy", "bound": "bound", "grid-pareto": "grid pareto", "federation": "federation run",
-             "rules-iterative": "rules iterative", "rules-symbiotic": "rules evolve"}
+             "rules-iterative": "rules iterative", "rules-symbiotic": "rules evolve", "slurm-tune": "evolve slurm"}
     return repr(verbs.get(kind, kind)) if kind is not None else "different kind of"
 
 

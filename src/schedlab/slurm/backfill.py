@@ -243,7 +243,8 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
                     fl[nfl] = v
                     nfl += 1
             if nrun + 1 > cap_run:
-                cap_run = nrun + 1 + int(max_test)
+                # doubling: growing by bf_max_job_test (up to 10^6) zero-filled megabytes at each pass's first start
+                cap_run = 2 * (nrun + 1)
                 pb_end = np.empty((NP, cap_run), dtype=np.int64)
                 pb_time = np.empty((NP, cap_run))
                 pb_count = np.empty((NP, cap_run), dtype=np.int64)

@@ -1,0 +1,377 @@
+"""Tune a site's own Slurm configuration for an owner's objective: the driver behind `schedlab evolve slurm`.
+
+Issue 37, item 4. The optimizer (``es`` or ``cmaes``, as ``evolve greedy`` selects it) searches
+Slurm's parameter space (:data:`schedlab.slurm.tuning.SPACE`: the five priority weights,
+PriorityDecayHalfLife, PriorityMaxAge, bf_window, bf_max_job_test and the QOS priority of each of
+the owner's user groups) through the same run loop and run folder as every optimizer
+(:func:`schedlab.optimize.run.optimize`: checkpointed every generation, resumable, ``--extend``,
+seeded, any executor). Its first point is the site's current configuration (``x0``).
+
+A candidate is the site's slurm.conf excerpt with the searched settings replaced
+(:func:`schedlab.slurm.tuning.apply`), simulated by ``--policy slurm`` on every training workload;
+its value is the sum of the objective over them (as ``evolve greedy``). User groups are the
+accounts (``account_from=group`` unless ``--slurm-option`` says otherwise) and each group's jobs
+run under the group's QOS (:func:`schedlab.slurm.tuning.with_group_qos`).
+
+The traces are prepared as ``evolve greedy`` prepares them (:func:`schedlab.optimize.evolve.prepare`:
+the trace options, ``--split-months``, ``--test``, EASY once per workload). A finished run writes
+``slurm.conf.fragment``, ``sacctmgr.sh``, ``comparison.json`` and a report (``report.md``,
+``report.html``): the site's current configuration, the tuned one, EASY and (given) an evolved
+greedy strategy on the training and held-out workloads.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ..metrics import DEFAULT_OBJECTIVE
+from ..slurm.policy import SlurmPolicy
+from ..slurm.tuning import SPACE, SlurmEncoding, apply, current_values, knobs, qos_priorities
+from .evolve import EvolveConfig, heldout_config, heldout_extra, train_test_comparison, workload_fingerprint
+from .greedy import TrainingSet, _objective
+from .heldout import HeldOut
+from .run import RunFolder, RunResult, optimize
+
+#: the run kind in config.json (``schedlab.optimize.run`` names its verb)
+KIND = "slurm-tune"
+#: keys of ``evolve greedy``'s config that do not belong to a Slurm tuning run
+_GREEDY_ONLY = ("procedure", "gene_scale", "dispatch", "procedure_reading")
+#: the schedules of the final comparison, in the report's order
+SCHEDULES = ("EASY", "current", "tuned", "greedy")
+
+
+@dataclass(frozen=True)
+class SlurmTuneConfig:
+    """Everything that determines a Slurm tuning run's result (stored in config.json, the conf by its text)."""
+
+    traces: tuple[str, ...]
+    slurm_conf: str
+    objective: str = DEFAULT_OBJECTIVE
+    generations: int = 30
+    mu: int = 6
+    lam: int = 12
+    optimizer: str = "cmaes"
+    seed: int = 1
+    #: the searched parameters, comma-separated names of SPACE (None: all)
+    params: str | None = None
+    slurm_shares: str | None = None
+    #: ``--slurm-option NAME=VALUE,...`` (named readings of docs/slurm-policy-spec.md section 8)
+    slurm_option: str | None = None
+    procs: int | None = None
+    scale_to: int | None = None
+    months: int | None = None
+    calibrate_load: bool = False
+    test: tuple[str, ...] = ()
+    split_months: int | None = None
+    format: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "traces", tuple(self.traces))
+        object.__setattr__(self, "test", tuple(self.test))
+        self.loading()  # the ES settings and the trace options, checked as evolve greedy checks them
+        knobs(self.params)
+
+    def loading(self) -> EvolveConfig:
+        """The same settings as ``evolve greedy`` reads them: how the traces are prepared and held out."""
+        return EvolveConfig(traces=self.traces, objective=self.objective, generations=self.generations, mu=self.mu,
+                            lam=self.lam, optimizer=self.optimizer, seed=self.seed, procs=self.procs,
+                            scale_to=self.scale_to, months=self.months, calibrate_load=self.calibrate_load,
+                            test=self.test, split_months=self.split_months, format=self.format)
+
+    def to_dict(self, setup: "SlurmSetup") -> dict[str, Any]:
+        d = self.loading().to_dict()
+        for key in _GREEDY_ONLY:
+            d.pop(key, None)
+        d["kind"] = KIND
+        d["slurm_conf"] = Path(self.slurm_conf).name  # a label; the text is what the run is bound to
+        d["slurm_conf_text"] = setup.conf_text
+        d["slurm_options"] = {k: v for k, v in vars(setup.base.options).items()}
+        if setup.base.shares:
+            d["slurm_shares"] = dict(sorted(setup.base.shares.items()))
+        d["params"] = [k.name for k in setup.encoding.knobs]
+        d["space"] = [[k.name, k.low, k.high, k.scale] for k in SPACE]
+        return d
+
+
+@dataclass(frozen=True, eq=False)
+class SlurmPayload:
+    """The executor payload: the training set (workloads with their groups' QOS) and the site's policy."""
+
+    training: TrainingSet
+    base: SlurmPolicy
+
+
+def tuned_policy(base: SlurmPolicy, values: dict[str, float], label: str = "tuned slurm") -> SlurmPolicy:
+    """``base`` with the settings ``values`` (:func:`schedlab.slurm.tuning.apply`) and the groups' QOS priorities."""
+    return replace(base, conf=apply(base.conf, values), qos_priority=qos_priorities(values), label=label)
+
+
+def policy_value(payload: SlurmPayload, policy: SlurmPolicy) -> float:
+    """Sum over the training workloads of the objective of ``policy``'s schedule."""
+    from ..metrics import compute_metrics
+    from ..slurm.policy import simulate_slurm
+
+    training = payload.training
+    objective = _objective(training.objective)
+    total = 0.0
+    for i, (w, m) in enumerate(zip(training.workloads, training.machines)):
+        easy = training.easy[i] if training.easy is not None else None
+        total += objective(compute_metrics(simulate_slurm(w, m, policy)), easy, who=f"{policy.label} on {w.name}")
+    return total
+
+
+@dataclass(frozen=True)
+class SlurmEvaluator:
+    """``evaluator(payload, x)``: the objective of the site's configuration with the settings decoded from x."""
+
+    encoding: SlurmEncoding
+
+    def __call__(self, payload: SlurmPayload, x) -> float:
+        return policy_value(payload, tuned_policy(payload.base, self.encoding.decode(x)))
+
+
+@dataclass(frozen=True, eq=False)
+class SlurmSetup:
+    """What :func:`prepare` checked and built before any run folder is touched."""
+
+    payload: SlurmPayload
+    easy: list
+    heldout: HeldOut | None
+    base: SlurmPolicy
+    encoding: SlurmEncoding
+    current: dict[str, float]
+    conf_text: str
+
+
+def base_policy(config: SlurmTuneConfig) -> tuple[SlurmPolicy, str]:
+    """The site's current configuration as a policy (and the excerpt's text); a bad line is ``FILE:LINE: problem``."""
+    from ..slurm.conf import SlurmConfError, read_conf, read_shares
+    from ..slurm.policy import SlurmOptions, parse_option_pairs
+
+    conf = read_conf(config.slurm_conf)
+    try:
+        text = Path(config.slurm_conf).read_text(encoding="utf-8")
+    except OSError as exc:  # read_conf read it a moment ago
+        raise SlurmConfError(f"{config.slurm_conf}: cannot read slurm.conf excerpt: {exc.strerror or exc}") from None
+    shares = read_shares(config.slurm_shares) if config.slurm_shares else None
+    options = SlurmOptions(**{"account_from": "group", **parse_option_pairs(config.slurm_option or "")})
+    return SlurmPolicy(conf, options, shares=shares, label="current slurm"), text
+
+
+def prepare(config: SlurmTuneConfig) -> SlurmSetup:
+    """Validate everything that can be bad input BEFORE touching a run folder: the slurm.conf excerpt, the
+    shares, the options, the searched parameters, the traces (prepared and held out as ``evolve greedy``
+    does), the objective on EASY, and the site's configuration simulated once on every workload (a job
+    in no partition is an error naming it)."""
+    from ..slurm.tuning import with_group_qos
+    from .evolve import prepare as prepare_greedy
+
+    base, text = base_policy(config)
+    chosen = knobs(config.params)
+    training, easy, heldout = prepare_greedy(config.loading())
+    training = replace(training, workloads=tuple(with_group_qos(w) for w in training.workloads))
+    if heldout is not None:
+        heldout = replace(heldout, workloads=tuple(with_group_qos(w) for w in heldout.workloads))
+    current = current_values(base.conf)
+    encoding = SlurmEncoding(chosen, tuple((k, v) for k, v in current.items() if k not in {c.name for c in chosen}))
+    payload = SlurmPayload(training, base)
+    policy_value(payload, base)  # the site's configuration runs on the training workloads
+    if heldout is not None:
+        heldout.scores(base)  # ... and on the held-out ones
+    return SlurmSetup(payload, easy, heldout, base, encoding, current, text)
+
+
+@dataclass
+class SlurmTuneResult:
+    """The outcome of :func:`evolve_slurm`."""
+
+    run_dir: Path
+    values: dict[str, float] | None
+    best_f: float
+    interrupted: bool
+    run: RunResult | None = None
+    comparison: list[dict[str, Any]] = field(default_factory=list)
+    config: dict[str, Any] = field(default_factory=dict)
+
+
+def best_doc(values: dict[str, float], f: float) -> str:
+    """best.json: the tuned settings (every row of SPACE) and their training objective."""
+    return json.dumps({"kind": KIND, "objective_value": f, "settings": values}, indent=2) + "\n"
+
+
+def evolve_slurm(
+    config: SlurmTuneConfig,
+    out: str | Path,
+    *,
+    executor_spec: str | None = None,
+    workers: int | None = None,
+    on_start: Callable[[str, int, int], None] | None = None,
+    on_generation: Callable[[str, dict[str, Any]], None] | None = None,
+    on_evaluation: Callable[[str, int, int], None] | None = None,
+    extend: bool = False,
+    greedy: Any = None,
+) -> SlurmTuneResult:
+    """Run or resume a Slurm tuning run into run folder ``out``; when it finishes write the fragment,
+    sacctmgr.sh, comparison.json and the report. ``greedy``: an evolved greedy strategy the report
+    compares too (it does not change the run)."""
+    from ..execute import make_executor
+    from ..optimize.cmaes import make_optimizer
+
+    setup = prepare(config)
+    training, heldout, enc = setup.payload.training, setup.heldout, setup.encoding
+    cfg = config.to_dict(setup)
+    cfg["jobs"] = [len(w) for w in training.workloads]
+    cfg["machine_procs"] = [m.procs for m in training.machines]
+    cfg["data_sha256"] = [workload_fingerprint(w) for w in training.workloads]
+    cfg.update(heldout_config(config.loading(), heldout))
+    run = RunFolder(out, cfg, budget=("generations",), extend=extend)
+    label = "slurm"
+    with make_executor(executor_spec, workers=workers, payload=setup.payload) as executor:
+        res = optimize(
+            run,
+            lambda: make_optimizer(config.optimizer, enc.lower, enc.upper, mu=config.mu, lam=config.lam,
+                                   seed=config.seed, x0=enc.encode(setup.current)),
+            SlurmEvaluator(enc),
+            executor,
+            config.generations,
+            param_names=enc.names,
+            best_json=lambda x, f: best_doc(enc.decode(x), f),
+            on_start=(lambda total, done: on_start(label, total, done)) if on_start else None,
+            on_generation=(lambda row: on_generation(label, row)) if on_generation else None,
+            on_evaluation=(lambda g, e: on_evaluation(label, g, e)) if on_evaluation else None,
+            **heldout_extra(heldout, lambda x: tuned_policy(setup.base, enc.decode(x))),
+        )
+    result = SlurmTuneResult(run.path, None, res.best_f, res.interrupted, res, config=cfg)
+    if res.interrupted:
+        return result
+    result.values = enc.decode(res.best_x)
+    write_outputs(run, setup, result, config, greedy)
+    return result
+
+
+def write_outputs(run: RunFolder, setup: SlurmSetup, result: SlurmTuneResult, config: SlurmTuneConfig,
+                  greedy: Any = None) -> None:
+    """slurm.conf.fragment, sacctmgr.sh, comparison.json, report.md and report.html of a finished run."""
+    from ..slurm.tuning import fragment_text, sacctmgr_text
+
+    values = result.values
+    fragment = fragment_text(values, setup.conf_text, source=Path(config.slurm_conf).name)
+    run.write_text("slurm.conf.fragment", fragment)
+    run.write_text("sacctmgr.sh", sacctmgr_text(values))
+    schedules = {"current": setup.base, "tuned": tuned_policy(setup.base, values)}
+    if greedy is not None:
+        schedules["greedy"] = greedy
+    per = {label: train_test_comparison(s, setup.payload.training, setup.easy, setup.heldout, config.objective)
+           for label, s in schedules.items()}
+    result.comparison = comparison_rows(per)
+    run.write_text("comparison.json", json.dumps(result.comparison, indent=2, allow_nan=False) + "\n")
+    run.write_text("report.md", report_markdown(result, setup, config))
+    _write_html(run, result, fragment, per["tuned"])
+
+
+def comparison_rows(per: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """One row per (set, workload, schedule) from each schedule's rows against EASY
+    (:func:`schedlab.optimize.evolve.train_test_comparison`, ``current`` among them): EASY, the site's
+    current configuration, the tuned one and (given) the greedy strategy, each with its objective,
+    metrics and gain over EASY and over current."""
+    metrics = ("AWRT", "AWRT1", "AWRT2", "AWRT3", "AWRT4", "AWRT5", "UTIL")
+    out = []
+    for i, cur in enumerate(per["current"]):
+        key = {"set": cur["set"], "workload": cur["workload"], "jobs": cur["jobs"], "procs": cur["procs"]}
+        easy = dict(key, schedule="EASY", objective=cur["objective_easy"], **{m: cur[f"{m}_easy"] for m in metrics})
+        rows = [easy] + [dict(key, schedule=label, objective=r[i]["objective"], **{m: r[i][m] for m in metrics})
+                         for label, r in per.items()]
+        for row in rows:
+            row["gain_vs_easy_pct"] = _gain(easy["objective"], row["objective"])
+            row["gain_vs_current_pct"] = _gain(cur["objective"], row["objective"])
+        out += rows
+    return out
+
+
+def _gain(base: float | None, value: float | None) -> float | None:
+    from .versus_easy import gain_pct
+
+    return gain_pct(base, value)
+
+
+def _fmt(v: Any, digits: int = 2) -> str:
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return "-"
+    return f"{v:,.{digits}f}" if isinstance(v, float) else str(v)
+
+
+def comparison_table_rows(rows: Sequence[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+    """(header, cells) of the report's table: AWRT in hours, gains in %, UTIL in %."""
+    head = ["set", "workload", "schedule", "objective", "vs EASY %", "vs current %",
+            "AWRT1 h", "AWRT2 h", "AWRT h", "UTIL %"]
+    hours = lambda v: None if v is None else v / 3600.0  # noqa: E731
+    cells = [[r["set"], r["workload"], r["schedule"], _fmt(r["objective"], 0), _fmt(r["gain_vs_easy_pct"]),
+              _fmt(r["gain_vs_current_pct"]), _fmt(hours(r["AWRT1"])), _fmt(hours(r["AWRT2"])), _fmt(hours(r["AWRT"])),
+              _fmt(r["UTIL"])] for r in rows]
+    return head, cells
+
+
+def report_markdown(result: SlurmTuneResult, setup: SlurmSetup, config: SlurmTuneConfig) -> str:
+    """report.md: the setting of every searched parameter (current -> tuned) and the comparison table."""
+    head, cells = comparison_table_rows(result.comparison)
+    table = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] + ["| " + " | ".join(c) + " |" for c in cells]
+    searched = {k.name for k in setup.encoding.knobs}
+    params = ["| parameter | current | tuned | searched range |", "|---|---|---|---|"]
+    for k in SPACE:
+        rng = f"{k.low:g} .. {k.high:g} {k.unit} ({k.scale})".replace("  ", " ") if k.name in searched else "fixed"
+        params.append(f"| {k.name} | {setup.current[k.name]:g} | {result.values[k.name]:g} | {rng} |")
+    last = result.run.history[-1] if result.run and result.run.history else {}
+    return "\n".join([
+        f"# Tuned Slurm configuration — {config.objective}",
+        "",
+        f"Training traces: {', '.join(Path(t).name for t in config.traces)}"
+        + (f" (first {config.split_months} months; the months after are held out)" if config.split_months else "")
+        + (f"; held-out traces: {', '.join(Path(t).name for t in config.test)}" if config.test else "") + ".",
+        f"Optimizer {config.optimizer}, mu={config.mu}, lambda={config.lam}, {last.get('gen', 0)} generations, "
+        f"{last.get('evaluations', 0)} evaluations, seed {config.seed}; started from the site's configuration "
+        f"({Path(config.slurm_conf).name}).",
+        "",
+        "## Settings",
+        "",
+        *params,
+        "",
+        "## Objective and metrics (lower objective is better; gains positive = better)",
+        "",
+        *table,
+        "",
+        "`current`: the site's slurm.conf as given; `tuned`: with slurm.conf.fragment and sacctmgr.sh applied; "
+        "`EASY`: EASY backfilling" + ("; `greedy`: the evolved greedy strategy given with --greedy" if any(
+            r["schedule"] == "greedy" for r in result.comparison) else "") + ".",
+        "",
+    ])
+
+
+class _Shown:
+    """What report.html prints as the run's best: the fragment's text."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def to_json(self) -> str:
+        return self.text
+
+
+def _write_html(run: RunFolder, result: SlurmTuneResult, fragment: str, versus_easy: list[dict[str, Any]]) -> None:
+    """report.html as ``evolve greedy`` writes it (the tuned configuration against EASY, convergence),
+    with the four-way table and the fragment."""
+    from ..report.run_report import write_run_report
+
+    head, cells = comparison_table_rows(result.comparison)
+    table = ("<h2>EASY, the site's configuration, the tuned one</h2><table><tr>"
+             + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"
+             + "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in cells)
+             + "</table>")
+    history = result.run.history if result.run else []
+    write_run_report(run.path, result.config, {"slurm": history}, versus_easy, _Shown(fragment),
+                     title="Tuned Slurm configuration", label="tuned slurm", extra_html=table)

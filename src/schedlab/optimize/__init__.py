@@ -1,6 +1,7 @@
 """schedlab.optimize: evolution strategies (ask/tell), the greedy strategy space, resumable runs (DESIGN.md)."""
 
-from .cmaes import CMAES, make_optimizer
+from ..strategy.registry import make_optimizer
+from .cmaes import CMAES
 from .es import SelfAdaptiveES
 from .evolve import EvolveConfig, EvolveResult, compare_with_easy, evolve_greedy
 from .greedy import GreedyEncoding, ParamsEvaluator, TrainingSet

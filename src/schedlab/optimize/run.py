@@ -347,8 +347,8 @@ class AskTell(Protocol):
     :class:`schedlab.optimize.gfs_iterative.IterativeAskTell` (the iterative GFS, one situation class a
     generation) and :class:`schedlab.optimize.federation_ga.PackageGAAskTell` (one package's federation GA).
 
-    ``generation``: generations told so far (the loop runs while it is below its target);
-    ``evaluations``: candidates evaluated so far (progress counts from it). ``ask()``: the
+    ``generation``: generations told so far; ``evaluations``: candidates evaluated so far (the
+    loop's :class:`Termination` and progress count from both). ``ask()``: the
     candidates of the next generation (a sequence the executor maps the evaluation over; may be empty);
     ``tell(x, results)``: those candidates with their evaluations' results, in order (one
     generation more); ``row(elapsed)``: the history row of the generation just told;
@@ -393,13 +393,54 @@ class CheckpointPolicy:
 EVERY_GENERATION = CheckpointPolicy()
 
 
+@dataclass(frozen=True)
+class LoopState:
+    """Where a run stands after a generation: generations and evaluations told so far, and the
+    run's wall seconds so far (every session of it: the ``elapsed`` column of its history)."""
+
+    generation: int
+    evaluations: int
+    elapsed: float
+
+
+@dataclass(frozen=True)
+class Termination:
+    """When :func:`run_generations` stops: as soon as any budget given is reached (None: no budget
+    of that kind) -- ``generations`` told, ``evaluations`` made, or ``seconds`` of the run's wall
+    time (all its sessions). The loop checks before every generation, so a generation once begun
+    is finished (an evaluations budget may be passed by the last generation's candidates).
+
+    The verbs' ``--generations N`` is ``Termination(generations=N)`` (an int given where a
+    Termination is taken means that), the budget a :class:`RunFolder` compares and ``--extend``
+    raises. Generations and evaluations end a run where an uninterrupted one ends; a wall-time
+    budget does not repeat (a resumed run counts the seconds of the sessions before it)."""
+
+    generations: int | None = None
+    evaluations: int | None = None
+    seconds: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.generations is None and self.evaluations is None and self.seconds is None:
+            raise ValueError("a Termination needs a budget: generations, evaluations or seconds")
+
+    @classmethod
+    def of(cls, budget: "Termination | int") -> "Termination":
+        """``budget`` as a Termination (an int: that many generations)."""
+        return budget if isinstance(budget, Termination) else cls(generations=int(budget))
+
+    def done(self, state: LoopState) -> bool:
+        return ((self.generations is not None and state.generation >= self.generations)
+                or (self.evaluations is not None and state.evaluations >= self.evaluations)
+                or (self.seconds is not None and state.elapsed >= self.seconds))
+
+
 @stop_signals()  # SIGTERM (batch systems) stops like Ctrl-C: the one place for every optimizer
 def run_generations(
     run: RunFolder,
     adapter: AskTell,
     evaluate: Callable[[Any, Any], Any],
     executor: Any,
-    generations: int,
+    termination: Termination | int,
     rows: list[dict[str, Any]],
     elapsed0: float,
     *,
@@ -408,7 +449,8 @@ def run_generations(
     on_evaluation: Callable[[int, int], None] | None = None,
     checkpoint: CheckpointPolicy = EVERY_GENERATION,
 ) -> bool:
-    """The run loop every optimizer shares: until ``adapter.generation`` reaches ``generations``:
+    """The run loop every optimizer shares: until ``termination`` is done (:class:`Termination`; an
+    int: that many generations, i.e. until ``adapter.generation`` reaches it):
     ``adapter.ask()`` -> ``evaluate(payload, x)`` mapped over the candidates by ``executor`` ->
     ``adapter.tell(x, results)`` -> append ``adapter.row(elapsed)`` to ``rows`` ->
     ``write_files(rows)`` -> checkpoint ``adapter.checkpoint(rows)`` (the commit point; when the
@@ -419,12 +461,17 @@ def run_generations(
 
     ``adapter`` is an :class:`AskTell` (the protocol says what each member does): it holds an
     ask/tell optimizer and its randomness."""
+    termination = Termination.of(termination)
     t0 = time.perf_counter()
     saved_at, saved_gen = t0, adapter.generation
+
+    def done() -> bool:
+        return termination.done(LoopState(adapter.generation, adapter.evaluations, elapsed0 + time.perf_counter() - t0))
+
     try:
         if rows and on_generation is not None:
             on_generation(rows[-1])
-        while adapter.generation < generations:
+        while not done():
             raise_pending()  # a SIGTERM a garbage-collector callback swallowed stops the run here
             x = adapter.ask()
             if not len(x):  # nothing to evaluate this generation (the iterative GFS's unreached class)
@@ -439,8 +486,7 @@ def run_generations(
             row = adapter.row(elapsed0 + time.perf_counter() - t0)
             rows.append(row)
             write_files(rows)
-            if checkpoint.due(adapter.generation - saved_gen, time.perf_counter() - saved_at,
-                              adapter.generation >= generations):
+            if checkpoint.due(adapter.generation - saved_gen, time.perf_counter() - saved_at, done()):
                 run.save_checkpoint(adapter.checkpoint(rows))
                 saved_at, saved_gen = time.perf_counter(), adapter.generation
             if on_generation is not None:
@@ -504,7 +550,7 @@ def optimize(
     new_optimizer: Callable[[], Optimizer],
     evaluate: Callable[[Any, np.ndarray], float],
     executor: Any,
-    generations: int,
+    termination: Termination | int,
     *,
     param_names: Sequence[str] | None = None,
     best_json: Callable[[np.ndarray, float], str] | None = None,
@@ -514,7 +560,8 @@ def optimize(
     extra: Callable[[np.ndarray], dict[str, float | None]] | None = None,
     extra_names: Sequence[str] = (),
 ) -> RunResult:
-    """Run (or resume, or extend) ``generations`` generations of ask -> evaluate on ``executor`` -> tell.
+    """Run (or resume, or extend) ask -> evaluate on ``executor`` -> tell until ``termination`` (a
+    :class:`Termination`, or an int: that many generations) is done.
 
     ``evaluate(payload, x)`` is mapped over the offspring by the executor (pure: same x, same
     value). After every generation history.csv and best.json are rewritten and then the
@@ -542,9 +589,10 @@ def optimize(
 
     if rows:  # the files may be one generation ahead of a checkpoint interrupted mid-write
         write_files(rows)
-    if on_start is not None:
-        on_start(generations, len(rows))
-    interrupted = run_generations(run, ESAskTell(opt, extra, rows), evaluate, executor, generations, rows, elapsed0,
+    termination = Termination.of(termination)
+    if on_start is not None:  # (total generations or None, generations done)
+        on_start(termination.generations, len(rows))
+    interrupted = run_generations(run, ESAskTell(opt, extra, rows), evaluate, executor, termination, rows, elapsed0,
                                   write_files=write_files, on_generation=on_generation, on_evaluation=on_evaluation)
     return RunResult(
         best_x=opt.best_x,

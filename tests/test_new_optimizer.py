@@ -66,7 +66,8 @@ class Crash(Exception):
 
 
 def _config(optimizer: str = "random", generations: int = 3) -> EvolveConfig:
-    return EvolveConfig(traces=("KTH-SP2",), months=1, generations=generations, mu=2, lam=4, optimizer=optimizer, seed=7)
+    return EvolveConfig(traces=("KTH-SP2",), months=1, generations=generations, mu=2, lam=4, optimizer=optimizer,
+                        seed=7)
 
 
 def _history(run_dir) -> list[list[str]]:

@@ -5,10 +5,11 @@ from .cmaes import CMAES
 from .es import SelfAdaptiveES
 from .evolve import EvolveConfig, EvolveResult, compare_with_easy, evolve_greedy
 from .greedy import GreedyEncoding, ParamsEvaluator, TrainingSet
-from .run import RunFolder, RunResult, optimize
+from .run import CheckpointPolicy, RunFolder, RunResult, Termination, optimize
 
 __all__ = [
     "CMAES",
+    "CheckpointPolicy",
     "EvolveConfig",
     "EvolveResult",
     "GreedyEncoding",
@@ -16,6 +17,7 @@ __all__ = [
     "RunFolder",
     "RunResult",
     "SelfAdaptiveES",
+    "Termination",
     "TrainingSet",
     "compare_with_easy",
     "evolve_greedy",

@@ -45,7 +45,8 @@ def parsed_objective(expr: str):
 
 
 def objective_over(objective: str, workloads: Sequence[Workload], machines: Sequence[Machine],
-                   easy: Sequence[dict[str, float | None]] | None, schedule_of: Callable[[Workload, Machine], Any]) -> float:
+                   easy: Sequence[dict[str, float | None]] | None,
+                   schedule_of: Callable[[Workload, Machine], Any]) -> float:
     """Sum over the workloads of ``objective`` on the schedule ``schedule_of(workload, machine)``
     makes, each with EASY's metrics on the same workload (``easy``, one dict per workload) for the
     ``EASY_*`` names: the one place an optimizer's value over its training (or held-out) workloads

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from schedlab.optimize.cmaes import CMAES, make_optimizer
+from schedlab.optimize.cmaes import CMAES
+from schedlab.strategy.registry import make_optimizer
 from schedlab.optimize.es import SelfAdaptiveES
 
 

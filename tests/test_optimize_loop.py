@@ -146,3 +146,77 @@ def test_the_checkpoint_policy_decides_which_generations_are_committed():
     assert _committed(CheckpointPolicy(every=1, last=False)) == [1, 2, 3, 4]  # the caller commits the end
     assert _committed(CheckpointPolicy(every=None, seconds=0.0)) == [1, 2, 3, 4, 5]
     assert _committed(CheckpointPolicy(every=None, seconds=math.inf)) == []
+
+
+class _Pairs(_Counter):
+    """Asks two candidates a generation."""
+
+    def ask(self):
+        return [self.generation, -self.generation]
+
+
+def _ended(termination, adapter=None, elapsed0: float = 0.0, policy=None) -> tuple[int, int, list[int]]:
+    """(generations, evaluations) where run_generations stopped, and the generations it committed."""
+    from types import SimpleNamespace
+
+    from schedlab.execute import SerialExecutor
+    from schedlab.optimize.run import EVERY_GENERATION, run_generations
+
+    adapter = adapter if adapter is not None else _Counter()
+    saved: list[int] = []
+    run = SimpleNamespace(save_checkpoint=lambda state: saved.append(state["gen"]))
+    assert not run_generations(run, adapter, lambda payload, x: x, SerialExecutor(), termination, [], elapsed0,
+                               write_files=lambda rows: None, checkpoint=policy or EVERY_GENERATION)
+    return adapter.generation, adapter.evaluations, saved
+
+
+def test_termination_stops_at_the_first_budget_reached():
+    import pytest
+
+    from schedlab.optimize.run import CheckpointPolicy, LoopState, Termination
+
+    assert _ended(4) == _ended(Termination(generations=4)) == (4, 4, [1, 2, 3, 4])  # an int: generations
+    assert _ended(Termination(evaluations=3))[:2] == (3, 3)
+    assert _ended(Termination(evaluations=3), _Pairs())[:2] == (2, 4)  # a begun generation is finished
+    assert _ended(Termination(generations=2, evaluations=100))[:2] == (2, 2)
+    assert _ended(Termination(generations=9, evaluations=5))[:2] == (5, 5)
+    assert _ended(Termination(generations=3, seconds=math.inf))[:2] == (3, 3)
+    assert _ended(Termination(generations=3, seconds=0.0))[:2] == (0, 0)
+    # the wall-time budget counts the sessions before a resume (the history's elapsed)
+    assert _ended(Termination(generations=3, seconds=10.0), elapsed0=10.0)[:2] == (0, 0)
+    assert _ended(Termination(generations=3, seconds=10.0), elapsed0=9.0)[:2] == (3, 3)
+    # the run's end is the last generation, whichever budget ends it (the caller's to commit here)
+    assert _ended(Termination(evaluations=3), policy=CheckpointPolicy(last=False))[2] == [1, 2]
+    assert Termination(evaluations=4).done(LoopState(1, 4, 0.0))
+    assert not Termination(evaluations=4).done(LoopState(9, 3, 1e9))
+    with pytest.raises(ValueError, match="needs a budget"):
+        Termination()
+
+
+def test_a_run_stopped_by_an_evaluations_budget_resumes_to_the_same_end(tmp_path):
+    """optimize() takes a Termination: a run of the ES to 12 evaluations (3 generations of 4), crashed
+    after its second generation and resumed, ends with the uninterrupted run's history."""
+    from schedlab.execute import SerialExecutor
+    from schedlab.optimize.es import SelfAdaptiveES
+    from schedlab.optimize.run import RunFolder, Termination, optimize
+
+    def sphere(payload, x):
+        return float(np.sum((np.asarray(x) - 0.3) ** 2))
+
+    def run(path, **kw):
+        new = lambda: SelfAdaptiveES([0.0] * 3, [1.0] * 3, mu=2, lam=4, seed=1)  # noqa: E731
+        budget = Termination(evaluations=12)
+        return optimize(RunFolder(path, {"kind": "toy"}), new, sphere, SerialExecutor(), budget, **kw)
+
+    def crash(row):
+        if row["gen"] == 2:
+            raise KeyboardInterrupt
+
+    whole = run(tmp_path / "whole")
+    assert (whole.generations, whole.evaluations) == (3, 12)
+    assert run(tmp_path / "again", on_generation=crash).interrupted
+    again = run(tmp_path / "again")
+    assert again.resumed_from == 2 and again.best_f == whole.best_f
+    strip = [{k: v for k, v in r.items() if k != "elapsed"} for r in whole.history]
+    assert [{k: v for k, v in r.items() if k != "elapsed"} for r in again.history] == strip
+    assert len(strip) == 3

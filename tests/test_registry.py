@@ -17,7 +17,7 @@ import pytest
 from naive import NAIVE_ORDERS, NAIVE_RULES
 from schedlab.cli.policies import ORDER_HELP, POLICY_HELP
 from schedlab.errors import StrategyError
-from schedlab.optimize.cmaes import make_optimizer
+from schedlab.strategy.registry import make_optimizer
 from schedlab.optimize.evolve import OPTIMIZER_SETTINGS, EvolveConfig
 from schedlab.errors import RunError
 from schedlab.sim import dispatch

@@ -203,3 +203,28 @@ def test_iterative_held_out_run_resumes_to_the_same_history_and_selection(tmp_pa
     assert again.best.table == whole.best.table and again.best_f == whole.best_f
     strip = lambda rows: [{k: v for k, v in r.items() if k != "elapsed"} for r in rows]  # noqa: E731
     assert strip(_rows(tmp_path / "b" / "history.csv")) == strip(_rows(tmp_path / "a" / "history.csv"))
+
+
+EASY_OBJ = "AWRT/EASY_AWRT"  # names EASY's metrics (metrics/objective.py: EASY_<metric>)
+
+
+@pytest.mark.parametrize("verb, extra", [
+    ("iterative", ["--partitions", "parts.json"]),
+    ("evolve", ["--generations", "1", "--rules", "4", "--mu", "12", "--lambda", "8", "--participations", "2",
+                "--rho", "2", "--clusters", "3", "--cluster-best", "2"]),
+])
+def test_an_easy_objective_trains_rule_bases_from_the_cli(capsys, tmp_path, monkeypatch, verb, extra):
+    """`rules ... --objective AWRT/EASY_AWRT` trains and its history holds the objective of the
+    rule base it wrote, EASY's AWRT in the denominator (before d6ee193 the rule-base evaluation was
+    given no EASY metrics: 'uses EASY_AWRT, but no EASY baseline was computed for it')."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "parts.json").write_text(json.dumps({f: list(b) for f, b in zip(R.FEATURES, PARTS)}))
+    code = main(["rules", verb, "KTH-SP2", "--months", "1", "--out", "run", "--objective", EASY_OBJ, *extra])
+    assert code == 0, capsys.readouterr().err
+    rb = R.load_rulebase(tmp_path / "run" / "best.json")
+    w = load_trace("KTH-SP2", months=1)
+    value = _score(rb, [w], EASY_OBJ)
+    assert value == pytest.approx(compute_metrics(simulate_rulebase(w, w.machine_procs, rb))["AWRT"]
+                                  / compute_metrics(simulate(w, Machine(w.machine_procs), Strategy("easy")))["AWRT"])
+    last = _rows(tmp_path / "run" / "history.csv")[-1]
+    assert float(last["objective" if verb == "iterative" else "best"]) == pytest.approx(value, rel=1e-12)

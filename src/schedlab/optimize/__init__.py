@@ -1,13 +1,15 @@
 """schedlab.optimize: evolution strategies (ask/tell), the greedy strategy space, resumable runs (DESIGN.md)."""
 
-from .cmaes import CMAES, make_optimizer
+from ..strategy.registry import make_optimizer
+from .cmaes import CMAES
 from .es import SelfAdaptiveES
 from .evolve import EvolveConfig, EvolveResult, compare_with_easy, evolve_greedy
 from .greedy import GreedyEncoding, ParamsEvaluator, TrainingSet
-from .run import RunFolder, RunResult, optimize
+from .run import CheckpointPolicy, RunFolder, RunResult, Termination, optimize
 
 __all__ = [
     "CMAES",
+    "CheckpointPolicy",
     "EvolveConfig",
     "EvolveResult",
     "GreedyEncoding",
@@ -15,6 +17,7 @@ __all__ = [
     "RunFolder",
     "RunResult",
     "SelfAdaptiveES",
+    "Termination",
     "TrainingSet",
     "compare_with_easy",
     "evolve_greedy",

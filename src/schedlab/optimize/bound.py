@@ -77,13 +77,13 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
-from pymoo.core.problem import Problem
 
 from ..errors import RunError
 from ..sim.model import Machine
 from ..workload.model import Workload
 from .bound_problem import (HEURISTIC_WINDOW_S, HV_SAMPLES, KEEP_ORDERS_MAX_JOBS, OBJECTIVES, BoundConfig, BoundProblem,
                             OrderCrossover, OrderMutation, evaluate_order, mutate_k)
+from .order_problem import OrderProblem  # also bound.OrderProblem, which old checkpoints name
 from .run import AskTell
 
 
@@ -178,13 +178,6 @@ def hv_samples(seed: int, n_obj: int) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------- the run
-class OrderProblem(Problem):
-    """pymoo's view: n_var integer genes (a permutation), seven objectives; evaluated outside pymoo."""
-
-    def __init__(self, n: int) -> None:
-        super().__init__(n_var=n, n_obj=len(OBJECTIVES), xl=0, xu=max(n - 1, 0), vtype=int)
-
-
 def random_tournament(pop, P, random_state=None, **kwargs) -> np.ndarray:
     """NSGA-III's mating selection without constraints: the winner of each pair drawn at random
     (pymoo's own comparator is a closure that cannot be pickled into a checkpoint)."""
@@ -238,7 +231,8 @@ def make_algorithm(problem: BoundProblem, config: BoundConfig, seeds: Sequence[t
                       eliminate_duplicates=False)
     # the run loop counts generations; the algorithm must not depend on the budget, so that a run
     # extended to more generations equals one run of the larger budget
-    algorithm.setup(OrderProblem(problem.n), termination=("n_gen", sys.maxsize), seed=config.seed, verbose=False)
+    algorithm.setup(OrderProblem(problem.n, len(OBJECTIVES)), termination=("n_gen", sys.maxsize), seed=config.seed,
+                    verbose=False)
     return algorithm, names
 
 

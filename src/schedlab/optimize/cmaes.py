@@ -126,13 +126,3 @@ class CMAES(Optimizer):
     def state_summary(self) -> dict[str, float]:
         return {"sigma": float(self.es.sigma)}
 
-
-def make_optimizer(name: str, lower: Any, upper: Any, *, mu: int, lam: int, seed: int, x0: Any = None):
-    """An ask/tell optimizer by its registry name (:data:`schedlab.strategy.registry.OPTIMIZERS`)."""
-    from ..strategy.registry import optimizer, optimizer_names, resolve
-
-    try:
-        row = optimizer(name)
-    except KeyError:
-        raise ValueError(f"unknown optimizer {name!r}; choose {' or '.join(optimizer_names())}") from None
-    return resolve(row.factory)(lower, upper, mu=mu, lam=lam, seed=seed, x0=x0)

@@ -21,9 +21,8 @@ import numpy as np
 from ..errors import RunError
 from ..sim.model import Machine
 from ..strategy.model import CRITERIA, Strategy
-from ..strategy.registry import OPTIMIZERS, optimizer_names
+from ..strategy.registry import OPTIMIZERS, make_optimizer, optimizer, optimizer_names
 from ..workload.model import Workload
-from .cmaes import make_optimizer
 from .greedy import DISPATCH_CHOICES, GENE_SCALES, PROCEDURES, GreedyEncoding, ParamsEvaluator, TrainingSet, assemblies, strategy_value
 from .greedy import __doc__ as GREEDY_DOC
 from .heldout import TEST_COLUMNS, HeldOut, load_test_traces
@@ -113,7 +112,7 @@ class EvolveConfig:
         if d["format"] is None:
             del d["format"]  # sniffed; run folders made before the option keep resuming
         d["scale_seed"] = 0
-        d["optimizer_settings"] = OPTIMIZER_SETTINGS[self.optimizer]
+        d["optimizer_settings"] = optimizer(self.optimizer).settings  # the row, so a registered one counts too
         return d
 
     def trace_spec(self, trace: str | None):
@@ -205,8 +204,8 @@ def prepare(config: EvolveConfig) -> tuple[TrainingSet, list[dict[str, float | N
 
     Parses the objective, loads the traces, simulates EASY once per workload and checks that the
     objective is defined on it (e.g. AWRT1 needs group-1 jobs). Returns the executor payload and
-    the EASY metrics (computed once, reused for the final comparison, and shipped with the payload
-    for ``EASY_*`` names), and the held-out set (None without ``--test``/``--split-months``).
+    the EASY metrics (computed once, reused for the final comparison, and always shipped with the
+    payload, so an ``EASY_*`` name works whichever optimizer evaluates), and the held-out set (None without ``--test``/``--split-months``).
     """
     from ..metrics import Objective
 
@@ -218,8 +217,7 @@ def prepare(config: EvolveConfig) -> tuple[TrainingSet, list[dict[str, float | N
         objective(metrics, metrics)  # raises ObjectiveError naming the undefined metric
         easy.append(metrics)
     heldout = HeldOut.build(tests, objective.expr) if tests else None
-    training = TrainingSet(tuple(workloads), tuple(machines), objective.expr,
-                           tuple(easy) if objective.needs_easy else None)
+    training = TrainingSet(tuple(workloads), tuple(machines), objective.expr, tuple(easy))  # EASY_* for every optimizer
     return training, easy, heldout
 
 

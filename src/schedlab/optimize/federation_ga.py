@@ -46,12 +46,12 @@ import numpy as np
 from pymoo.algorithms.soo.nonconvex.ga import GA
 from pymoo.core.crossover import Crossover
 from pymoo.core.mutation import Mutation
-from pymoo.core.problem import Problem
 from pymoo.operators.sampling.rnd import PermutationRandomSampling
 from pymoo.operators.selection.tournament import TournamentSelection
 
 from ..errors import RunError
 from .perm_kernels import uox_pairs
+from .order_problem import OrderProblem
 from .run import AskTell
 
 MUTATION_READINGS = ("individual", "gene")
@@ -213,13 +213,6 @@ def survive(X: np.ndarray, F: np.ndarray, Xo: np.ndarray, Fo: np.ndarray, pop: i
     Fa = np.concatenate([F, Fo])
     S = np.argsort(Fa, kind="stable")[:pop]
     return Xa[S], Fa[S]
-
-
-class OrderProblem(Problem):
-    """The pymoo view of one package: n_var = jobs, one objective (makespan); evaluated outside pymoo."""
-
-    def __init__(self, n_jobs: int) -> None:
-        super().__init__(n_var=n_jobs, n_obj=1, xl=0, xu=max(n_jobs - 1, 0), vtype=int)
 
 
 def package_seed(seed: int, package: int) -> int:

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..strategy import rules as R
-from .greedy import TrainingSet, _objective
+from .greedy import TrainingSet
 from .heldout import TEST_COLUMNS
 from .history import history_csv
 from .rule_value import TableEvaluator
@@ -107,7 +107,6 @@ def iterative(run, training: TrainingSet, partitions, executor, *, on_start: Cal
     rule never fires); ``simulate`` runs them anyway (Algorithm 2 literally; the first strategy
     then wins the tie). Ctrl-C / SIGTERM stop after the last finished class (checkpointed).
     """
-    from ..metrics import compute_metrics
     from ..sim.rulebase import simulate_rulebase
 
     allowed = R.strategy_set(strategies)
@@ -127,17 +126,16 @@ def iterative(run, training: TrainingSet, partitions, executor, *, on_start: Cal
     def visited(table):
         """(classes some pass of ``table``'s simulations reaches, its objective)."""
         rb = R.TableRuleBase(base.partitions, tuple(table), greedy)
-        obj = _objective(training.objective)
         seen = np.zeros(n, dtype=bool)
-        value = 0.0
-        easy = training.easy if training.easy is not None else (None,) * len(training.workloads)
-        for w, m, e in zip(training.workloads, training.machines, easy):
+
+        def schedule_of(w, m):  # the schedule, and the classes its passes reach
             s = simulate_rulebase(w, m, rb, record_features=True)
-            value += obj(compute_metrics(s), e)
             parts = [np.sum(s.plan.features[f][:, None] > np.asarray(b)[None, :], axis=1) if b else
                      np.zeros(s.plan.features.shape[1], dtype=np.int64) for f, b in enumerate(base.partitions)]
             seen[np.ravel_multi_index(parts, base.shape)] = True
-        return seen, value
+            return s
+
+        return seen, training.value(schedule_of)
 
     seen, value0 = visited(state["table"]) if unvisited == "skip" else (np.ones(n, dtype=bool), math.inf)
     if not math.isfinite(state["value"]):

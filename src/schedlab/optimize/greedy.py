@@ -62,7 +62,6 @@ import math
 import os
 import time
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, Sequence
 
 import numpy as np
@@ -71,6 +70,7 @@ from ..errors import StrategyError
 from ..sim.model import Machine
 from ..strategy.model import BOUNDS, CRITERIA, TIME_OF_WEEK_CLASSES, Criterion, Greedy, Strategy
 from ..workload.model import Workload
+from .versus_easy import objective_over
 
 #: decades spanned by the log gene scale of a and b (see module docstring)
 LOG_DECADES = {"a": 8.0, "b": 10.0}
@@ -222,7 +222,8 @@ class GreedyEncoding:
 @dataclass(frozen=True, eq=False)
 class TrainingSet:
     """The executor payload: the training workloads, their machines and the objective expression;
-    ``easy``: EASY's metrics per workload (computed once on the driver) for ``EASY_*`` names."""
+    ``easy``: EASY's metrics per workload (computed once on the driver) for ``EASY_*`` names
+    (:func:`schedlab.optimize.evolve.prepare` always gives them, so every optimizer has them)."""
 
     workloads: tuple[Workload, ...]
     machines: tuple[Machine, ...]
@@ -232,13 +233,13 @@ class TrainingSet:
     def __post_init__(self) -> None:
         if len(self.workloads) != len(self.machines) or not self.workloads:
             raise ValueError("need one machine per workload and at least one workload")
+        if self.easy is not None and len(self.easy) != len(self.workloads):
+            raise ValueError("need EASY's metrics for every workload or for none")
 
-
-@lru_cache(maxsize=16)
-def _objective(expr: str):
-    from ..metrics import Objective
-
-    return Objective(expr)
+    def value(self, schedule_of) -> float:
+        """Sum over the training workloads of the objective of ``schedule_of(workload, machine)``'s
+        schedule (Section IV-D), EASY's metrics for ``EASY_*`` (:func:`~schedlab.optimize.versus_easy.objective_over`)."""
+        return objective_over(self.objective, self.workloads, self.machines, self.easy, schedule_of)
 
 
 #: test hook: seconds to sleep in every evaluation (lets tests kill a run mid-generation)
@@ -247,17 +248,11 @@ _EVAL_DELAY = float(os.environ.get("SCHEDLAB_TEST_EVAL_DELAY", "0") or 0)
 
 def objective_value(training: TrainingSet, strategy: Strategy) -> float:
     """Sum over the training workloads of the objective of ``strategy``'s schedule (Section IV-D)."""
-    from ..metrics import compute_metrics
     from ..sim import simulate
 
     if _EVAL_DELAY:
         time.sleep(_EVAL_DELAY)
-    objective = _objective(training.objective)
-    total = 0.0
-    for i, (workload, machine) in enumerate(zip(training.workloads, training.machines)):
-        easy = training.easy[i] if training.easy is not None else None
-        total += objective(compute_metrics(simulate(workload, machine, strategy)), easy)
-    return total
+    return training.value(lambda workload, machine: simulate(workload, machine, strategy))
 
 
 @dataclass(frozen=True)

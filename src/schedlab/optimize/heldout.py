@@ -27,7 +27,7 @@ from typing import Any
 from ..sim.model import Machine
 from ..workload.model import Workload
 from ..workload.spec import TraceSpec, prepare_trace
-from .versus_easy import compare_with_easy, gain_pct, metrics_of
+from .versus_easy import compare_with_easy, gain_pct, metrics_of, objective_over, parsed_objective
 
 #: history.csv columns a held-out evaluation adds (after ``elapsed``)
 TEST_COLUMNS: tuple[str, ...] = ("test", "test_easy", "test_gain_pct")
@@ -69,10 +69,11 @@ class HeldOut:
     def scores(self, strategy: Any) -> dict[str, float | None]:
         """``test`` = sum of the objective of ``strategy`` over the test workloads, ``test_easy`` the
         same for EASY, ``test_gain_pct`` = 100 (test_easy - test) / test_easy."""
-        from ..metrics import Objective
+        from ..sim.strategies import simulate_any  # a Strategy or a rule base
 
-        obj = Objective(self.objective)
-        mine = sum(obj(metrics_of(w, m, strategy), e) for w, m, e in zip(self.workloads, self.machines, self.easy))
+        obj = parsed_objective(self.objective)
+        mine = objective_over(self.objective, self.workloads, self.machines, self.easy,
+                              lambda w, m: simulate_any(w, m, strategy))
         easy = sum(obj(e, e) for e in self.easy)
         return {"test": mine, "test_easy": easy, "test_gain_pct": gain_pct(easy, mine)}
 

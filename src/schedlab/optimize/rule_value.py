@@ -8,18 +8,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..strategy import rules as R
-from .greedy import TrainingSet, _objective
+from .greedy import TrainingSet
 
 
 def rulebase_value(training: TrainingSet, rb) -> float:
     """Sum over the training workloads of the objective of ``rb``'s schedule."""
-    from ..metrics import compute_metrics
     from ..sim.rulebase import simulate_rulebase
 
-    objective = _objective(training.objective)
-    easy = training.easy if training.easy is not None else (None,) * len(training.workloads)
-    return float(sum(objective(compute_metrics(simulate_rulebase(w, m, rb)), e)
-                     for w, m, e in zip(training.workloads, training.machines, easy)))
+    return training.value(lambda w, m: simulate_rulebase(w, m, rb))
 
 
 @dataclass(frozen=True)

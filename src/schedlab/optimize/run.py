@@ -37,6 +37,7 @@ CHECKPOINT_FORMAT = 1
 EXECUTION_KEYS = ("versions", "executor", "workers", "dask", "created")
 from .._atomic import atomic_write_bytes, atomic_write_text  # noqa: E402  (re-exported)
 from .._signals import raise_pending, stop_in, stop_signals  # noqa: E402
+from .termination import EVERY_GENERATION, CheckpointPolicy, LoopState, Termination  # noqa: E402,F401  (re-exported)
 
 #: history.csv columns of an ES-like run before its extra and param columns (:func:`history_csv`)
 ES_COLUMNS = ("gen", "evaluations", "best", "median", "sigma", "elapsed")
@@ -347,8 +348,8 @@ class AskTell(Protocol):
     :class:`schedlab.optimize.gfs_iterative.IterativeAskTell` (the iterative GFS, one situation class a
     generation) and :class:`schedlab.optimize.federation_ga.PackageGAAskTell` (one package's federation GA).
 
-    ``generation``: generations told so far (the loop runs while it is below its target);
-    ``evaluations``: candidates evaluated so far (progress counts from it). ``ask()``: the
+    ``generation``: generations told so far; ``evaluations``: candidates evaluated so far (the
+    loop's :class:`Termination` and progress count from both). ``ask()``: the
     candidates of the next generation (a sequence the executor maps the evaluation over; may be empty);
     ``tell(x, results)``: those candidates with their evaluations' results, in order (one
     generation more); ``row(elapsed)``: the history row of the generation just told;
@@ -371,35 +372,13 @@ class AskTell(Protocol):
     def checkpoint(self, rows: list[dict[str, Any]]) -> dict[str, Any]: ...
 
 
-@dataclass(frozen=True)
-class CheckpointPolicy:
-    """When :func:`run_generations` commits a generation (writes the checkpoint): after every
-    ``every``-th generation since the last checkpoint, or, with ``every`` None, once ``seconds`` of
-    wall time passed since it; ``last`` False leaves the run's last generation to the caller (the
-    federation run commits a package's end with the package's result). A generation not yet
-    committed when a run stops is redone on resume, identically (the optimizer owns its randomness)."""
-
-    every: int | None = 1
-    seconds: float = 0.0
-    last: bool = True
-
-    def due(self, generations_since: int, seconds_since: float, last: bool) -> bool:
-        if last and not self.last:
-            return False
-        return generations_since >= self.every if self.every else seconds_since >= self.seconds
-
-
-#: the default: every generation is committed (ES, CMA-ES, GFS, the bound, grid NSGA-II)
-EVERY_GENERATION = CheckpointPolicy()
-
-
 @stop_signals()  # SIGTERM (batch systems) stops like Ctrl-C: the one place for every optimizer
 def run_generations(
     run: RunFolder,
     adapter: AskTell,
     evaluate: Callable[[Any, Any], Any],
     executor: Any,
-    generations: int,
+    termination: Termination | int,
     rows: list[dict[str, Any]],
     elapsed0: float,
     *,
@@ -408,7 +387,8 @@ def run_generations(
     on_evaluation: Callable[[int, int], None] | None = None,
     checkpoint: CheckpointPolicy = EVERY_GENERATION,
 ) -> bool:
-    """The run loop every optimizer shares: until ``adapter.generation`` reaches ``generations``:
+    """The run loop every optimizer shares: until ``termination`` is done (:class:`Termination`; an
+    int: that many generations, i.e. until ``adapter.generation`` reaches it):
     ``adapter.ask()`` -> ``evaluate(payload, x)`` mapped over the candidates by ``executor`` ->
     ``adapter.tell(x, results)`` -> append ``adapter.row(elapsed)`` to ``rows`` ->
     ``write_files(rows)`` -> checkpoint ``adapter.checkpoint(rows)`` (the commit point; when the
@@ -419,12 +399,17 @@ def run_generations(
 
     ``adapter`` is an :class:`AskTell` (the protocol says what each member does): it holds an
     ask/tell optimizer and its randomness."""
+    termination = Termination.of(termination)
     t0 = time.perf_counter()
     saved_at, saved_gen = t0, adapter.generation
+
+    def done() -> bool:
+        return termination.done(LoopState(adapter.generation, adapter.evaluations, elapsed0 + time.perf_counter() - t0))
+
     try:
         if rows and on_generation is not None:
             on_generation(rows[-1])
-        while adapter.generation < generations:
+        while not done():
             raise_pending()  # a SIGTERM a garbage-collector callback swallowed stops the run here
             x = adapter.ask()
             if not len(x):  # nothing to evaluate this generation (the iterative GFS's unreached class)
@@ -439,8 +424,7 @@ def run_generations(
             row = adapter.row(elapsed0 + time.perf_counter() - t0)
             rows.append(row)
             write_files(rows)
-            if checkpoint.due(adapter.generation - saved_gen, time.perf_counter() - saved_at,
-                              adapter.generation >= generations):
+            if checkpoint.due(adapter.generation - saved_gen, time.perf_counter() - saved_at, done()):
                 run.save_checkpoint(adapter.checkpoint(rows))
                 saved_at, saved_gen = time.perf_counter(), adapter.generation
             if on_generation is not None:
@@ -504,7 +488,7 @@ def optimize(
     new_optimizer: Callable[[], Optimizer],
     evaluate: Callable[[Any, np.ndarray], float],
     executor: Any,
-    generations: int,
+    termination: Termination | int,
     *,
     param_names: Sequence[str] | None = None,
     best_json: Callable[[np.ndarray, float], str] | None = None,
@@ -514,7 +498,8 @@ def optimize(
     extra: Callable[[np.ndarray], dict[str, float | None]] | None = None,
     extra_names: Sequence[str] = (),
 ) -> RunResult:
-    """Run (or resume, or extend) ``generations`` generations of ask -> evaluate on ``executor`` -> tell.
+    """Run (or resume, or extend) ask -> evaluate on ``executor`` -> tell until ``termination`` (a
+    :class:`Termination`, or an int: that many generations) is done.
 
     ``evaluate(payload, x)`` is mapped over the offspring by the executor (pure: same x, same
     value). After every generation history.csv and best.json are rewritten and then the
@@ -542,9 +527,10 @@ def optimize(
 
     if rows:  # the files may be one generation ahead of a checkpoint interrupted mid-write
         write_files(rows)
-    if on_start is not None:
-        on_start(generations, len(rows))
-    interrupted = run_generations(run, ESAskTell(opt, extra, rows), evaluate, executor, generations, rows, elapsed0,
+    termination = Termination.of(termination)
+    if on_start is not None:  # (total generations or None, generations done)
+        on_start(termination.generations, len(rows))
+    interrupted = run_generations(run, ESAskTell(opt, extra, rows), evaluate, executor, termination, rows, elapsed0,
                                   write_files=write_files, on_generation=on_generation, on_evaluation=on_evaluation)
     return RunResult(
         best_x=opt.best_x,

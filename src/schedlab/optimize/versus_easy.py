@@ -7,7 +7,8 @@ evaluation (:mod:`schedlab.optimize.heldout`), which both import it and neither 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import Any
 
 from ..sim.model import Machine
@@ -33,6 +34,31 @@ def metrics_of(workload: Workload, machine: Machine, strategy: Strategy) -> dict
     from ..sim.strategies import simulate_any  # a Strategy or a rule base
 
     return dict(compute_metrics(simulate_any(workload, machine, strategy)))
+
+
+@lru_cache(maxsize=16)
+def parsed_objective(expr: str):
+    """The :class:`~schedlab.metrics.Objective` of ``expr``, parsed once per process (evaluations call it often)."""
+    from ..metrics import Objective
+
+    return Objective(expr)
+
+
+def objective_over(objective: str, workloads: Sequence[Workload], machines: Sequence[Machine],
+                   easy: Sequence[dict[str, float | None]] | None,
+                   schedule_of: Callable[[Workload, Machine], Any]) -> float:
+    """Sum over the workloads of ``objective`` on the schedule ``schedule_of(workload, machine)``
+    makes, each with EASY's metrics on the same workload (``easy``, one dict per workload) for the
+    ``EASY_*`` names: the one place an optimizer's value over its training (or held-out) workloads
+    is computed (greedy, both rule-base methods, the held-out scores)."""
+    from ..metrics import compute_metrics
+
+    obj = parsed_objective(objective)
+    baselines = easy if easy is not None else (None,) * len(workloads)
+    total = 0.0
+    for w, m, e in zip(workloads, machines, baselines, strict=True):
+        total += obj(compute_metrics(schedule_of(w, m)), e)
+    return total
 
 
 def compare_with_easy(

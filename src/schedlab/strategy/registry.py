@@ -76,13 +76,16 @@ class QueueOrder:
 
 @dataclass(frozen=True)
 class Optimizer:
-    """An ask/tell optimizer: ``factory`` is ``"module:callable"`` taking
+    """An ask/tell optimizer of real vectors (:class:`schedlab.optimize.run.Optimizer`):
+    ``factory`` is ``"module:callable"`` (or the callable itself) taking
     ``(lower, upper, *, mu, lam, seed, x0)``; ``settings`` its fixed settings recorded in a run's
-    config.json."""
+    config.json. :func:`make_optimizer` builds one by name; ``evolve greedy --optimizer NAME`` and
+    :class:`schedlab.optimize.evolve.EvolveConfig` read the rows (tests/test_new_optimizer.py adds
+    a test-only optimizer this way; docs/CONTRACTS.md "Optimizers" shows the diff)."""
 
     name: str
     help: str
-    factory: str
+    factory: str | Callable
     settings: dict
 
 
@@ -374,6 +377,16 @@ def optimizer_names() -> tuple[str, ...]:
 
 def optimizer(name: str) -> Optimizer:
     return _named(OPTIMIZERS, name)
+
+
+def make_optimizer(name: str, lower, upper, *, mu: int, lam: int, seed: int, x0=None):
+    """The ask/tell optimizer of :data:`OPTIMIZERS` row ``name`` over the box [lower, upper]."""
+    try:
+        row = optimizer(name)
+    except KeyError:
+        raise ValueError(f"unknown optimizer {name!r}; choose {' or '.join(optimizer_names())}") from None
+    factory = resolve(row.factory) if isinstance(row.factory, str) else row.factory
+    return factory(lower, upper, mu=mu, lam=lam, seed=seed, x0=x0)
 
 
 def resolve(spec: str):

@@ -41,3 +41,18 @@ def test_verbs_import_neither_each_other_nor_main():
     assert not any(wrong.values()), f"verb modules importing a verb or main: { {k: v for k, v in wrong.items() if v} }"
     # main registers every verb (importing it adds its commands to the app)
     assert verbs <= _imports(CLI / "main.py")
+
+
+def test_optimize_does_not_import_report():
+    """Issue 36: "`optimize` does not import `report`" (DESIGN.md: drivers return results; the CLI
+    draws them). Any import of schedlab.report from an optimize module, anywhere in it."""
+    import schedlab.optimize
+
+    wrong = {}
+    for path in sorted(Path(schedlab.optimize.__file__).parent.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                mod = node.module or ""
+                if (node.level == 2 and mod.split(".")[0] == "report") or mod.startswith("schedlab.report"):
+                    wrong.setdefault(path.name, []).append(mod)
+    assert wrong == {}

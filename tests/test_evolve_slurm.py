@@ -7,6 +7,7 @@ goes through the shared validator."""
 from __future__ import annotations
 
 import csv
+import html
 import json
 import math
 
@@ -133,7 +134,13 @@ def test_the_written_fragment_and_sacctmgr_script_simulate_to_the_recorded_tuned
     assert rows[("train", "current")]["objective"] == Objective(cfg.objective)(compute_metrics(current))
     assert rows[("train", "tuned")]["objective"] == recorded
     assert {s for s, _ in rows} == {"train", "test"} and {k for _, k in rows} == {"EASY", "current", "tuned"}
-    assert "| test | KTH-SP2" in (run / "report.md").read_text() and (run / "report.html").exists()
+    assert "| test | KTH-SP2" in (run / "report.md").read_text() and not (run / "report.html").exists()
+    from schedlab.cli.evolve import write_slurm_report  # the CLI draws report.html (optimize does not import report)
+
+    write_slurm_report(result)
+    assert result.fragment == (run / "slurm.conf.fragment").read_text()
+    page = (run / "report.html").read_text()
+    assert html.escape(result.fragment.strip().splitlines()[-1]) in page and "EASY, the site's configuration" in page
 
 
 def test_ctrl_c_then_the_same_command_ends_like_an_uninterrupted_run(finished, tmp_path):

@@ -48,6 +48,35 @@ def write_report(result) -> None:
                      result.best, schedule_plots=[p.name for p in paths])
 
 
+class _Shown:
+    """What report.html prints as the run's best: the fragment's text."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def to_json(self) -> str:
+        return self.text
+
+
+def write_slurm_report(result) -> None:
+    """report.html of a finished ``evolve slurm`` run (:class:`schedlab.optimize.evolve_slurm.SlurmTuneResult`),
+    as ``evolve greedy`` writes it (the tuned configuration against EASY, convergence), with the
+    four-way table and the fragment."""
+    import html
+
+    from ..optimize.evolve_slurm import comparison_table_rows
+    from ..report.run_report import write_run_report
+
+    head, cells = comparison_table_rows(result.comparison)
+    table = ("<h2>EASY, the site's configuration, the tuned one</h2><table><tr>"
+             + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"
+             + "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in cells)
+             + "</table>")
+    history = result.run.history if result.run else []
+    write_run_report(result.run_dir, result.config, {"slurm": history}, result.versus_easy, _Shown(result.fragment),
+                     title="Tuned Slurm configuration", label="tuned slurm", extra_html=table)
+
+
 @evolve_app.command("greedy")
 @with_trace_options
 def greedy(
@@ -192,6 +221,7 @@ def slurm(
         bar.stop()
     if result.interrupted:
         raise stopped(f"checkpoint saved in {out}; re-run the same command to resume")
+    write_slurm_report(result)
     from rich.markup import escape
     from rich.table import Table
 

@@ -22,7 +22,6 @@ greedy strategy on the training and held-out workloads.
 
 from __future__ import annotations
 
-import html
 import json
 import math
 from collections.abc import Callable, Sequence
@@ -34,7 +33,7 @@ from ..metrics import DEFAULT_OBJECTIVE
 from ..slurm.policy import SlurmPolicy
 from ..slurm.tuning import SPACE, SlurmEncoding, apply, current_values, knobs, qos_priorities
 from .evolve import EvolveConfig, heldout_config, heldout_extra, train_test_comparison, workload_fingerprint
-from .greedy import TrainingSet, _objective
+from .greedy import TrainingSet
 from .heldout import HeldOut
 from .run import RunFolder, RunResult, optimize
 
@@ -113,17 +112,11 @@ def tuned_policy(base: SlurmPolicy, values: dict[str, float], label: str = "tune
 
 
 def policy_value(payload: SlurmPayload, policy: SlurmPolicy) -> float:
-    """Sum over the training workloads of the objective of ``policy``'s schedule."""
-    from ..metrics import compute_metrics
+    """Sum over the training workloads of the objective of ``policy``'s schedule, EASY's metrics for
+    ``EASY_*`` (:meth:`schedlab.optimize.greedy.TrainingSet.value`, the one place it is summed)."""
     from ..slurm.policy import simulate_slurm
 
-    training = payload.training
-    objective = _objective(training.objective)
-    total = 0.0
-    for i, (w, m) in enumerate(zip(training.workloads, training.machines)):
-        easy = training.easy[i] if training.easy is not None else None
-        total += objective(compute_metrics(simulate_slurm(w, m, policy)), easy, who=f"{policy.label} on {w.name}")
-    return total
+    return payload.training.value(lambda w, m: simulate_slurm(w, m, policy))
 
 
 @dataclass(frozen=True)
@@ -198,6 +191,10 @@ class SlurmTuneResult:
     run: RunResult | None = None
     comparison: list[dict[str, Any]] = field(default_factory=list)
     config: dict[str, Any] = field(default_factory=dict)
+    fragment: str = ""
+    """slurm.conf.fragment's text"""
+    versus_easy: list[dict[str, Any]] = field(default_factory=list)
+    """the tuned configuration's rows against EASY (train and held-out), for report.html"""
 
 
 def best_doc(values: dict[str, float], f: float) -> str:
@@ -221,7 +218,7 @@ def evolve_slurm(
     sacctmgr.sh, comparison.json and the report. ``greedy``: an evolved greedy strategy the report
     compares too (it does not change the run)."""
     from ..execute import make_executor
-    from ..optimize.cmaes import make_optimizer
+    from ..strategy.registry import make_optimizer
 
     setup = prepare(config)
     training, heldout, enc = setup.payload.training, setup.heldout, setup.encoding
@@ -257,7 +254,8 @@ def evolve_slurm(
 
 def write_outputs(run: RunFolder, setup: SlurmSetup, result: SlurmTuneResult, config: SlurmTuneConfig,
                   greedy: Any = None) -> None:
-    """slurm.conf.fragment, sacctmgr.sh, comparison.json, report.md and report.html of a finished run."""
+    """slurm.conf.fragment, sacctmgr.sh, comparison.json and report.md of a finished run (report.html,
+    with its figures, is drawn by the CLI: ``optimize`` does not import ``report``)."""
     from ..slurm.tuning import fragment_text, sacctmgr_text
 
     values = result.values
@@ -271,8 +269,8 @@ def write_outputs(run: RunFolder, setup: SlurmSetup, result: SlurmTuneResult, co
            for label, s in schedules.items()}
     result.comparison = comparison_rows(per)
     run.write_text("comparison.json", json.dumps(result.comparison, indent=2, allow_nan=False) + "\n")
+    result.fragment, result.versus_easy = fragment, per["tuned"]
     run.write_text("report.md", report_markdown(result, setup, config))
-    _write_html(run, result, fragment, per["tuned"])
 
 
 def comparison_rows(per: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
@@ -350,28 +348,3 @@ def report_markdown(result: SlurmTuneResult, setup: SlurmSetup, config: SlurmTun
             r["schedule"] == "greedy" for r in result.comparison) else "") + ".",
         "",
     ])
-
-
-class _Shown:
-    """What report.html prints as the run's best: the fragment's text."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def to_json(self) -> str:
-        return self.text
-
-
-def _write_html(run: RunFolder, result: SlurmTuneResult, fragment: str, versus_easy: list[dict[str, Any]]) -> None:
-    """report.html as ``evolve greedy`` writes it (the tuned configuration against EASY, convergence),
-    with the four-way table and the fragment."""
-    from ..report.run_report import write_run_report
-
-    head, cells = comparison_table_rows(result.comparison)
-    table = ("<h2>EASY, the site's configuration, the tuned one</h2><table><tr>"
-             + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"
-             + "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in cells)
-             + "</table>")
-    history = result.run.history if result.run else []
-    write_run_report(run.path, result.config, {"slurm": history}, versus_easy, _Shown(fragment),
-                     title="Tuned Slurm configuration", label="tuned slurm", extra_html=table)

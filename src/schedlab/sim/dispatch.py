@@ -14,6 +14,9 @@ current time ``now``. Contracts (what a multi-site or fuzzy-rule engine may rely
 - the rules ``fcfs_pass``/``list_pass``/``easy_pass``/``conservative_pass`` (J, S, view, now):
   start jobs of ``view`` (waiting jobs in queue order) with :func:`start_job`; they do not
   compact the queue (``schedule_pass`` does).
+- a user's dynamic order and a user's rule (codes past the built-in ones) come compiled in ``G``,
+  a ``UserPolicy`` (:mod:`.user`); for ``G`` None or the greedy parameters those branches are
+  pruned or constant at compile time.
 
 Semantics: genetic-fuzzy-rule-based-scheduling Section 2.1 and greedy-es-sorting-criteria
 Sections II-A, III-A; see :mod:`schedlab.sim.engine` for the event loop.

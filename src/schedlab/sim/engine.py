@@ -29,7 +29,7 @@ from ..workload.model import Workload
 from .loop import site_loop
 from .model import Machine, Schedule
 from .state import (
-    DISPATCH_CODES, FINISH, O_GREEDY, ORDER_CODES, START, UERR, UJOB, UAT, UVAL, UserPolicy, greedy_params, make_jobs,
+    DISPATCH_CODES, FINISH, O_GREEDY, ORDER_CODES, RULE_INPUTS, START, UERR, UJOB, UAT, UVAL, UserPolicy, greedy_params, make_jobs,
     new_site,
 )
 
@@ -115,7 +115,8 @@ def user_policy(strategy: Strategy, G):
     key, no_rule = _placeholders()
     return UserPolicy(G.p, G.seg_t, G.seg_c, row.compiled if dynamic else key,
                       rule.compiled if rule.compiled is not None else no_rule,
-                      registry.order_code(strategy.order) if dynamic else -1)
+                      registry.order_code(strategy.order) if dynamic else -1,
+                      sum({RULE_INPUTS[t] for t in rule.takes if t in RULE_INPUTS}))
 
 
 _PLACEHOLDERS: list = []

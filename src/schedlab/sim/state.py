@@ -250,8 +250,12 @@ GreedyParams = namedtuple("GreedyParams", "p seg_t seg_c")
 #: a run with a user's dynamic queue order or dispatch rule (:mod:`.user`): the greedy parameters
 #: (for a greedy order under a user rule; neutral otherwise), the compiled key and rule (numba
 #: cfuncs of :mod:`schedlab.strategy.user_code`'s signatures; placeholders where the run has none:
-#: one compiled engine serves every user function) and ``dyn``, the dynamic order's code (-1: none)
-UserPolicy = namedtuple("UserPolicy", "p seg_t seg_c key rule dyn")
+#: one compiled engine serves every user function), ``dyn``, the dynamic order's code (-1: none),
+#: and ``uses``, the rule's inputs the engine fills (bits USE_WIDTH.., :data:`RULE_INPUTS`)
+UserPolicy = namedtuple("UserPolicy", "p seg_t seg_c key rule dyn uses")
+#: a user rule's inputs copied only when its function takes them: name -> bit of ``UserPolicy.uses``
+RULE_INPUTS = {"width": 1, "estimate": 2, "wait": 4, "group": 8, "run_end": 16, "run_width": 16}
+USE_WIDTH, USE_EST, USE_WAIT, USE_GROUP, USE_RUN = 1, 2, 4, 8, 16
 
 
 def stable_order(key: np.ndarray) -> np.ndarray:

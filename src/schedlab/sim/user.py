@@ -14,7 +14,7 @@ one compiled engine serves every user file.
   ``S.i[ORDERED, :nq]``, as the greedy order's view; a non-finite key (or one that raised: NaN)
   sets ``ctr[UERR] = 1``;
 - :func:`user_rule_pass` (J, S, G, view, now): the user's rule marks waiting jobs in copies of
-  the queue's columns; the marked ones start in queue order through :func:`.running.start_job`;
+  the queue's columns (only those its function takes, ``G.uses``); the marked ones start in queue order through :func:`.running.start_job`;
   a marked job wider than the processors free then sets ``ctr[UERR] = 2`` and ends the pass; a
   rule that raised (its wrapper returns 1) sets ``ctr[UERR] = 3`` and starts nothing.
 
@@ -29,12 +29,12 @@ from numba import types
 from numba.extending import overload
 
 from .._config import njit  # noqa: F401  (kernels: the cache keys on this module)
+from .greedy import settle_view
 from .ops import queue
 from .running import start_job
-from .sort import sort_jobs
 from .state import (
-    AUX_P, EST, EST_H, EST_N, ESTEND, FREE, GROUP, M, NQ, ORDERED, SUBMIT, UAT, UERR, UF, UI, UJOB, UVAL, UserPolicy,
-    WIDTH,
+    EST, EST_H, EST_N, ESTEND, FREE, GROUP, M, NQ, SUBMIT, UAT, UERR, UF, UI, UJOB, USE_EST, USE_GROUP,
+    USE_RUN, USE_WAIT, USE_WIDTH, UVAL, UserPolicy, WIDTH,
 )
 
 
@@ -70,15 +70,13 @@ def _user_view(J, S, G, now):
         return lambda J, S, G, now: None
 
     def impl(J, S, G, now):
-        ctr, SI, SF = S.ctr, S.i, S.f
+        ctr = S.ctr
         nq = ctr[NQ]
         q = queue(S)
-        view = SI[ORDERED]
-        key = SF[UF]
+        key = S.f[UF]
         free, m = ctr[FREE], ctr[M]
         for i in range(nq):
             j = q[i]
-            view[i] = j
             r = J.f[SUBMIT, j]
             v = G.key(J.i[WIDTH, j], J.f[EST, j], J.i[GROUP, j], r, now - r, now, free, nq, m)
             if not np.isfinite(v) and ctr[UERR] == 0:
@@ -86,7 +84,7 @@ def _user_view(J, S, G, now):
                 S.x[UAT], S.x[UVAL] = now, v
             key[j] = v
         if ctr[UERR] == 0:
-            sort_jobs(view, nq, key, key, 1.0, SI[AUX_P])  # key, then job number (= submit order)
+            settle_view(S, key, key, 1.0)  # key, then job number (= submit order), from the last pass's order
 
     return impl
 
@@ -101,13 +99,25 @@ def _user_rule_pass(J, S, G, view, now):
         nq, nr = view.shape[0], ctr[EST_N]
         width, group, run_width, flag = SI[UI, :nq], SI[UI + 1, :nq], SI[UI + 2, :nr], SI[UI + 3, :nq]
         est, wait, run_end = SF[UF + 1, :nq], SF[UF + 2, :nq], SF[UF + 3, :nr]
-        for i in range(nq):  # copies: what the rule writes into them reaches nothing of the engine
-            j = view[i]
-            width[i], group[i], flag[i] = J.i[WIDTH, j], J.i[GROUP, j], 0
-            est[i], wait[i] = J.f[EST, j], now - J.f[SUBMIT, j]
-        for k in range(nr):  # running jobs by estimated end (EST_H)
-            j = SI[EST_H, k]
-            run_end[k], run_width[k] = max(SF[ESTEND, j], now), J.i[WIDTH, j]
+        uses = G.uses  # copies of the columns the rule takes: what it writes reaches nothing of the engine
+        for i in range(nq):
+            flag[i] = 0
+        if uses & USE_WIDTH:
+            for i in range(nq):
+                width[i] = J.i[WIDTH, view[i]]
+        if uses & USE_EST:
+            for i in range(nq):
+                est[i] = J.f[EST, view[i]]
+        if uses & USE_WAIT:
+            for i in range(nq):
+                wait[i] = now - J.f[SUBMIT, view[i]]
+        if uses & USE_GROUP:
+            for i in range(nq):
+                group[i] = J.i[GROUP, view[i]]
+        if uses & USE_RUN:
+            for k in range(nr):  # running jobs by estimated end (EST_H)
+                j = SI[EST_H, k]
+                run_end[k], run_width[k] = max(SF[ESTEND, j], now), J.i[WIDTH, j]
         if G.rule(width, est, wait, group, now, ctr[FREE], ctr[M], run_end, run_width, flag) != 0:
             ctr[UERR], ctr[UJOB] = 3, view[0]  # the rule raised (user_code.FAILED)
             S.x[UAT], S.x[UVAL] = now, ctr[FREE]

@@ -61,6 +61,7 @@ class DispatchRule:
     naive: str
     source: str | None = None  # a user rule's plugin file (None: built in)
     compiled: object = None  # a user rule's numba cfunc (schedlab.strategy.user_code.RULE_FIELDS)
+    takes: tuple[str, ...] = ()  # ... the fields its function takes (the engine fills only those)
 
 
 @dataclass(frozen=True)
@@ -423,7 +424,8 @@ def register_rule(name: str, help: str, rule: Callable | None = None, *, source:
 
     compiled = compile_user(rule, RULE_FIELDS, "int64", what=f"dispatch rule {name!r}", where=source,
                             required=("start",))
-    _put(USER_RULES, DispatchRule(name, str(help), "", replay="any", naive=name, source=source, compiled=compiled))
+    _put(USER_RULES, DispatchRule(name, str(help), "", replay="any", naive=name, source=source, compiled=compiled,
+                                  takes=tuple(inspect.signature(rule).parameters)))
     return rule
 
 

@@ -136,6 +136,24 @@ def test_a_user_rule_by_hand(plugin_file):
     np.testing.assert_array_equal(s.start, simulate(w, Machine(4), Strategy("list")).start)
 
 
+def test_a_rule_sees_overrun_jobs_end_now(tmp_path, monkeypatch):
+    """Without killing, job 0 (1 of 2 processors, estimate 5) runs 0-10; job 1 (1 proc) arrives at
+    6. A rule that starts only while the first estimated end is not in the past sees job 0's end as
+    max(0 + 5, 6) = 6 (the contract of run_end): job 1 starts at 6 (reading 5, it would wait for 10)."""
+    monkeypatch.setattr(registry, "USER_RULES", [])
+    path = tmp_path / "patient.py"
+    path.write_text("from schedlab.strategy import register_rule\n\n\n"
+                    "@register_rule('patient', 'x')\ndef patient(width, free, now, run_end, start):\n"
+                    "    if run_end.shape[0] == 0 or run_end[0] >= now:\n"
+                    "        for i in range(width.shape[0]):\n"
+                    "            if width[i] <= free:\n                start[i] = 1\n                free -= width[i]\n")
+    schedlab.load_plugin(path)
+    w = _workload([(0, 10, 5, 1), (6, 1, 1, 1)], 2)
+    s = simulate(w, Machine(2), Strategy("patient"), kill=False)
+    validate_schedule(s)
+    np.testing.assert_array_equal(s.start, [0, 6])
+
+
 RULES_ORDERS = [("fcfs", "waitwidth"), ("easy", "mixed"), ("conservative", "mixed"), ("list", "mixed"),
                 ("firstfit", "waitwidth"), ("shortfill", "mixed"), ("shortfill", "submit"), ("shortfill", "estimate")]
 

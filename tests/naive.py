@@ -56,7 +56,8 @@ def naive_simulate(workload, procs: int, strategy, kill: bool = True, switch=Non
         elif switch is not None and waiting:
             now_strategy = switch[passes % len(switch)]
             passes += 1
-        queue = _ordered(w, now_strategy.order, waiting, t, rank)
+        free = procs - sum(width[j] for j in running)  # a dynamic user order's state at the pass
+        queue = _ordered(w, now_strategy.order, waiting, t, rank, (free, len(waiting), procs))
         started = _dispatch(now_strategy.dispatch, queue, running, t, procs, width, est, start)
         for j in started:
             start[j] = t
@@ -66,7 +67,9 @@ def naive_simulate(workload, procs: int, strategy, kill: bool = True, switch=Non
     return np.array(start, dtype=float), np.array(finish, dtype=float)
 
 
-def _ordered(w, order, waiting, t, rank):
+def _ordered(w, order, waiting, t, rank, state):
+    if not isinstance(order, Greedy) and order in NAIVE_DYNAMIC:  # key(w, j, t, free, queued, m)
+        return sorted(waiting, key=lambda j: (NAIVE_DYNAMIC[order](w, j, t, *state), rank[j]))
     if isinstance(order, Greedy):
         crit = order.per_class()[int(time_of_week_class(w, t))]
 
@@ -172,6 +175,11 @@ NAIVE_ORDERS = {
 }
 
 
+#: a dynamic order's key ``(w, j, t, free, queued, m)`` by name (the tests add a user's: free
+#: processors and waiting jobs at the pass, before it starts anything; m the machine size)
+NAIVE_DYNAMIC: dict = {}
+
+
 def _earliest(blocks, t, duration, need, m):
     """Earliest s >= t with `need` processors free throughout [s, s + duration)."""
     candidates = sorted({t} | {e for _, e, _ in blocks if e >= t})
@@ -197,3 +205,13 @@ def random_small_workload(rng):
                                "estimate": rng.integers(1, 15, n).astype(float),
                                "procs": rng.integers(1, m + 1, n), "group": rng.integers(0, 6, n)}, machine_procs=m)
     return w, m
+
+
+def small_workload(rows, m):
+    """A hand-worked case: rows (submit, runtime, estimate, procs), all of user group 1, on m processors."""
+    from schedlab.workload import Workload
+
+    a = np.array(rows, dtype=float)
+    return Workload.from_columns({"submit": a[:, 0], "runtime": a[:, 1], "estimate": a[:, 2],
+                                  "procs": a[:, 3].astype(np.int64), "group": np.ones(len(rows), dtype=np.int64)},
+                                 machine_procs=m)

@@ -12,11 +12,10 @@ import pytest
 
 import schedlab
 from conftest import one_line_error, run
-from naive import NAIVE_ORDERS, naive_simulate, random_small_workload
+from naive import NAIVE_ORDERS, naive_simulate, random_small_workload, small_workload as _workload
 from schedlab.errors import StrategyError
 from schedlab.sim import Machine, Schedule, ScheduleInvalid, simulate, validate_schedule
 from schedlab.strategy import Strategy, registry
-from schedlab.workload import Workload
 
 AREA = '''
 from schedlab.strategy import register_order
@@ -42,14 +41,6 @@ def area_file(tmp_path):
     path = tmp_path / "my_orders.py"
     path.write_text(AREA)
     return path
-
-
-def _workload(rows, m):
-    """rows: (submit, runtime, estimate, procs)."""
-    a = np.array(rows, dtype=float)
-    return Workload.from_columns({"submit": a[:, 0], "runtime": a[:, 1], "estimate": a[:, 2],
-                                  "procs": a[:, 3].astype(np.int64), "group": np.ones(len(rows), dtype=np.int64)},
-                                 machine_procs=m)
 
 
 def test_the_api_runs_a_user_order_by_hand(area_file):

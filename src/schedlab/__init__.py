@@ -25,7 +25,7 @@ from .errors import SchedlabError, SWFError  # noqa: E402  (after the OpenBLAS s
 from .metrics import Objective, compute_metrics
 from .sim import Machine, Schedule, simulate
 from .sim.strategies import simulate_any
-from .strategy import Criterion, Greedy, Strategy, register_order
+from .strategy import Criterion, Greedy, Strategy, register_order, register_rule
 from .strategy.plugin import load_plugin
 from .workload.load import load_trace
 from .workload.model import Workload
@@ -33,4 +33,4 @@ from .workload.swf import read_swf, write_swf
 
 __version__ = "0.1.0"
 
-__all__ = ["Criterion", "Greedy", "SWFError", "SchedlabError", "Strategy", "Workload", "Objective", "__version__", "compute_metrics", "load_plugin", "load_trace", "register_order", "read_swf", "write_swf", "Machine", "Schedule", "simulate", "simulate_any"]
+__all__ = ["Criterion", "Greedy", "SWFError", "SchedlabError", "Strategy", "Workload", "Objective", "__version__", "compute_metrics", "load_plugin", "load_trace", "register_order", "register_rule", "read_swf", "write_swf", "Machine", "Schedule", "simulate", "simulate_any"]

@@ -10,6 +10,7 @@ import typer
 
 from .app import app, stopped
 from .options import DASK, EXTEND, SEED, TRACE_HELP, WORKERS, OptionError, TraceOptions, executor_spec, with_trace_options
+from .policies import PLUGIN
 
 
 @app.command("bound")
@@ -32,6 +33,7 @@ def bound_command(
     workers: Optional[int] = WORKERS,
     dask: Optional[str] = DASK,
     with_: List[str] = typer.Option([], "--with", help="With 'plot': strategies to place (easy, POLICY/ORDER, greedy, or FILE.json); repeat."),
+    plugin: List[Path] = PLUGIN,
     x: str = typer.Option("AWRT1", "--x", help="With 'plot': objective on the x axis (UTIL, AWRT, AWRT1..AWRT5)."),
     y: str = typer.Option("AWRT2", "--y", help="With 'plot': objective on the y axis."),
     trace: Optional[str] = typer.Option(None, "--trace", help="With 'plot': the trace, when the path in the run's config.json does not exist here."),

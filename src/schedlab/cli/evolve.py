@@ -13,7 +13,7 @@ from ..strategy.registry import OPTIMIZERS
 from .app import stopped, sub_app
 from .options import (AS_JSON, DASK, EXTEND, SEED, SLURM_OPTION, SLURM_SHARES, SPLIT_MONTHS, TEST, WORKERS, TraceOptions,
                       executor_spec, with_trace_options)
-from .policies import DEFAULT_GREEDY, load_strategy_file
+from .policies import DEFAULT_GREEDY, PLUGIN, load_strategy_file
 from .progress import EvaluationProgress
 from .versus_easy import check_threshold, comparison_table, gate, wide_console
 
@@ -133,9 +133,10 @@ def greedy(
 @evolve_app.command("compare")
 @with_trace_options
 def compare(
-    strategy: Path = typer.Argument(..., help="trained strategy (best.json of a run)"),
+    strategy: Path = typer.Argument(..., help="trained strategy (best.json of a run, or any rigid strategy file)"),
     traces: list[str] = typer.Argument(..., help="workloads to apply it to"),
     objective: str = typer.Option(DEFAULT_OBJECTIVE, "--objective", help="objective over the metrics, minimised"),
+    plugin: list[Path] = PLUGIN,
     opts: TraceOptions = None,
     threshold: float = THRESHOLD,
     fail_worse_than: Optional[float] = FAIL_WORSE_THAN,

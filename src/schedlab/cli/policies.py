@@ -21,13 +21,15 @@ DEFAULT_GREEDY = Criterion("f2", a=0.0, b=0.0, K=(5.0, 4.0, 3.0, 2.0, 1.0))
 #: Read at import for the options' help; the listing and the errors read the registry when called.
 POLICY_HELP = registry.policy_help()
 POLICIES: tuple[str, ...] = tuple(POLICY_HELP)
-ORDER_HELP = {o.name: o.help for o in registry.static_orders()}
+ORDER_HELP = {o.name: o.help for o in registry.named_orders()}
 
 
 def load_plugins(value):
-    """``--plugin FILE`` (repeatable; eager, so ``--plugin FILE --policy help`` lists its orders):
-    run each user file, which registers its queue orders (:func:`schedlab.load_plugin`); a bad file
-    is a one-line error naming it."""
+    """``--plugin FILE`` (repeatable; eager, so ``--plugin FILE --policy help`` lists its orders and
+    rules): run each user file, which registers its queue orders and dispatch rules
+    (:func:`schedlab.load_plugin`); a bad file is a one-line error naming it. Every verb that takes a
+    policy or an order by name or strategy file takes this one option (simulate, compare, evolve
+    compare, bound)."""
     from ..strategy.plugin import load_plugin
 
     for path in value or ():
@@ -36,8 +38,9 @@ def load_plugins(value):
 
 
 PLUGIN = typer.Option([], "--plugin", metavar="FILE", is_eager=True, callback=load_plugins,
-                      help="A Python file registering your own queue orders (@register_order; README 'Your own "
-                           "queue order'); repeat for several. Before --policy help to list them.")
+                      help="A Python file registering your own queue orders and dispatch rules (@register_order, "
+                           "@register_rule; README 'Your own queue order or dispatch rule'); repeat for several. "
+                           "Before --policy help to list them.")
 
 
 def unknown_policy(spec: str) -> StrategyError:

@@ -40,7 +40,8 @@ def _policy_listing() -> str:
     lines = ["policies (--policy):"]
     lines += [f"  {name:<17} {text}" for name, text in registry.policy_help().items()]
     lines.append("orders (--order):")
-    lines += [f"  {o.name:<17} {o.help}" + (f" ({o.source})" if o.source else "") for o in registry.static_orders()]
+    lines += [f"  {o.name:<17} {'dynamic: ' if o.dynamic else ''}{o.help}" + (f" ({o.source})" if o.source else "")
+              for o in registry.named_orders()]
     lines.append("POLICY/ORDER (e.g. easy/estimate) is the policy with that queue order; compare --policies also")
     lines.append("  takes a strategy .json file")
     lines.append('strategy kinds (a strategy .json file, --strategy FILE: its "kind" field):')

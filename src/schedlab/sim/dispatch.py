@@ -14,6 +14,9 @@ current time ``now``. Contracts (what a multi-site or fuzzy-rule engine may rely
 - the rules ``fcfs_pass``/``list_pass``/``easy_pass``/``conservative_pass`` (J, S, view, now):
   start jobs of ``view`` (waiting jobs in queue order) with :func:`start_job`; they do not
   compact the queue (``schedule_pass`` does).
+- a user's dynamic order and a user's rule (codes past the built-in ones) come compiled in ``G``,
+  a ``UserPolicy`` (:mod:`.user`); for ``G`` None or the greedy parameters those branches are
+  pruned or constant at compile time.
 
 Semantics: genetic-fuzzy-rule-based-scheduling Section 2.1 and greedy-es-sorting-criteria
 Sections II-A, III-A; see :mod:`schedlab.sim.engine` for the event loop.
@@ -31,13 +34,14 @@ from numba.core.errors import NumbaExperimentalFeatureWarning
 from .._config import njit
 from ..strategy import registry
 from .greedy import greedy_fcfs_pass, greedy_view
+from .user import dynamic_code, user_rule_pass, user_view
 from .sort import sort_jobs
 from . import profile
 from .ops import enqueue, queue, release_finished, start_job  # noqa: F401  (part of this module's contract)
 from .state import (
     PROF_N,
     AUX_H, AUX_P, RANK0, CACHE_HEAD, CACHE_VERSION, N_SEEN, SEEN, DIRTY, EST, EST_H, EST_N, ESTEND, EXTRA,
-    FCFS, DEAD, GSYNC, FREE, INORD, KEY0, KILL, ORDERED, LASTDISP, LASTORDER, MARK, NLOG, NQ, O_GREEDY, QHEAD, QORDER, RESV, SHADOW, VERSION, WIDTH,
+    FCFS, DEAD, GSYNC, FREE, INORD, KEY0, KILL, ORDERED, LASTDISP, LASTORDER, MARK, NLOG, NQ, O_GREEDY, QHEAD, QORDER, RESV, SHADOW, UERR, VERSION, WIDTH,
 )
 
 
@@ -312,7 +316,7 @@ def schedule_pass(J, S, G, dispatch, order, now):
         ctr[DIRTY] = 1  # reservations were made by another rule or in another order
         ctr[LASTDISP] = dispatch
         ctr[LASTORDER] = order
-    if nq == 0:
+    if nq == 0 or ctr[UERR] != 0:  # a user's key or rule failed (.user): nothing starts any more
         return 0
     if G is not None:  # pruned at compile time when G is None: static orders only
         if order == O_GREEDY and dispatch == FCFS:  # Greedy: the best job only, no sort (.greedy)
@@ -334,9 +338,18 @@ def schedule_pass(J, S, G, dispatch, order, now):
         greedy_view(J, S, G, now)
         view = S.i[ORDERED, :nq]
         ctr[DIRTY] = 1
+    elif G is not None and order == dynamic_code(G):  # a user's dynamic order (.user; -1 unless G is one)
+        user_view(J, S, G, now)
+        if ctr[UERR] != 0:
+            return 0
+        view = S.i[ORDERED, :nq]
+        ctr[DIRTY] = 1
     elif ctr[QORDER] != order:
         resort_queue(J, S, order)
-    started = run_rule(J, S, view, now, dispatch)
+    if G is not None and dispatch >= N_RULES:  # a user's rule (.user): its kernel comes in G
+        started = user_rule_pass(J, S, G, view, now)
+    else:
+        started = run_rule(J, S, view, now, dispatch)
     _compact(S, started)
     return started
 
@@ -392,3 +405,5 @@ def _compact(S, started):
 
 #: the kernel of each dispatch code (registry order); resolved at import, after the kernels above
 RULE_KERNELS = rule_kernels()
+#: codes from here on are a user's rules (registry.USER_RULES), whose kernel a UserPolicy ``G`` holds
+N_RULES = len(RULE_KERNELS)

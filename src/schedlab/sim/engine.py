@@ -22,13 +22,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import WorkloadError
+from ..errors import StrategyError, WorkloadError
 from ..strategy import registry
 from ..strategy.model import Greedy, Strategy
 from ..workload.model import Workload
 from .loop import site_loop
 from .model import Machine, Schedule
-from .state import DISPATCH_CODES, FINISH, O_GREEDY, ORDER_CODES, START, greedy_params, make_jobs, new_site
+from .state import (
+    DISPATCH_CODES, FINISH, O_GREEDY, ORDER_CODES, RULE_INPUTS, START, UERR, UJOB, UAT, UVAL, UserPolicy, greedy_params, make_jobs,
+    new_site,
+)
 
 
 def check_workload(workload: Workload, machine: Machine) -> None:
@@ -81,7 +84,9 @@ def prepare(workload: Workload, machine: Machine, strategy: Strategy, *, kill: b
     runtime = workload.runtime[perm]
     proc = np.minimum(runtime, est) if kill else runtime
     J = make_jobs(submit, est, proc, workload.procs[perm], workload.group[perm], ranks=ranks)
-    dispatch = DISPATCH_CODES[strategy.dispatch]
+    dispatch = DISPATCH_CODES.get(strategy.dispatch)
+    if dispatch is None:  # a user rule (schedlab.strategy.register_rule): its code after the built-in ones
+        dispatch = registry.rule_code(strategy.dispatch)
     if isinstance(strategy.order, Greedy):
         order = O_GREEDY
         horizon = float(submit[-1] + np.sum(proc)) + 1.0 if n else 1.0
@@ -92,8 +97,74 @@ def prepare(workload: Workload, machine: Machine, strategy: Strategy, *, kill: b
         if order is None:  # a user order (schedlab.strategy.register_order): its code after greedy
             order = registry.order_code(strategy.order)
         G = None  # no greedy kernels compiled for a static order (:func:`schedlab.sim.dispatch.schedule_pass`)
+    G = user_policy(strategy, G)
     S = new_site(n, machine.procs, kill, order)
     return J, S, G, dispatch, order, perm
+
+
+def user_policy(strategy: Strategy, G):
+    """``G`` of a run (None or the greedy parameters), as a :class:`~.state.UserPolicy` when the
+    strategy's rule or order is a user's compiled one (:mod:`.user`); else ``G`` unchanged."""
+    rule = registry.rule(strategy.dispatch)
+    row = None if isinstance(strategy.order, Greedy) else registry.order(strategy.order)
+    dynamic = row is not None and row.dynamic is not None
+    if rule.compiled is None and not dynamic:
+        return G
+    if G is None:
+        G = greedy_params(Greedy())  # never read: the order is not greedy
+    key, no_rule = _placeholders()
+    return UserPolicy(G.p, G.seg_t, G.seg_c, row.compiled if dynamic else key,
+                      rule.compiled if rule.compiled is not None else no_rule,
+                      registry.order_code(strategy.order) if dynamic else -1,
+                      sum({RULE_INPUTS[t] for t in rule.takes if t in RULE_INPUTS}))
+
+
+_PLACEHOLDERS: list = []
+
+
+def _placeholders():
+    """A key and a rule of the declared signatures for the part a user policy leaves built in (never
+    called: the codes select the built-in kernels), compiled once per process."""
+    if not _PLACEHOLDERS:
+        from ..strategy.user_code import KEY_FIELDS, RULE_FIELDS, compile_user
+
+        def no_key():
+            return 0.0
+
+        def no_rule(start):
+            pass
+
+        _PLACEHOLDERS[:] = (compile_user(no_key, KEY_FIELDS, "float64", what="key", where=__name__),
+                            compile_user(no_rule, RULE_FIELDS, "int64", what="rule", where=__name__))
+    return tuple(_PLACEHOLDERS)
+
+
+def user_failure(workload: Workload, strategy: Strategy, S, perm) -> None:
+    """Raise the failure of a user's key or rule the run recorded (``ctr[UERR]``), or a job a user's
+    rule never started, as one line naming the user's file (:mod:`.user`)."""
+    code = int(S.ctr[UERR])
+    if code == 0:
+        rule = registry.rule(strategy.dispatch)
+        never = np.flatnonzero(np.isnan(S.f[START])) if rule.source is not None else ()
+        if len(never):
+            k = perm[never[0]]
+            raise StrategyError(f"{rule.source}: dispatch rule {rule.name!r} never started job {workload.id[k]} "
+                                f"({workload.procs[k]} processors, submitted at {workload.submit[k]:g}) "
+                                f"although the machine ran empty ({len(never)} jobs never started)")
+        return
+    k = perm[S.ctr[UJOB]]
+    job, at, value = workload.id[k], float(S.x[UAT]), float(S.x[UVAL])
+    if code == 1:
+        row = registry.order(strategy.order)
+        raise StrategyError(f"{row.source}: queue order {row.name!r}: key gives {value} for job {job} at time "
+                            f"{at:g} (keys must be finite; a key that raises gives nan)")
+    rule = registry.rule(strategy.dispatch)
+    if code == 3:
+        raise StrategyError(f"{rule.source}: dispatch rule {rule.name!r} raised an exception at time {at:g} "
+                            f"({len(S.f[START]) - int(np.isnan(S.f[START]).sum())} jobs started by then; call the "
+                            f"function in plain Python on the same arguments to see it)")
+    raise StrategyError(f"{rule.source}: dispatch rule {rule.name!r} started job {job} ({workload.procs[k]} "
+                        f"processors) at time {at:g} with only {value:g} free")
 
 
 def simulate(workload: Workload, machine: Machine, strategy: Strategy, *, kill: bool = True) -> Schedule:
@@ -112,6 +183,8 @@ def simulate(workload: Workload, machine: Machine, strategy: Strategy, *, kill: 
     J, S, G, dispatch, order, perm = prepare(workload, machine, strategy, kill=kill)
     if n:
         site_loop(J, S, G, dispatch, order, np.zeros(n, dtype=np.int64), 0, np.inf, 0.0)
+        if G is not None and isinstance(G, UserPolicy):
+            user_failure(workload, strategy, S, perm)
     start = np.empty(n)
     finish = np.empty(n)
     start[perm] = S.f[START]

@@ -27,7 +27,7 @@ import numpy as np
 
 from .._config import njit
 from .heap import heap_pop, heap_push
-from .sort import sort_jobs
+from .sort import _lt, sort_jobs
 from .ops import queue
 from .running import start_job
 from .state import (
@@ -79,14 +79,31 @@ def current_class(S, G, now):
 def greedy_view(J, S, G, now):
     """Sort the waiting queue by decreasing criterion value at ``now`` (ties: beta, submit order)
     into ``S.i[ORDERED, :nq]`` (returned as a slice by the caller: a kernel compiled without
-    reference counting may not return a new view).
-
-    Starts from the last pass's order (waiting jobs only, new arrivals appended) and insertion-
-    sorts it: between passes few pairs change places (none for f2), so this is ~linear.
-    """
+    reference counting may not return a new view); :func:`settle_view` from the last pass's order."""
     ctr, SI, SF = S.ctr, S.i, S.f
     nq = ctr[NQ]
     c = current_class(S, G, now)
+    val, beta = SF[VALS], SF[NBETA]
+    q = queue(S)
+    for i in range(nq):
+        j = q[i]
+        al, be = greedy_coeffs(J, G, c, j)
+        val[j] = al * now + be
+        beta[j] = be
+    settle_view(S, val, beta, -1.0)  # value, then beta, decreasing; then job
+
+
+@njit(inline="always")
+def settle_view(S, k1, k2, s):
+    """``S.i[ORDERED, :nq]``: the waiting jobs sorted by (s k1[j], s k2[j], j) (the keys of every
+    waiting job set), for the dynamic orders (greedy's and a user's, :mod:`.user`).
+
+    Starts from the last pass's order (waiting jobs only, new arrivals appended; ``INORD`` marks
+    the jobs in it, ``_compact`` clears it for started ones) and insertion-sorts it: between passes
+    few pairs change places (none for greedy f2), so this is ~linear; far from sorted (e.g. a new
+    time-of-week class), it sorts outright."""
+    ctr, SI = S.ctr, S.i
+    nq = ctr[NQ]
     view = SI[ORDERED]
     k = 0
     for i in range(ctr[NORD]):  # still waiting from the last order (started jobs left INORD)
@@ -102,23 +119,17 @@ def greedy_view(J, S, G, now):
             view[k] = j
             k += 1
     ctr[NORD] = nq
-    val, beta = SF[VALS], SF[NBETA]
-    for i in range(nq):
-        j = view[i]
-        al, be = greedy_coeffs(J, G, c, j)
-        val[j] = al * now + be
-        beta[j] = be
     shifts = 0
     for i in range(1, nq):  # insertion sort
         j = view[i]
         h = i - 1
-        while h >= 0 and _before(val[j], beta[j], j, val[view[h]], beta[view[h]], view[h]):
+        while h >= 0 and _lt(k1, k2, s, j, view[h]):
             view[h + 1] = view[h]
             h -= 1
         view[h + 1] = j
         shifts += i - 1 - h
-        if shifts > 16 * nq + 256:  # far from sorted (e.g. a new time-of-week class): sort outright
-            sort_jobs(view, nq, val, beta, -1.0, SI[AUX_P])  # value, then beta, decreasing; then job
+        if shifts > 16 * nq + 256:  # far from sorted: sort outright
+            sort_jobs(view, nq, k1, k2, s, SI[AUX_P])
             break
 
 

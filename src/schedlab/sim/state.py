@@ -78,11 +78,16 @@ LAYOUT: dict[str, tuple[tuple[str, int, str], ...]] = {
         ("GN0", N_GROUPS, "greedy FCFS: sizes of the group heaps, one per user group"),
         ("DEAD", 1, "greedy FCFS: started jobs still in queue[:NQ] (MARK = 1), dropped in bulk later"),
         ("NLOG", 1, "jobs started since the current pass began, listed in Site.i[STARTLOG]"),
+        ("UERR", 1, "a user's code failed (:mod:`.user`): 1 a dynamic key gave a non-finite value, 2 a user rule "
+                    "started a job wider than the free processors, 3 a user rule raised; no pass starts anything after (0: none)"),
+        ("UJOB", 1, "the job of that failure"),
     ),
     "Site.x": (
         ("SHADOW", 1, "EASY: cached head reservation time"),
         ("EXTRA", 1, "EASY: processors the cached reservation leaves spare"),
         ("SEEN", 3 * N_SEEN, "conservative: the last N_SEEN reservations of the pass, widths / lengths / starts"),
+        ("UAT", 1, "the time of a user code failure (ctr[UERR])"),
+        ("UVAL", 1, "its value: the key's, or the free processors"),
     ),
     "Site.i": (
         ("QUEUE", 1, "waiting jobs sorted by the static order ctr[QORDER], from ctr[QHEAD] (ops.queue)"),
@@ -98,6 +103,8 @@ LAYOUT: dict[str, tuple[tuple[str, int, str], ...]] = {
         ("GH0", N_GROUPS, "greedy FCFS: one heap of waiting jobs per user group"),
         ("GPOS", 1, "each waiting job's slot in its group heap"),
         ("STARTLOG", 1, "jobs started since the current pass began, in start order (ctr[NLOG] of them)"),
+        ("UI", 4, "a user rule's arguments (:mod:`.user`): the waiting jobs' widths and groups in queue order, the "
+                  "running jobs' widths by estimated end, the start flags"),
     ),
     "Site.f": (
         ("START", 1, "start time (NaN: not started)"),
@@ -106,6 +113,8 @@ LAYOUT: dict[str, tuple[tuple[str, int, str], ...]] = {
         ("RESV", 1, "conservative reservation (NaN: none yet)"),
         ("VALS", 1, "greedy criterion value at the last pass"),
         ("NBETA", 1, "greedy beta (negated in the group heaps)"),
+        ("UF", 4, "a user's dynamic key of each waiting job (by job); a user rule's arguments: the waiting jobs' "
+                  "estimates and waits in queue order, the running jobs' estimated ends"),
     ),
     "Jobs.f": (
         ("SUBMIT", 1, "submit time r_j"),
@@ -194,9 +203,13 @@ GCLASS: int
 GN0: int
 DEAD: int
 NLOG: int
+UERR: int
+UJOB: int
 SHADOW: int
 EXTRA: int
 SEEN: int
+UAT: int
+UVAL: int
 QUEUE: int
 MARK: int
 FIN_H: int
@@ -210,12 +223,14 @@ INORD: int
 GH0: int
 GPOS: int
 STARTLOG: int
+UI: int
 START: int
 FINISH: int
 ESTEND: int
 RESV: int
 VALS: int
 NBETA: int
+UF: int
 SUBMIT: int
 EST: int
 PROC: int
@@ -232,6 +247,15 @@ C_K: int
 Jobs = namedtuple("Jobs", "f i")
 Site = namedtuple("Site", "ctr x i f prof_t prof_f")
 GreedyParams = namedtuple("GreedyParams", "p seg_t seg_c")
+#: a run with a user's dynamic queue order or dispatch rule (:mod:`.user`): the greedy parameters
+#: (for a greedy order under a user rule; neutral otherwise), the compiled key and rule (numba
+#: cfuncs of :mod:`schedlab.strategy.user_code`'s signatures; placeholders where the run has none:
+#: one compiled engine serves every user function), ``dyn``, the dynamic order's code (-1: none),
+#: and ``uses``, the rule's inputs the engine fills (bits USE_WIDTH.., :data:`RULE_INPUTS`)
+UserPolicy = namedtuple("UserPolicy", "p seg_t seg_c key rule dyn uses")
+#: a user rule's inputs copied only when its function takes them: name -> bit of ``UserPolicy.uses``
+RULE_INPUTS = {"width": 1, "estimate": 2, "wait": 4, "group": 8, "run_end": 16, "run_width": 16}
+USE_WIDTH, USE_EST, USE_WAIT, USE_GROUP, USE_RUN = 1, 2, 4, 8, 16
 
 
 def stable_order(key: np.ndarray) -> np.ndarray:

@@ -20,6 +20,12 @@ Rules (DESIGN.md "Semantics that every engine shares"; genetic-fuzzy-rule-based-
    At a time where a zero-length job starts, the engine runs several passes (its finish is an
    event at the same time); there only the FCFS prefix rule is checked, since a backfill of an
    earlier pass answers to that pass's head.
+   A user's dynamic order (schedlab.strategy.register_order(dynamic=True)) is replayed with the
+   user's plain Python key on the replayed state (wait, free processors, queue length at t); at
+   a time where a zero-length job starts under it nothing of rule 5 is checked (the second pass
+   sees another state, so another order). A user's dispatch rule (register_rule) answers to
+   rules 1-4 only (its registry row's replay is "any": its choices are its own; the engine
+   refuses a start wider than the free processors).
 """
 
 from __future__ import annotations
@@ -258,10 +264,13 @@ class _Replay:
         strategies = [schedule.strategy] if plan is None else plan.strategies()
         self.keys = {}  # static order -> sort key per job
         self.greedy = None
+        self.dynamic = {}  # a user's dynamic order -> its plain Python key (registry row)
         for strategy in strategies:
             if isinstance(strategy.order, Greedy):
                 self.greedy = self.order = strategy.order
                 self._classes(start, finish)
+            elif registry.order(strategy.order).dynamic is not None:
+                self.dynamic[strategy.order] = registry.order(strategy.order).dynamic
             elif strategy.order not in self.keys:
                 row = registry.order(strategy.order)  # the order's sort key (registry row, built in or a user's)
                 primary = registry.order_keys(row, w.procs, w.estimate, w.group, rank, w.submit)
@@ -322,6 +331,25 @@ class _Replay:
         value = alpha * t + beta
         return waiting[np.lexsort((self.rank[waiting], -beta, -value))]
 
+    def dynamic_order(self, waiting: list, t: float, free: int) -> list:
+        """Waiting jobs by a user's dynamic key at t (smaller first, then submit order): the user's
+        plain Python function, called by parameter name as the engine calls its compiled form
+        (schedlab.strategy.user_code.KEY_FIELDS), here in plain Python on the replayed state."""
+        import inspect
+
+        fn = self.dynamic[self.order]
+        params = list(inspect.signature(fn).parameters)
+        w = self.w
+        queued, m = len(waiting), int(self.m)
+
+        def key(j):
+            r = float(w.submit[j])
+            fields = {"width": int(w.procs[j]), "estimate": float(w.estimate[j]), "group": int(w.group[j]),
+                      "submit": r, "wait": t - r, "now": t, "free": free, "queued": queued, "machine": m}
+            return float(fn(**{p: fields[p] for p in params}))
+
+        return sorted(waiting, key=lambda j: (key(j), self.rank[j]))
+
     def run(self, until: float) -> None:
         w, start, finish = self.w, self.start, self.finish
         n = len(w)
@@ -351,7 +379,7 @@ class _Replay:
             while a < n and arrive[a] <= t:
                 j = arrivals[a]
                 waiting[j] = True
-                if self.greedy is not None:
+                if self.greedy is not None or self.dynamic:
                     pool.append(j)
                 for order, queue in queues.items():
                     bisect.insort(queue, (keys[order][j], j))
@@ -371,8 +399,15 @@ class _Replay:
                 raise ScheduleInvalid(f"job {w.id[j]} starts at {t} but is not waiting then")
             if self.plan is not None:
                 self._use(self._in_force(t))
+            several = False  # a user's dynamic key may see another state at a second pass at t
             if self.strategy is None:
                 pass  # passes of different strategies at t (zero-length jobs): capacity only
+            elif self.order in self.dynamic:
+                ordered = self.dynamic_order(pool, t, self.m - int(self.procs[busy[:nb]].sum()))
+                starting[starters] = True
+                pos = np.flatnonzero(starting[ordered]).tolist()
+                starting[starters] = False
+                several = any(finish_l[j] == t for j in starters)
             elif isinstance(self.order, Greedy):
                 ordered = self.greedy_order(np.asarray(pool, dtype=np.int64), t)
                 starting[starters] = True
@@ -383,10 +418,10 @@ class _Replay:
                 queue, key = queues[self.order], keys[self.order]
                 pos = sorted(bisect.bisect_left(queue, (key[j], j)) for j in starters)
                 ordered = _Jobs(queue)
-            if self.strategy is not None and self.replay != "any" and pos[-1] != len(pos) - 1:
+            if self.strategy is not None and self.replay != "any" and pos[-1] != len(pos) - 1 and not several:
                 self.check(t, ordered, pos, starters, busy[:nb])  # not a prefix of the queue: check the rule
             waiting[starters] = False
-            if self.greedy is not None:
+            if self.greedy is not None or self.dynamic:
                 started = set(starters)
                 pool = [j for j in pool if j not in started]
             for order, queue in queues.items():

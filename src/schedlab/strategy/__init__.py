@@ -1,7 +1,7 @@
 """Serialisable strategy descriptions (dispatch rule + queue order)."""
 
 from . import registry
-from .registry import register_order
+from .registry import register_order, register_rule
 from .model import (
     BOUNDS,
     CRITERIA,
@@ -23,5 +23,6 @@ __all__ = [
     "Greedy",
     "Strategy",
     "register_order",
+    "register_rule",
     "registry",
 ]

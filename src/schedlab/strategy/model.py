@@ -151,7 +151,7 @@ def normalize_order(order: Order) -> Order:
         raise StrategyError(f"unknown queue order {order!r}")
     key = ORDER_ALIASES.get(order.lower(), order.lower())
     if key not in STATIC_ORDERS:
-        names = tuple(o.name for o in registry.static_orders())  # with the user orders registered by now
+        names = tuple(o.name for o in registry.named_orders())  # with the user orders registered by now
         if key not in names:
             raise StrategyError(
                 f"unknown queue order {order!r}; choose one of {', '.join(names)} (or a greedy criterion; "
@@ -173,6 +173,8 @@ class Strategy:
 
     def __post_init__(self) -> None:
         rules = DISPATCH_RULES
+        if isinstance(self.dispatch, str) and self.dispatch.lower() not in rules:
+            rules = registry.rule_names()  # with the user rules registered by now (register_rule)
         if not isinstance(self.dispatch, str) or self.dispatch.lower() not in rules:
             raise StrategyError(f"unknown policy {self.dispatch!r}; choose one of {', '.join(rules)}")
         object.__setattr__(self, "dispatch", self.dispatch.lower())

@@ -1,4 +1,4 @@
-"""A researcher's own queue orders, from a Python file outside the package (issue 36 item 2).
+"""A researcher's own queue orders and dispatch rules, from a Python file outside the package (issue 36 item 2).
 
 A plugin file is plain Python, loaded by path; it registers its orders with
 :func:`schedlab.strategy.register_order`::
@@ -9,11 +9,19 @@ A plugin file is plain Python, loaded by path; it registers its orders with
     def area(width, estimate, group, rank):
         return width * estimate
 
-``schedlab.load_plugin(path)`` (and ``--plugin FILE`` on ``simulate``/``compare``) loads it; the
-names it registers then work wherever a queue order is taken (``Strategy("easy", "area")``,
-``--order area``, ``--policies easy/area``). Only static keys over the job's own fields are
-supported (computed once per job, then the built-in orders' compiled kernels run them at their
-speed); keys over the wait or the machine state, and user dispatch rules, are not (yet).
+A dynamic key (``dynamic=True``) is plain Python over one job and the machine at a pass, by
+parameter name (:data:`schedlab.strategy.user_code.KEY_FIELDS`), and a dispatch rule marks the
+waiting jobs to start now (:data:`~schedlab.strategy.user_code.RULE_FIELDS`); we compile both
+with numba. ``examples/my_policies.py`` holds one of each kind (a static and a dynamic order, two
+rules).
+
+``schedlab.load_plugin(path)`` (and ``--plugin FILE`` on every verb that takes a policy or an
+order) loads it; the names it registers then work wherever a queue order or a policy is taken
+(``Strategy("easy", "area")``, ``Strategy("firstfit", "waitwidth")``, ``--order area``,
+``--policy firstfit``, ``--policies easy/area``). Static keys are computed once per job, then
+the built-in orders' compiled kernels run them at their speed; dynamic keys and rules run in
+the engine's pass (:mod:`schedlab.sim.user`); the rigid engine runs them (the rule base, the grid
+and the time-sharing engines take built-in rules and orders).
 """
 
 from __future__ import annotations
@@ -28,7 +36,8 @@ from . import registry
 
 
 def load_plugin(path) -> tuple[str, ...]:
-    """Run the plugin file ``path``; the names of the queue orders it registered. Any failure (no
+    """Run the plugin file ``path``; the names of the queue orders, then the dispatch rules, it
+    registered. Any failure (no
     such file, a syntax error, an exception, a bad registration, no order registered) is a one-line
     :class:`~schedlab.errors.StrategyError` naming the file, and its line where Python gives one."""
     file = Path(path).expanduser()
@@ -40,7 +49,7 @@ def load_plugin(path) -> tuple[str, ...]:
     if spec is None or spec.loader is None:
         raise StrategyError(f"{source}: not a Python file")
     mod = importlib.util.module_from_spec(spec)
-    before = {o.name: o for o in registry.USER_ORDERS}
+    before = {id(row) for row in (*registry.USER_ORDERS, *registry.USER_RULES)}
     registry._LOADING.append(source)
     try:
         spec.loader.exec_module(mod)
@@ -53,7 +62,9 @@ def load_plugin(path) -> tuple[str, ...]:
     finally:
         registry._LOADING.pop()
     sys.modules[module] = mod
-    names = tuple(o.name for o in registry.USER_ORDERS if o.source == source and before.get(o.name) is not o)
+    names = tuple(row.name for row in (*registry.USER_ORDERS, *registry.USER_RULES)
+                  if row.source == source and id(row) not in before)
     if not names:
-        raise StrategyError(f"{source}: registers no queue order (use @register_order(NAME, HELP) on a key function)")
+        raise StrategyError(f"{source}: registers no queue order or dispatch rule (use @register_order(NAME, HELP) "
+                            "on a key function, @register_rule(NAME, HELP) on a rule)")
     return names

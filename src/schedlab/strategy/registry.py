@@ -18,12 +18,16 @@ row in :data:`KINDS` plus its config type and its simulate function, both named 
 field), the ``--policy`` listing and its errors read the row (tests/test_strategy_kinds.py adds a
 toy kind this way; docs/CONTRACTS.md "Strategy kinds" shows the diff).
 
-A user's own static queue order needs no edit of the package: :func:`register_order` (called from
-the user's file, which :func:`schedlab.strategy.plugin.load_plugin` or ``--plugin FILE`` runs) adds a
-row to :data:`USER_ORDERS`, with a code after the greedy order; the engine and the validator read
-it like a built-in one (tests/test_plugin.py).
+A user's own queue order or dispatch rule needs no edit of the package: :func:`register_order`
+and :func:`register_rule` (called from the user's file, which
+:func:`schedlab.strategy.plugin.load_plugin` or ``--plugin FILE`` runs) add a row to
+:data:`USER_ORDERS` (a code after the greedy order) or :data:`USER_RULES` (a code after the
+built-in rules); the engine and the validator read a static order like a built-in one
+(tests/test_plugin.py); a dynamic order's key and a rule reach the engine compiled, as arguments
+(:mod:`schedlab.sim.user`, tests/test_plugin_dynamic.py).
 
-Plain Python, no numba: importable by every layer.
+Plain Python: importable by every layer (numba only when a user's dynamic key or rule is
+registered, :mod:`.user_code`).
 """
 
 from __future__ import annotations
@@ -55,6 +59,9 @@ class DispatchRule:
     kernel: str
     replay: str
     naive: str
+    source: str | None = None  # a user rule's plugin file (None: built in)
+    compiled: object = None  # a user rule's numba cfunc (schedlab.strategy.user_code.RULE_FIELDS)
+    takes: tuple[str, ...] = ()  # ... the fields its function takes (the engine fills only those)
 
 
 @dataclass(frozen=True)
@@ -62,8 +69,11 @@ class QueueOrder:
     """A waiting-queue order (genetic-fuzzy-rule-based-scheduling, Section 4).
 
     ``key(width, estimate, group, rank)`` gives each job's static sort key (smaller first; ties by
-    submit order, then trace order); ``None`` for the dynamic greedy order (greedy-es-sorting-
-    criteria, Section III-A), which is a :class:`schedlab.strategy.Greedy` object, not a name.
+    submit order, then trace order); ``None`` for the dynamic orders: the greedy order (greedy-es-
+    sorting-criteria, Section III-A), which is a :class:`schedlab.strategy.Greedy` object, not a
+    name, and a user's dynamic order (``dynamic``: its plain Python key over
+    :data:`schedlab.strategy.user_code.KEY_FIELDS`, recomputed per waiting job at every pass;
+    ``compiled``: that key as a numba cfunc).
     """
 
     name: str
@@ -72,6 +82,8 @@ class QueueOrder:
     aliases: tuple[str, ...] = ()
     source: str | None = None  # a user order's plugin file (None: built in)
     submit: bool = False  # a user key taking the jobs' submit times too (keyword ``submit``)
+    dynamic: Callable | None = None  # a user's dynamic key (plain Python, one job at a time)
+    compiled: object = None  # ... compiled (schedlab.strategy.user_code.compile_user)
 
 
 @dataclass(frozen=True)
@@ -220,28 +232,45 @@ def kind_of(strategy) -> StrategyKind:
 
 
 def policy_help() -> dict[str, str]:
-    """Every ``--policy`` name of every kind, with its help, in row order."""
-    return {name: text for k in KINDS for name, text in k.policies}
+    """Every ``--policy`` name of every kind, with its help, in row order (a user's dispatch rules,
+    :func:`register_rule`, after the rigid kind's built-in ones)."""
+    out = {}
+    for k in KINDS:
+        out.update(k.policies)
+        if k.name == "rigid":
+            out.update((r.name, f"{r.help} ({r.source})") for r in USER_RULES)
+    return out
 
 
 def policy_kind(name: str) -> StrategyKind:
     """The kind a ``--policy`` name belongs to; KeyError for none."""
     for k in KINDS:
-        if any(name == n for n, _ in k.policies):
+        if any(name == n for n, _ in k.policies) or (k.name == "rigid" and any(r.name == name for r in USER_RULES)):
             return k
     raise KeyError(name)
 
 
+#: dispatch rules registered at run time (:func:`register_rule`, from a user's plugin file); the
+#: k-th has engine code ``len(DISPATCH) + k`` (the engine gets its kernel as an argument, not from
+#: the compiled rule table)
+USER_RULES: list[DispatchRule] = []
+
+
+def all_rules() -> tuple[DispatchRule, ...]:
+    """Every dispatch rule, built-in then user ones; a rule's engine code is its index here."""
+    return (*DISPATCH, *USER_RULES)
+
+
 def rule_names() -> tuple[str, ...]:
-    return tuple(r.name for r in DISPATCH)
+    return tuple(r.name for r in all_rules())
 
 
 def rule(name: str) -> DispatchRule:
-    return DISPATCH[rule_code(name)]
+    return all_rules()[rule_code(name)]
 
 
 def rule_code(name: str) -> int:
-    for code, r in enumerate(DISPATCH):
+    for code, r in enumerate(all_rules()):
         if r.name == name:
             return code
     raise KeyError(name)
@@ -259,6 +288,12 @@ def all_orders() -> tuple[QueueOrder, ...]:
 
 def static_orders() -> tuple[QueueOrder, ...]:
     return tuple(o for o in all_orders() if o.key is not None)
+
+
+def named_orders() -> tuple[QueueOrder, ...]:
+    """The orders a strategy names (``Strategy(rule, NAME)``, ``--order NAME``): the static ones and
+    a user's dynamic ones (greedy is a :class:`~schedlab.strategy.Greedy` object instead)."""
+    return tuple(o for o in all_orders() if o.key is not None or o.dynamic is not None)
 
 
 def order_code(name: str) -> int:
@@ -315,42 +350,105 @@ def _at_line(exc: BaseException, source: str) -> str:
     return source if line is None else f"{source}:{line}"
 
 
-def register_order(name: str, help: str, key: Callable | None = None, *, source: str | None = None):
-    """Register a static queue order ``name`` whose ``key(width, estimate, group, rank)`` gives each
-    job's sort key (numpy arrays of the jobs' processors, estimates, user groups 0..5 and submit
-    ranks 0..n-1 in, and the submit times if the key has a parameter ``submit``; one finite number
-    per job out; smaller first, ties by submit order). Without
-    ``key``, a decorator. The order runs through the built-in static orders' compiled kernels (the
-    key is computed once per job before a simulation) and the validator checks it; a name of a
-    built-in order or alias is refused; registering a user order's name again replaces it (the
-    same code). ``source``: the file named in its errors (:func:`schedlab.strategy.plugin.load_plugin`
-    sets it)."""
+def register_order(name: str, help: str, key: Callable | None = None, *, dynamic: bool = False,
+                   source: str | None = None):
+    """Register a queue order ``name`` (without ``key``, a decorator).
+
+    Static (the default): ``key(width, estimate, group, rank)`` gives each job's sort key (numpy
+    arrays of the jobs' processors, estimates, user groups 0..5 and submit ranks 0..n-1 in, and the
+    submit times if the key has a parameter ``submit``; one finite number per job out; smaller
+    first, ties by submit order). The order runs through the built-in static orders' compiled
+    kernels (the key is computed once per job before a simulation).
+
+    ``dynamic=True``: ``key`` is plain Python over one job and the machine at a pass, taking any of
+    the names of :data:`schedlab.strategy.user_code.KEY_FIELDS` (``width, estimate, group, submit,
+    wait, now, free, queued, machine``) and giving one finite float; we compile it with numba and the
+    engine recomputes it for every waiting job at every pass (as the greedy order's criteria), then
+    sorts the queue by it (smaller first, ties by submit order). A key numba cannot compile, or a
+    parameter outside those names, is refused here in one line naming the file and the function.
+
+    The validator checks either kind. A name of a built-in order or alias is refused; registering
+    a user order's name again replaces it (the same code). ``source``: the file named in its errors
+    (:func:`schedlab.strategy.plugin.load_plugin` sets it)."""
     from ..errors import StrategyError
 
     if key is None:
-        return lambda fn: register_order(name, help, fn, source=source)
-    if source is None:
-        source = _plugin_file()
-    where = f"{source}: " if source else ""
-    if not isinstance(name, str) or not name.isidentifier() or name.lower() != name:
-        raise StrategyError(f"{where}queue order name {name!r} must be a lower-case identifier (e.g. 'area')")
+        return lambda fn: register_order(name, help, fn, dynamic=dynamic, source=source)
+    where = _checked_name(name, "queue order", source)
     if any(o.name == name or name in o.aliases for o in ORDERS) or name in ("greedy", *CRITERIA_NAMES):
         raise StrategyError(f"{where}queue order {name!r} is a built-in order; choose another name")
     if not callable(key):
         raise StrategyError(f"{where}queue order {name!r}: key must be a function (width, estimate, group, rank)")
+    source = source or _plugin_file() or "<python>"
+    if dynamic:
+        from .user_code import KEY_FIELDS, compile_user
+
+        compiled = compile_user(key, KEY_FIELDS, "float64", what=f"queue order {name!r}", where=source)
+        _put(USER_ORDERS, QueueOrder(name, str(help), None, source=source, dynamic=key, compiled=compiled))
+        return key
     try:
         takes_submit = "submit" in inspect.signature(key).parameters
     except (TypeError, ValueError):  # a builtin without a signature: the four columns only
         takes_submit = False
-    row = QueueOrder(name, str(help), key, source=source or "<python>", submit=takes_submit)
+    row = QueueOrder(name, str(help), key, source=source, submit=takes_submit)
     sample = np.array([1, 4]), np.array([10.0, 3600.0]), np.array([1, 2]), np.array([0, 1]), np.array([0.0, 60.0])
     order_keys(row, *sample)  # a key of the wrong shape or NaN fails here, naming the file
-    for k, o in enumerate(USER_ORDERS):
-        if o.name == name:
-            USER_ORDERS[k] = row
-            return key
-    USER_ORDERS.append(row)
+    _put(USER_ORDERS, row)
     return key
+
+
+def register_rule(name: str, help: str, rule: Callable | None = None, *, source: str | None = None):
+    """Register a dispatch rule ``name`` from a user's file (without ``rule``, a decorator).
+
+    ``rule`` is plain Python over the names of :data:`schedlab.strategy.user_code.RULE_FIELDS`
+    (``width, estimate, wait, group``: the waiting jobs in queue order, as arrays; ``now, free,
+    machine``; ``run_end, run_width``: the running jobs by estimated end; ``start``: the output),
+    and must take ``start``: it sets ``start[i] = 1`` for each waiting job i to start now. We
+    compile it with numba; at every pass the engine hands it copies of the queue's columns (in the
+    order of the strategy's queue order, any of them, greedy and dynamic ones included), then starts
+    the marked jobs in queue order through :mod:`schedlab.sim.ops`. A marked job wider than the
+    processors still free stops the simulation with a one-line error naming the file, the rule,
+    the job and the time; a job the rule never starts, likewise. The validator checks every
+    schedule (each job once, not before its submit, its length, never more than the machine's
+    processors; a user rule's choices themselves are its own: its replay check is ``"any"``).
+    ``policy`` names it like a built-in rule (``--policy NAME``, ``NAME/ORDER``); a name of
+    another policy is refused."""
+    from ..errors import StrategyError
+
+    if rule is None:
+        return lambda fn: register_rule(name, help, fn, source=source)
+    where = _checked_name(name, "dispatch rule", source)
+    if any(r.name == name for r in DISPATCH) or name in {n for k in KINDS for n, _ in k.policies}:
+        raise StrategyError(f"{where}dispatch rule {name!r} is a built-in policy; choose another name")
+    if not callable(rule):
+        raise StrategyError(f"{where}dispatch rule {name!r}: rule must be a function (width, free, start, ...)")
+    source = source or _plugin_file() or "<python>"
+    from .user_code import RULE_FIELDS, compile_user
+
+    compiled = compile_user(rule, RULE_FIELDS, "int64", what=f"dispatch rule {name!r}", where=source,
+                            required=("start",))
+    _put(USER_RULES, DispatchRule(name, str(help), "", replay="any", naive=name, source=source, compiled=compiled,
+                                  takes=tuple(inspect.signature(rule).parameters)))
+    return rule
+
+
+def _checked_name(name, what: str, source: str | None) -> str:
+    """The ``"FILE: "`` prefix of a user row's errors, once ``name`` is a lower-case identifier."""
+    from ..errors import StrategyError
+
+    where = f"{source or _plugin_file()}: " if source or _plugin_file() else ""
+    if not isinstance(name, str) or not name.isidentifier() or name.lower() != name:
+        raise StrategyError(f"{where}{what} name {name!r} must be a lower-case identifier (e.g. 'area')")
+    return where
+
+
+def _put(rows: list, row) -> None:
+    """Add a user row, or replace the row of the same name (its code stays)."""
+    for k, o in enumerate(rows):
+        if o.name == row.name:
+            rows[k] = row
+            return
+    rows.append(row)
 
 
 #: names an order may not take: the greedy criteria (a greedy order's spelling)

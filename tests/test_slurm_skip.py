@@ -21,6 +21,7 @@ from schedlab.sim.validate import validate_schedule
 from schedlab.slurm.conf import parse_conf
 from schedlab.slurm.policy import SlurmOptions, SlurmPolicy, simulate_slurm
 
+import slurm_naive
 from test_slurm_policy import jobs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -127,3 +128,18 @@ def test_a_job_entering_the_window_moves_a_reservation_and_frees_a_node():
     fast, slow = both(jobs(rows, 3), 3, SlurmPolicy(parse_conf(conf, "t.conf")))
     assert fast.start.tolist() == slow.start.tolist() == [0, 0, 1020, 1080, 120]
     assert fast.slurm.started_by.tolist() == [1, 1, 1, 1, 2]
+
+
+@settings(max_examples=200, deadline=None)
+@given(case=cases())
+def test_the_compiled_loop_keeps_the_starts_of_the_plain_reference(case):
+    # the kernels' speed-ups (kept queue order, kept reservation state, skipped and resumed passes)
+    # against the loop as it was before them, in plain Python, every pass whole (tests/slurm_naive.py)
+    rows, procs, conf, options = case
+    w = jobs(rows, procs=procs)
+    policy = SlurmPolicy(parse_conf(conf, "t.conf"), options)
+    fast = simulate_slurm(w, procs, policy)
+    validate_schedule(fast)
+    start, by = slurm_naive.starts(w, procs, policy)
+    np.testing.assert_array_equal(fast.start, start)
+    np.testing.assert_array_equal(fast.slurm.started_by, by)

@@ -130,7 +130,7 @@ def test_a_job_entering_the_window_moves_a_reservation_and_frees_a_node():
     assert fast.slurm.started_by.tolist() == [1, 1, 1, 1, 2]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(case=cases())
 def test_the_compiled_loop_keeps_the_starts_of_the_plain_reference(case):
     # the kernels' speed-ups (kept queue order, kept reservation state, skipped and resumed passes)

@@ -127,6 +127,46 @@ def _add_reservation(q, now, RF, RI, rnodes, first_rb, unres, top, ntop, part_no
 
 
 @njit
+def _free_first_rb(fl, nfl, first_rb, free, frb, fcum):
+    """The first reservations of the nodes with free CPUs (``fl[:nfl]``), latest first, into
+    ``frb[:nfl]``, and in ``fcum[z]`` the free CPUs of the nodes ``frb[:z + 1]`` stands for."""
+    for z in range(nfl):
+        v = fl[z]
+        x, c = first_rb[v], free[v]
+        y = z
+        while y > 0 and frb[y - 1] < x:
+            frb[y] = frb[y - 1]
+            fcum[y] = fcum[y - 1]
+            y -= 1
+        frb[y] = x
+        fcum[y] = c
+    for z in range(1, nfl):
+        fcum[z] += fcum[z - 1]
+
+
+@njit
+def _can_start_from(k, order, now, excl, part_free, frb, fcum, nfl, JF, JI):
+    """The first queue position >= k whose job could still start in this pass, or -1: it fits in
+    its partition's free CPUs and in the free CPUs of nodes (of any partition: an upper bound)
+    whose first reservation begins after now + its limit (at or after, bf_touch='exclusive')."""
+    for k2 in range(k, order.shape[0]):
+        j = order[k2]
+        need = JI[I_CPUS, j]
+        if need > part_free[JI[I_PART, j]]:
+            continue
+        b_end = now + JF[F_LIMIT, j]
+        got = 0
+        for z in range(nfl):
+            if frb[z] > b_end if not excl else frb[z] >= b_end:
+                got = fcum[z]
+            else:
+                break
+        if got >= need:
+            return k2
+    return -1
+
+
+@njit
 def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
               anode, acnt, alen, start, finish, expend, run, nrun, by, RF, RI, rnodes, CK, CKF, trim=False):
     """One backfill pass (backfill.c _attempt_backfill; docs/slurm-policy-spec.md section 5): the
@@ -213,34 +253,27 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
     have = np.zeros(NP, dtype=np.uint8)
     K_ = order.shape[0]
     # trim: the pass ends where no later job can start: none fits in its partition's CPUs free now
-    # (sufL[k - k0]: the shortest limit of the jobs from position k on that fit), or every node
-    # free now has a reservation beginning by now + that limit. A pass starts a job only on nodes
-    # free now, free CPUs only shrink during it and reservations only add, and a job's reservation
-    # changes only what follows it: the jobs before keep their outcome. With the same jobs
-    # running (the only way a skipped or resumed pass reuses this one) and a later time before
-    # the horizon (no reservation ended), the same holds then: the horizon and kept states stay valid.
-    if trim:
-        sufL = np.empty(K_ - k0 + 1)
-        sufL[K_ - k0] = np.inf
-        for k in range(K_ - 1, k0 - 1, -1):
-            j = order[k]
-            lk = JF[F_LIMIT, j] if JI[I_CPUS, j] <= part_free[JI[I_PART, j]] else np.inf
-            sufL[k - k0] = min(sufL[k - k0 + 1], lk)
-    mfr = np.inf  # the latest first reservation of a node free now ...
-    mfr_stale = True  # ... to be found again (after a start or a reservation)
+    # on nodes free of reservations beginning by now + its limit (:func:`_can_start_from`). A pass
+    # starts a job only on CPUs free now, which only shrink during it while reservations only add,
+    # and a job's reservation changes only what follows it: the jobs before keep their outcome.
+    # With the same jobs running (the only way a skipped or resumed pass reuses this one) and a
+    # later time before the horizon (no reservation ended), the same holds then: the horizon and
+    # kept states stay valid.
+    frb = np.empty(N)  # the free nodes' first reservations, latest first, ...
+    fcum = np.empty(N, dtype=np.int64)  # ... and the CPUs of the nodes up to each
+    wit = -1  # a position >= k whose job may still start ...
+    stale = True  # ... to be found again (after a start or a reservation on a free node)
     reach = K_
     for k in range(k0, K_ + 1):
         CK[0, k], CK[1, k], CK[2, k], CKF[k] = nres, tested, used, horizon
         if k == K_:
             break
-        if trim:
-            if mfr_stale:
-                mfr_stale = False
-                mfr = -np.inf
-                for z in range(nfl):
-                    mfr = max(mfr, first_rb[fl[z]])
-            lm = sufL[k - k0]
-            if lm == np.inf or (mfr <= now + lm if not excl else mfr < now + lm):
+        if trim and (stale or wit < k):
+            if stale:
+                _free_first_rb(fl, nfl, first_rb, free, frb, fcum)
+                stale = False
+            wit = _can_start_from(k, order, now, excl, part_free, frb, fcum, nfl, JF, JI)
+            if wit < 0:
                 reach = k
                 break
         if tested >= max_test:
@@ -291,7 +324,7 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
                 pb_count = np.empty((NP, cap_run), dtype=np.int64)
                 freed = np.zeros((NP, cap_run))
             have[:] = 0
-            mfr_stale = True
+            stale = True
             continue
         if O[O_RESERVE_FIRST_ONLY] and nres > 0:
             continue
@@ -416,7 +449,9 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
             continue  # "Starts too far in the future to worry about"
         _add_reservation(nres, now, RF, RI, rnodes, first_rb, unres, top, ntop, part_nodes)
         nres += 1
-        mfr_stale = True
+        for z in range(used - cnt, used):
+            if free[rnodes[z]] > 0:
+                stale = True
     return npend, nrun, horizon, reach
 
 

@@ -174,8 +174,9 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
     reservation overlapping [now, now + limit] starts; else its earliest start is found (running
     jobs removed by expected end, in will-run batches; later map slices tried) and, within
     bf_window, its selected nodes are reserved whole from floor(start/res)*res to
-    floor((start + limit)/res)*res. ``order`` is the queue in :func:`_order`'s order. Returns
-    (npend, nrun, horizon, reach).
+    floor((start + limit)/res)*res. ``order`` is the queue in :func:`_order`'s order; with
+    ``trim`` the pass ends at the first position from which no job can start (the comment at the
+    loop). Returns (npend, nrun, horizon, reach).
 
     The reservations (``RF``: begin, end; ``RI``: offset and count in ``rnodes``, the order by
     begin and by end) and, for each queue position k <= ``reach``, the state before job k

@@ -132,8 +132,9 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
     (:func:`_nothing_fits`), or when no job was submitted, ended or started since the last pass
     that ran, that pass started nothing, the queue order is the same and the time is before that
     pass's horizon (:func:`_backfill`). A pass after submissions alone resumes that pass at the
-    first queue position where the orders differ. ``skip=False`` runs every pass whole (the
-    reference the tests compare with)."""
+    first queue position where the orders differ, and a pass ends where no later job can start
+    (:func:`_backfill`'s ``trim``). ``skip=False`` runs every pass whole (the reference the tests
+    compare with)."""
     n = JF.shape[1]
     N = node_cpus.shape[0]
     free = node_cpus.copy()

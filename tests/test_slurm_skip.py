@@ -1,7 +1,8 @@
 """--policy slurm skips backfill passes that provably start nothing (kernel.slurm_loop, _backfill's
 horizon) and resumes a pass after submissions alone where the queue order first differs from the
 last pass's: the starts must be those of the same loop running every pass whole
-(``skip_passes=False``).
+(``skip_passes=False``), and those of the loop as it was before the speed work, in plain Python
+(tests/slurm_naive.py: no pass skipped, resumed or ended early, the queue sorted for every run).
 Random cases are built to reach every reading of the time a skipped pass relies on: a short
 bf_window (jobs entering it later), short bf_interval and PriorityCalcPeriod with age and
 fair-share weights (passes due with nothing submitted or ended), jobs past their limit

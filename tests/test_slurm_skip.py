@@ -1,7 +1,8 @@
 """--policy slurm skips backfill passes that provably start nothing (kernel.slurm_loop, _backfill's
 horizon) and resumes a pass after submissions alone where the queue order first differs from the
 last pass's: the starts must be those of the same loop running every pass whole
-(``skip_passes=False``).
+(``skip_passes=False``), and those of the loop as it was before the speed work, in plain Python
+(tests/slurm_naive.py: no pass skipped, resumed or ended early, the queue sorted for every run).
 Random cases are built to reach every reading of the time a skipped pass relies on: a short
 bf_window (jobs entering it later), short bf_interval and PriorityCalcPeriod with age and
 fair-share weights (passes due with nothing submitted or ended), jobs past their limit
@@ -21,6 +22,7 @@ from schedlab.sim.validate import validate_schedule
 from schedlab.slurm.conf import parse_conf
 from schedlab.slurm.policy import SlurmOptions, SlurmPolicy, simulate_slurm
 
+import slurm_naive
 from test_slurm_policy import jobs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -127,3 +129,18 @@ def test_a_job_entering_the_window_moves_a_reservation_and_frees_a_node():
     fast, slow = both(jobs(rows, 3), 3, SlurmPolicy(parse_conf(conf, "t.conf")))
     assert fast.start.tolist() == slow.start.tolist() == [0, 0, 1020, 1080, 120]
     assert fast.slurm.started_by.tolist() == [1, 1, 1, 1, 2]
+
+
+@settings(max_examples=500, deadline=None)
+@given(case=cases())
+def test_the_compiled_loop_keeps_the_starts_of_the_plain_reference(case):
+    # the kernels' speed-ups (kept queue order, kept reservation state, skipped and resumed passes)
+    # against the loop as it was before them, in plain Python, every pass whole (tests/slurm_naive.py)
+    rows, procs, conf, options = case
+    w = jobs(rows, procs=procs)
+    policy = SlurmPolicy(parse_conf(conf, "t.conf"), options)
+    fast = simulate_slurm(w, procs, policy)
+    validate_schedule(fast)
+    start, by = slurm_naive.starts(w, procs, policy)
+    np.testing.assert_array_equal(fast.start, start)
+    np.testing.assert_array_equal(fast.slurm.started_by, by)

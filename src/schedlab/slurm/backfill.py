@@ -81,18 +81,39 @@ def _freed_totals(p, part_nodes, byend, bcount, nb, JI, anode, acnt, alen):
 
 
 @njit
-def _add_reservation(q, now, RF, RI, rnodes, first_rb, unres, part_nodes):
+def _add_reservation(q, now, RF, RI, rnodes, first_rb, unres, top, ntop, part_nodes):
     """Reservation q (the q reservations before it added) into the nodes' earliest reservation
-    (one ending after now), the partitions' counts of unreserved nodes, and the orders by end and
-    by begin (a later one after an equal one)."""
+    (one ending after now), the partitions' counts of unreserved nodes and latest earliest
+    reservation of their reserved nodes (``top``, held by ``ntop`` nodes), and the orders by end
+    and by begin (a later one after an equal one)."""
     rb, re, roff, rlen, by_rb, ord_re = RF[0], RF[1], RI[0], RI[1], RI[2], RI[3]
     for z in range(roff[q], roff[q] + rlen[q]):
         v = rnodes[z]
-        if re[q] > now and rb[q] < first_rb[v]:
-            if first_rb[v] == np.inf:
-                for p in range(part_nodes.shape[0]):
-                    unres[p] -= part_nodes[p, v]
+        old = first_rb[v]
+        if re[q] > now and rb[q] < old:
             first_rb[v] = rb[q]
+            for p in range(part_nodes.shape[0]):
+                if not part_nodes[p, v]:
+                    continue
+                if old == np.inf:
+                    unres[p] -= 1
+                elif old == top[p]:
+                    ntop[p] -= 1
+                    if ntop[p] == 0:  # the latest one moved earlier: find the new latest
+                        top[p] = -np.inf
+                        for u in range(first_rb.shape[0]):
+                            if part_nodes[p, u] and first_rb[u] < np.inf:
+                                if first_rb[u] > top[p]:
+                                    top[p] = first_rb[u]
+                                    ntop[p] = 1
+                                elif first_rb[u] == top[p]:
+                                    ntop[p] += 1
+                        continue
+                if rb[q] > top[p]:
+                    top[p] = rb[q]
+                    ntop[p] = 1
+                elif rb[q] == top[p]:
+                    ntop[p] += 1
     k = q
     while k > 0 and re[ord_re[k - 1]] > re[q]:
         ord_re[k] = ord_re[k - 1]
@@ -106,15 +127,56 @@ def _add_reservation(q, now, RF, RI, rnodes, first_rb, unres, part_nodes):
 
 
 @njit
+def _free_first_rb(fl, nfl, first_rb, free, frb, fcum):
+    """The first reservations of the nodes with free CPUs (``fl[:nfl]``), latest first, into
+    ``frb[:nfl]``, and in ``fcum[z]`` the free CPUs of the nodes ``frb[:z + 1]`` stands for."""
+    for z in range(nfl):
+        v = fl[z]
+        x, c = first_rb[v], free[v]
+        y = z
+        while y > 0 and frb[y - 1] < x:
+            frb[y] = frb[y - 1]
+            fcum[y] = fcum[y - 1]
+            y -= 1
+        frb[y] = x
+        fcum[y] = c
+    for z in range(1, nfl):
+        fcum[z] += fcum[z - 1]
+
+
+@njit
+def _can_start_from(k, order, now, excl, part_free, frb, fcum, nfl, JF, JI):
+    """The first queue position >= k whose job could still start in this pass, or -1: it fits in
+    its partition's free CPUs and in the free CPUs of nodes (of any partition: an upper bound)
+    whose first reservation begins after now + its limit (at or after, bf_touch='exclusive')."""
+    for k2 in range(k, order.shape[0]):
+        j = order[k2]
+        need = JI[I_CPUS, j]
+        if need > part_free[JI[I_PART, j]]:
+            continue
+        b_end = now + JF[F_LIMIT, j]
+        got = 0
+        for z in range(nfl):
+            if frb[z] > b_end if not excl else frb[z] >= b_end:
+                got = fcum[z]
+            else:
+                break
+        if got >= need:
+            return k2
+    return -1
+
+
+@njit
 def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
-              anode, acnt, alen, start, finish, expend, run, nrun, by, RF, RI, rnodes, CK, CKF):
+              anode, acnt, alen, start, finish, expend, run, nrun, by, RF, RI, rnodes, CK, CKF, trim=False):
     """One backfill pass (backfill.c _attempt_backfill; docs/slurm-policy-spec.md section 5): the
     queue in order, at most bf_max_job_test jobs tested; a job that fits now on nodes free of every
     reservation overlapping [now, now + limit] starts; else its earliest start is found (running
     jobs removed by expected end, in will-run batches; later map slices tried) and, within
     bf_window, its selected nodes are reserved whole from floor(start/res)*res to
-    floor((start + limit)/res)*res. ``order`` is the queue in :func:`_order`'s order. Returns
-    (npend, nrun, horizon, reach).
+    floor((start + limit)/res)*res. ``order`` is the queue in :func:`_order`'s order; with
+    ``trim`` the pass ends at the first position from which no job can start (the comment at the
+    loop). Returns (npend, nrun, horizon, reach).
 
     The reservations (``RF``: begin, end; ``RI``: offset and count in ``rnodes``, the order by
     begin and by end) and, for each queue position k <= ``reach``, the state before job k
@@ -158,6 +220,8 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
     free_t = np.empty(N, dtype=np.int64)
     part_free = np.zeros(NP)
     unres = np.zeros(NP, dtype=np.int64)  # each partition's nodes without a reservation
+    top = np.full(NP, -np.inf)  # each partition's latest first_rb of a reserved node ...
+    ntop = np.zeros(NP, dtype=np.int64)  # ... and how many nodes have it
     for p in range(NP):
         for v in range(N):
             if part_nodes[p, v]:
@@ -166,6 +230,7 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
     fl = np.empty(N, dtype=np.int64)  # the nodes with free CPUs now
     nfl = 0
     for v in range(N):
+        free_t[v] = free[v]  # between walks: free_t = free, held = 0
         if free[v] > 0:
             fl[nfl] = v
             nfl += 1
@@ -174,7 +239,7 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
     nres, tested, used = (CK[0, k0], CK[1, k0], CK[2, k0]) if k0 > 0 else (0, 0, 0)
     horizon = CKF[k0] if k0 > 0 else np.inf
     for q in range(nres):  # the reservations of the jobs before k0, made again
-        _add_reservation(q, now, RF, RI, rnodes, first_rb, unres, part_nodes)
+        _add_reservation(q, now, RF, RI, rnodes, first_rb, unres, top, ntop, part_nodes)
     for q in range(nrun):  # each running job's expected end stays what _batches reads now
         e = expend[run[q]]
         horizon = min(horizon, e - 1.0 if e > now else e + late - 1.0)
@@ -188,11 +253,30 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
     freed = np.zeros((NP, cap_run))
     have = np.zeros(NP, dtype=np.uint8)
     K_ = order.shape[0]
+    # trim: the pass ends where no later job can start: none fits in its partition's CPUs free now
+    # on nodes free of reservations beginning by now + its limit (:func:`_can_start_from`). A pass
+    # starts a job only on CPUs free now, which only shrink during it while reservations only add,
+    # and a job's reservation changes only what follows it: the jobs before keep their outcome.
+    # With the same jobs running (the only way a skipped or resumed pass reuses this one) and a
+    # later time before the horizon (no reservation ended), the same holds then: the horizon and
+    # kept states stay valid.
+    frb = np.empty(N)  # the free nodes' first reservations, latest first, ...
+    fcum = np.empty(N, dtype=np.int64)  # ... and the CPUs of the nodes up to each
+    wit = -1  # a position >= k whose job may still start ...
+    stale = True  # ... to be found again (after a start or a reservation on a free node)
     reach = K_
     for k in range(k0, K_ + 1):
         CK[0, k], CK[1, k], CK[2, k], CKF[k] = nres, tested, used, horizon
         if k == K_:
             break
+        if trim and (stale or wit < k):
+            if stale:
+                _free_first_rb(fl, nfl, first_rb, free, frb, fcum)
+                stale = False
+            wit = _can_start_from(k, order, now, excl, part_free, frb, fcum, nfl, JF, JI)
+            if wit < 0:
+                reach = k
+                break
         if tested >= max_test:
             reach = k
             break
@@ -203,18 +287,9 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
         b_end = now + L
         # candidate nodes: the partition's, free of reservations beginning by b_end; only those
         # with free CPUs matter for starting now (_start passes over the others)
-        count = 0
-        last_rb = np.inf  # the partition's latest first reservation
-        if unres[p] == 0:
-            last_rb = -np.inf
-            for v in range(N):
-                if part_nodes[p, v]:
-                    if first_rb[v] > last_rb:
-                        last_rb = first_rb[v]
-                    if first_rb[v] > b_end if not excl else first_rb[v] >= b_end:
-                        count += 1
-        else:
-            count = unres[p]
+        # (some node is a candidate when the latest first reservation begins after b_end)
+        last_rb = np.inf if unres[p] > 0 else top[p]  # the partition's latest first reservation
+        count = last_rb > b_end if not excl else last_rb >= b_end
         avail = 0
         for z in range(nfl):
             v = fl[z]
@@ -222,7 +297,7 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
             cand[v] = c
             if c:
                 avail += free[v]
-        if count == 0:
+        if not count:
             if O[O_BF_COUNT_POPPED]:
                 tested += 1
             continue
@@ -239,6 +314,7 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
                         part_free[q] += free[v]
             nfl = 0
             for v in range(N):
+                free_t[v] = free[v]
                 if free[v] > 0:
                     fl[nfl] = v
                     nfl += 1
@@ -250,6 +326,7 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
                 pb_count = np.empty((NP, cap_run), dtype=np.int64)
                 freed = np.zeros((NP, cap_run))
             have[:] = 0
+            stale = True
             continue
         if O[O_RESERVE_FIRST_ONLY] and nres > 0:
             continue
@@ -302,7 +379,8 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
         pl = 0  # reservations ord_re[:pl] have left
         t_found = np.inf
         bi = lo  # (now itself failed above)
-        while True:
+        t_first = np.inf  # the walk's first time: a reservation ending by it would enter and leave
+        while True:  # at once, so it is passed over
             tb = btime[bi] if bi < nb else np.inf
             tr = re[ord_re[r]] if r < nres else np.inf
             if tb == np.inf and tr == np.inf:
@@ -313,6 +391,8 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
             else:
                 t = tr
                 r += 1
+            if t_first == np.inf:
+                t_first = t
             if t > win_end:
                 horizon = min(horizon, t - W)  # until the window reaches t
                 break  # a later start makes no reservation: the walk can stop
@@ -329,45 +409,51 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
                 applied += 1
             while pe < nres and (rb[by_rb[pe]] < t + L if excl else rb[by_rb[pe]] <= t + L):
                 q0 = by_rb[pe]
+                pe += 1
+                if re[q0] <= t_first:
+                    continue
                 for q in range(roff[q0], roff[q0] + rlen[q0]):
                     v = rnodes[q]
                     if held[v] == 0 and part_nodes[p, v]:
                         avail -= free_t[v]
                     held[v] += 1
-                pe += 1
             while pl < nres and re[ord_re[pl]] <= t:
                 q0 = ord_re[pl]
+                pl += 1
+                if re[q0] <= t_first:
+                    continue
                 for q in range(roff[q0], roff[q0] + rlen[q0]):
                     v = rnodes[q]
                     held[v] -= 1
                     if held[v] == 0 and part_nodes[p, v]:
                         avail += free_t[v]
-                pl += 1
             if avail >= need:
                 t_found = t
-                for v in range(N):
-                    cand[v] = part_nodes[p, v] and held[v] == 0
                 break
+        if t_found <= win_end and t_found < np.inf:
+            # reserve the selected nodes whole: the partition's unheld nodes with CPUs free at t_found
+            rb[nres] = np.floor(t_found / res) * res
+            re[nres] = np.floor((t_found + L) / res) * res
+            horizon = min(horizon, re[nres])  # until its end is skipped as past
+            roff[nres] = used
+            got = 0
+            cnt = 0
+            for v in range(N):
+                if got >= need:
+                    break
+                if part_nodes[p, v] and held[v] == 0 and free_t[v] > 0:
+                    got += free_t[v]
+                    rnodes[used + cnt] = v
+                    cnt += 1
+            rlen[nres] = cnt
+            used += cnt
         if t_found > win_end or t_found == np.inf:
             continue  # "Starts too far in the future to worry about"
-        # reserve the selected nodes whole
-        rb[nres] = np.floor(t_found / res) * res
-        re[nres] = np.floor((t_found + L) / res) * res
-        horizon = min(horizon, re[nres])  # until its end is skipped as past
-        roff[nres] = used
-        got = 0
-        cnt = 0
-        for v in range(N):
-            if got >= need:
-                break
-            if cand[v] and free_t[v] > 0:
-                got += free_t[v]
-                rnodes[used + cnt] = v
-                cnt += 1
-        rlen[nres] = cnt
-        used += cnt
-        _add_reservation(nres, now, RF, RI, rnodes, first_rb, unres, part_nodes)
+        _add_reservation(nres, now, RF, RI, rnodes, first_rb, unres, top, ntop, part_nodes)
         nres += 1
+        for z in range(used - cnt, used):
+            if free[rnodes[z]] > 0:
+                stale = True
     return npend, nrun, horizon, reach
 
 

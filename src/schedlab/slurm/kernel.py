@@ -24,25 +24,26 @@ from .backfill import _backfill, _nothing_fits
 from .layout import (F_SUBMIT, I_AOFF, I_CPUS, I_PART, O_ACCRUE_AT_END, O_BACKFILL, O_DECAY_EXACT, O_FAIR_TREE,
                      O_MAIN_FULL, O_STOP_PARTITION_ONLY, O_SUBMIT_IMMEDIATE, P_BATCH_DELAY, P_BF_INTERVAL, P_CALC,
                      P_DAMP, P_DEPTH, P_HALF_LIFE, P_SCHED_INTERVAL, P_T0, P_W_AGE, P_W_FS)
-from .ops import _charge, _fs_factors, _order, _priority, _remove, _start
+from .ops import _charge, _compact, _fs_factors, _insert, _order, _priority, _remove, _start
 
 
 @njit
-def _main(now, full, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI, P, O,
-          anode, acnt, alen, start, finish, expend, run, nrun, by):
-    """The main scheduler (job_scheduler.c _schedule): the queue in order; a job that fits on the
+def _main(now, full, order, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
+          anode, acnt, alen, start, finish, expend, run, nrun, by, failed, blocked, allowed):
+    """The main scheduler (job_scheduler.c _schedule): the queue in order (``order``, as
+    :func:`_order` gives it); a job that fits on the
     CPUs still free starts; the first job of a partition that does not fit marks the partition
     failed: later jobs of it are skipped, and (stop_scope='partition-and-nodes') its nodes are
     taken from every later job. Event-driven runs test at most default_queue_depth jobs
-    (depth counted before the failed-partition skip), periodic ones all. Returns (npend, nrun)."""
+    (depth counted before the failed-partition skip), periodic ones all; once every partition
+    failed nothing else can start. ``failed``, ``blocked``, ``allowed``: scratch. Returns (npend, nrun)."""
     if npend == 0:
         return npend, nrun
-    order = _order(pend, npend, prio, tier, JI)
     P_ = part_nodes.shape[0]
     N = free.shape[0]
-    failed = np.zeros(P_, dtype=np.uint8)
-    blocked = np.zeros(N, dtype=np.uint8)
-    allowed = np.empty(N, dtype=np.uint8)
+    failed[:] = 0
+    blocked[:] = 0
+    nfailed = 0
     depth = 0
     limit = np.inf if (full or O[O_MAIN_FULL]) else P[P_DEPTH]
     for k in range(order.shape[0]):
@@ -65,6 +66,9 @@ def _main(now, full, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, J
             npend = _remove(pend, npend, j)
         else:
             failed[p] = 1
+            nfailed += 1
+            if nfailed == P_:
+                break
             if not O[O_STOP_PARTITION_ONLY]:
                 for v in range(N):
                     if part_nodes[p, v]:
@@ -72,6 +76,18 @@ def _main(now, full, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, J
     return npend, nrun
 
 
+
+
+@njit
+def _main_kept(now, full, qord, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
+               anode, acnt, alen, start, finish, expend, run, nrun, by, failed, blocked, allowed):
+    """:func:`_main` on the kept queue order ``qord[:npend]``, then the started jobs dropped from it."""
+    before = npend
+    npend, nrun = _main(now, full, qord[:npend], pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
+                        anode, acnt, alen, start, finish, expend, run, nrun, by, failed, blocked, allowed)
+    if npend < before:
+        _compact(qord, before, by)
+    return npend, nrun
 
 
 @njit
@@ -116,8 +132,9 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
     (:func:`_nothing_fits`), or when no job was submitted, ended or started since the last pass
     that ran, that pass started nothing, the queue order is the same and the time is before that
     pass's horizon (:func:`_backfill`). A pass after submissions alone resumes that pass at the
-    first queue position where the orders differ. ``skip=False`` runs every pass whole (the
-    reference the tests compare with)."""
+    first queue position where the orders differ, and a pass ends where no later job can start
+    (:func:`_backfill`'s ``trim``). ``skip=False`` runs every pass whole (the reference the tests
+    compare with)."""
     n = JF.shape[1]
     N = node_cpus.shape[0]
     free = node_cpus.copy()
@@ -130,6 +147,10 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
     run = np.empty(max(n, 1), dtype=np.int64)
     nrun = 0
     prio = np.zeros(n)
+    qord = np.empty(n, dtype=np.int64)  # pend[:npend] in _order's order, kept between priority changes
+    failed = np.empty(part_nodes.shape[0], dtype=np.uint8)  # the main scheduler's scratch
+    blocked = np.empty(N, dtype=np.uint8)
+    allowed = np.empty(N, dtype=np.uint8)
     expend = np.zeros(n)
     anode = np.empty(alloc_size, dtype=np.int64)
     acnt = np.empty(alloc_size, dtype=np.int64)
@@ -181,6 +202,7 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
         if need_prio and next_calc <= now:
             g = next_calc + np.floor((now - next_calc) / calc) * calc
             if _recalc(g, last_calc, usage, shares, fs, pend, npend, prio, run, nrun, JF, JI, P, O, start):
+                qord[:npend] = _order(pend, npend, prio, tier, JI)
                 main_changed = True
                 if changed_at == np.inf:
                     changed_at = g
@@ -209,6 +231,7 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
             pend[npend] = i
             npend += 1
             prio[i] = _priority(i, JF[F_SUBMIT, i], JF, JI, P, O, fs)
+            _insert(qord, npend - 1, i, prio, tier, JI)
             if O[O_SUBMIT_IMMEDIATE]:
                 submit_run = now
             else:
@@ -223,19 +246,19 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
             main_changed = True
             if changed_at == np.inf:
                 changed_at = now
-            npend, nrun = _main(now, False, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI, P, O,
-                                anode, acnt, alen, start, finish, expend, run, nrun, by)
+            npend, nrun = _main_kept(now, False, qord, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
+                                     anode, acnt, alen, start, finish, expend, run, nrun, by, failed, blocked, allowed)
             last_event_run = now
         if submit_run <= now:
             submit_run = np.inf
-            npend, nrun = _main(now, False, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI, P, O,
-                                anode, acnt, alen, start, finish, expend, run, nrun, by)
+            npend, nrun = _main_kept(now, False, qord, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
+                                     anode, acnt, alen, start, finish, expend, run, nrun, by, failed, blocked, allowed)
             last_event_run = now
         if next_periodic <= now:
             next_periodic += (np.floor((now - next_periodic) / P[P_SCHED_INTERVAL]) + 1) * P[P_SCHED_INTERVAL]
             if main_changed and npend > 0:
-                npend, nrun = _main(now, True, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI, P, O,
-                                    anode, acnt, alen, start, finish, expend, run, nrun, by)
+                npend, nrun = _main_kept(now, True, qord, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
+                                         anode, acnt, alen, start, finish, expend, run, nrun, by, failed, blocked, allowed)
                 main_changed = False  # a full run left nothing it could start; only a change can
         if nrun > before:
             version += 1
@@ -244,7 +267,7 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
                 changed_at = now  # a start is a job update: backfill has work (_more_work)
         if bf_on and changed_at < np.inf and now >= last_bf + P[P_BF_INTERVAL] and now >= changed_at:
             if not (skip and _nothing_fits(pend, npend, part_nodes, free, JI)):
-                order = _order(pend, npend, prio, tier, JI)
+                order = qord[:npend]
                 same = skip and cert_version == version and now < cert_horizon and cert_n == npend
                 k = 0
                 while same and k < npend:
@@ -259,8 +282,9 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
                     before = nrun
                     npend, nrun, horizon, reach = _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus,
                                                             JF, JI, P, O, anode, acnt, alen, start, finish, expend,
-                                                            run, nrun, by, RF, RI, rnodes, CK, CKF)
+                                                            run, nrun, by, RF, RI, rnodes, CK, CKF, skip)
                     if nrun > before:
+                        _compact(qord, order.shape[0], by)
                         version += 1
                         moved += 1
                     else:

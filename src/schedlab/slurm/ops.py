@@ -1,5 +1,6 @@
 """The operations of the ``--policy slurm`` state (:mod:`schedlab.slurm.kernel`): the fair-share and
-multifactor priority (:func:`_fs_factors`, :func:`_priority`), the queue order (:func:`_order`),
+multifactor priority (:func:`_fs_factors`, :func:`_priority`), the queue order (:func:`_order`; kept
+between changes of priority with :func:`_insert` and :func:`_compact`),
 starting a job on nodes (:func:`_start`), charging its usage (:func:`_charge`) and removing a job
 from a list (:func:`_remove`). Both schedulers (the main pass and backfill) change the state only
 through these."""
@@ -71,13 +72,48 @@ def _order(pend, npend, prio, tier, JI):
     sort by (tier, priority) gives the rest."""
     key = np.empty(npend)
     for k in range(npend):
-        j = pend[k]
-        key[k] = -(tier[JI[I_PART, j]] * 8589934592.0 + prio[j])
+        key[k] = _key(pend[k], prio, tier, JI)
     idx = np.argsort(key, kind="mergesort")
     out = np.empty(npend, dtype=np.int64)
     for k in range(npend):
         out[k] = pend[idx[k]]
     return out
+
+
+@njit
+def _key(j, prio, tier, JI):
+    """A job's place in :func:`_order`: the lower key first (ties: the smaller job number)."""
+    return -(tier[JI[I_PART, j]] * 8589934592.0 + prio[j])
+
+
+@njit
+def _insert(qord, nq, j, prio, tier, JI):
+    """Put job j into ``qord[:nq]`` (the queue in :func:`_order`'s order) where :func:`_order` would
+    put it, j being a larger job number than all there; returns nq + 1."""
+    kj = _key(j, prio, tier, JI)
+    lo, hi = 0, nq
+    while lo < hi:  # the first position whose key is above kj
+        mid = (lo + hi) >> 1
+        if _key(qord[mid], prio, tier, JI) <= kj:
+            lo = mid + 1
+        else:
+            hi = mid
+    for k in range(nq, lo, -1):
+        qord[k] = qord[k - 1]
+    qord[lo] = j
+    return nq + 1
+
+
+@njit
+def _compact(qord, nq, by):
+    """Drop the started jobs (``by`` set) from ``qord[:nq]`` keeping the order; returns their new count."""
+    m = 0
+    for k in range(nq):
+        j = qord[k]
+        if by[j] == 0:
+            qord[m] = j
+            m += 1
+    return m
 
 
 @njit

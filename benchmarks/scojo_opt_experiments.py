@@ -192,9 +192,8 @@ def report() -> None:
           "were re-run under it with the issue-33 default (readings.md, item 6). The plain `scojo` runs and the "
           "`scojo-bottomline` runs (queue scope) keep no plan and read no group reading; they were re-run under the "
           "current defaults and validator (after removing their parts, the commands above) and equal the committed "
-          "ones in every figure but `sim s` (SDSC-BLUE `scojo-bottomline` too: 1,886 s, 31 minutes, re-run last), "
-          "except SDSC-BLUE `scojo-bottomline/no-smart` (102 CPU minutes when committed), made before the replay "
-          "and not re-run yet. The nine gaps of issue 33 to the "
+          "ones in every figure but `sim s` (SDSC-BLUE `scojo-bottomline`: 1,886 s, and SDSC-BLUE "
+          "`scojo-bottomline/no-smart`: 4,841 s, the two re-run last). The nine gaps of issue 33 to the "
           "thesis and the readings behind them: `gaps.md`.", ""]
     missing = [(w, p) for w in wls for p in POLICIES if p not in parts[w]]
     if missing:

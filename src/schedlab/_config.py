@@ -24,8 +24,10 @@ from pathlib import Path
 import numba
 
 
-#: plain modules whose values kernels read at compile time (slot indices and codes)
-KERNEL_INPUTS: tuple[str, ...] = ("sim/state.py",)
+#: plain modules whose values kernels read at compile time (slot indices and codes; tests/test_kernel_inputs.py
+#: finds every such import, chains included)
+KERNEL_INPUTS: tuple[str, ...] = ("sim/state.py", "sim/ts_layout.py", "slurm/layout.py", "federation/layout.py",
+                                  "grid/reading_codes.py", "strategy/scojo_config.py")
 
 
 def compiled_sources() -> list[Path]:

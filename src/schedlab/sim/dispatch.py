@@ -7,7 +7,7 @@ current time ``now``. Contracts (what a multi-site or fuzzy-rule engine may rely
   processors; marks the conservative profile dirty when a job ended before its estimated end.
 - :func:`enqueue` (J, S, j): job j joins the waiting queue at its place in the site's static order.
 - :func:`schedule_pass` (J, S, G, dispatch, order, now) -> started: ONE scheduling pass (callers
-  skip it when the queue is empty, as :func:`schedlab.sim.engine._run` does) with the
+  skip it when the queue is empty, as :func:`schedlab.sim.loop.site_loop` does) with the
   given dispatch rule and queue order *codes* (they may differ from pass to pass: the queue is
   re-sorted and the conservative profile rebuilt when they change). Started jobs get
   start/finish in ``S.f``.

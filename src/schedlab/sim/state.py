@@ -24,7 +24,7 @@ Three bundles travel through every kernel (STUMPY style, instead of 26 positiona
     segments ``seg_t``/``seg_c`` of :func:`schedlab.workload.time_of_week_segments`.
 
 A multi-site (grid) loop creates one ``Site`` per machine with :func:`new_site`, feeds arrivals to
-the site it picks with :func:`schedlab.sim.dispatch.enqueue`, and calls
+the site it picks with :func:`schedlab.sim.ops.enqueue`, and calls
 :func:`schedlab.sim.dispatch.schedule_pass` per site; a fuzzy rule base passes a different
 ``dispatch``/``order`` code to each pass.
 """

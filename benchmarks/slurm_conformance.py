@@ -62,6 +62,34 @@ def explain(job: int, real: float, sim: float, relative_off: set[int]) -> str:
     return "lag" if real > sim and job not in relative_off else "unexplained"
 
 
+def publish(out: str, text: str) -> int:
+    """Write the report ``text`` to ``out`` (its folder made), print it, and return exit status 0."""
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text(text)
+    print(text)
+    return 0
+
+
+def no_slurm() -> bool:
+    """True (after a one-line ``error:`` on stderr) when the real Slurm cannot run here."""
+    from schedlab.slurm.harness import slurm_unavailable
+
+    reason = slurm_unavailable()
+    if reason:
+        print(f"error: {reason}", file=sys.stderr)
+    return bool(reason)
+
+
+def mismatch_lines(absolute, relative, first: int = 0) -> list[str]:
+    """The report's lines for :func:`test_slurm_policy.compare`'s mismatches, each explained (jobs
+    numbered from ``first``)."""
+    off_abs, off_rel = {j for j, _, _ in absolute}, {j for j, _, _ in relative}
+    lines = [f"- job {j + first}: real {r:g} s, simulated {s:g} s: {explain(j, r, s, off_rel)}" for j, r, s in absolute]
+    lines += [f"- job {j + first}: start after the previous one real {r:g} s, simulated {s:g} s: unexplained"
+              for j, r, s in relative if j not in off_abs]
+    return lines or ["- every start within the tolerance"]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--random", type=int, default=2, help="number of random job lists besides the three fixed cases")
@@ -69,12 +97,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default=str(ROOT / "docs" / "results" / "slurm-conformance.md"))
     args = ap.parse_args(argv)
-    from schedlab.slurm.harness import SlurmCluster, slurm_unavailable
+    from schedlab.slurm.harness import SlurmCluster
     from test_slurm_policy import compare, simulate_case
 
-    reason = slurm_unavailable()
-    if reason:
-        print(f"error: {reason}", file=sys.stderr)
+    if no_slurm():
         return 2
     t0 = time.monotonic()
     rows, lines = [], []
@@ -90,7 +116,6 @@ def main(argv: list[str] | None = None) -> int:
         sim = simulate_case(jobs, sim_conf)
         tol = 2.0  # max(bf_interval, 1) + 1 with bf_interval=1 in every case
         absolute, relative, same_order = compare(real[name], sim, tol)
-        off_rel = {j for j, _, _ in relative}
         n = len(jobs)
         total += n
         matched += n - len(absolute)
@@ -99,13 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(f"| {name} | {n} | {n - len(absolute)} | {n - len(relative)} | {'yes' if same_order else 'no'} |")
         lines.append(f"\n### {name}\n\nreal starts: {[int(x) for x in real[name].start - real[name].submit.min()]}; "
                      f"simulated: {[int(x) for x in sim.start - sim.workload.submit.min()]}\n")
-        for j, r, s in absolute:
-            lines.append(f"- job {j}: real {r:g} s, simulated {s:g} s: {explain(j, r, s, off_rel)}")
-        for j, r, s in relative:
-            if j not in {a for a, _, _ in absolute}:
-                lines.append(f"- job {j}: start after the previous one real {r:g} s, simulated {s:g} s: unexplained")
-        if not absolute and not relative:
-            lines.append("- every start within the tolerance")
+        lines += mismatch_lines(absolute, relative)
     minutes = (time.monotonic() - t0) / 60
     cmd = " ".join(["python", "benchmarks/slurm_conformance.py", *(argv if argv is not None else sys.argv[1:])])
     text = "\n".join([
@@ -128,10 +147,7 @@ def main(argv: list[str] | None = None) -> int:
         *lines,
         "",
     ])
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(text)
-    print(text)
-    return 0
+    return publish(args.out, text)
 
 
 if __name__ == "__main__":

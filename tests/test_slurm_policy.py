@@ -187,10 +187,18 @@ def test_a_job_in_no_partition_is_an_error_naming_it():
 # ------------------------------------------------------------------ conformance against the real Slurm
 def simulate_case(case, conf, cpus=4):
     """The harness' job list through --policy slurm with the same slurm.conf (partitions by name)."""
+    s = simulate_slurm(case_workload(case, cpus), cpus, SlurmPolicy(parse_conf(conf, "case.conf")))
+    validate_schedule(s)
+    return s
+
+
+def case_workload(case, cpus=4):
+    """The harness' job list as a workload: partitions by name (queues numbered in name order, a
+    ``SchedlabQueues:`` header), accounts as user groups numbered in name order, limits as estimates."""
     names = sorted({j.partition or "batch" for j in case})
     number = {p: k + 1 for k, p in enumerate(names)}
     accounts = {a: k + 1 for k, a in enumerate(sorted({j.account or "" for j in case}))}
-    w = Workload.from_columns(
+    return Workload.from_columns(
         dict(id=np.arange(1, len(case) + 1), submit=np.array([j.submit for j in case], float),
              procs=np.array([j.cpus for j in case]), req_procs=np.array([j.cpus for j in case]),
              runtime=np.array([j.runtime for j in case], float), estimate=np.array([j.limit * 60.0 for j in case]),
@@ -198,9 +206,6 @@ def simulate_case(case, conf, cpus=4):
              unix_group=np.array([accounts[j.account or ""] for j in case]), user=np.zeros(len(case), int),
              status=np.ones(len(case), int)),
         machine_procs=cpus, header=(" SchedlabQueues: " + " ".join(f"{p}={k}" for p, k in number.items()),), name="case")
-    s = simulate_slurm(w, cpus, SlurmPolicy(parse_conf(conf, "case.conf")))
-    validate_schedule(s)
-    return s
 
 
 def compare(real, sim, tol):

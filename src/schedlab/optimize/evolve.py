@@ -241,9 +241,7 @@ def evolve_greedy(
     training, easy, heldout = prepare(config)
     cfg = config.to_dict()
     cfg["traces"] = [_config_trace(t) for t in config.traces]
-    cfg["jobs"] = [len(w) for w in training.workloads]
-    cfg["machine_procs"] = [m.procs for m in training.machines]
-    cfg["data_sha256"] = [workload_fingerprint(w) for w in training.workloads]
+    cfg.update(training_identity(training))
     cfg.update(heldout_config(config, heldout))
     run = RunFolder(out, cfg, budget=("generations",), extend=extend)
     result = EvolveResult(run_dir=run.path, best=None, best_f=math.inf, interrupted=False, config=cfg, training=training)
@@ -291,6 +289,14 @@ def evolve_greedy(
     result.comparison = train_test_comparison(result.best, training, easy, heldout, config.objective)
     run.write_text("comparison.json", json.dumps(result.comparison, indent=2) + "\n")
     return result
+
+
+def training_identity(training: TrainingSet) -> dict[str, Any]:
+    """The training keys of a run's config.json that bind it to its data (``jobs``, ``machine_procs``,
+    ``data_sha256``: the traces' data, not their paths). Shared by ``evolve greedy``, ``evolve slurm``
+    and the ``rules`` commands."""
+    return {"jobs": [len(w) for w in training.workloads], "machine_procs": [m.procs for m in training.machines],
+            "data_sha256": [workload_fingerprint(w) for w in training.workloads]}
 
 
 def heldout_config(config: EvolveConfig, heldout: HeldOut | None) -> dict[str, Any]:

@@ -32,10 +32,11 @@ from typing import Any
 from ..metrics import DEFAULT_OBJECTIVE
 from ..slurm.policy import SlurmPolicy
 from ..slurm.tuning import SPACE, SlurmEncoding, apply, current_values, knobs, qos_priorities
-from .evolve import EvolveConfig, heldout_config, heldout_extra, train_test_comparison, workload_fingerprint
+from .evolve import EvolveConfig, heldout_config, heldout_extra, train_test_comparison, training_identity
 from .greedy import TrainingSet
 from .heldout import HeldOut
 from .run import RunFolder, RunResult, optimize
+from .versus_easy import gain_pct
 
 #: the run kind in config.json (``schedlab.optimize.run`` names its verb)
 KIND = "slurm-tune"
@@ -223,9 +224,7 @@ def evolve_slurm(
     setup = prepare(config)
     training, heldout, enc = setup.payload.training, setup.heldout, setup.encoding
     cfg = config.to_dict(setup)
-    cfg["jobs"] = [len(w) for w in training.workloads]
-    cfg["machine_procs"] = [m.procs for m in training.machines]
-    cfg["data_sha256"] = [workload_fingerprint(w) for w in training.workloads]
+    cfg.update(training_identity(training))
     cfg.update(heldout_config(config.loading(), heldout))
     run = RunFolder(out, cfg, budget=("generations",), extend=extend)
     label = "slurm"
@@ -286,16 +285,10 @@ def comparison_rows(per: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]
         rows = [easy] + [dict(key, schedule=label, objective=r[i]["objective"], **{m: r[i][m] for m in metrics})
                          for label, r in per.items()]
         for row in rows:
-            row["gain_vs_easy_pct"] = _gain(easy["objective"], row["objective"])
-            row["gain_vs_current_pct"] = _gain(cur["objective"], row["objective"])
+            row["gain_vs_easy_pct"] = gain_pct(easy["objective"], row["objective"])
+            row["gain_vs_current_pct"] = gain_pct(cur["objective"], row["objective"])
         out += rows
     return out
-
-
-def _gain(base: float | None, value: float | None) -> float | None:
-    from .versus_easy import gain_pct
-
-    return gain_pct(base, value)
 
 
 def _fmt(v: Any, digits: int = 2) -> str:

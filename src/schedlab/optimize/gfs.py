@@ -363,7 +363,7 @@ def _prepare(evolve_config, kind: str, extra: dict[str, Any], greedy=R.DEFAULT_G
     import dataclasses
 
     from ..metrics import Objective
-    from .evolve import _config_trace, heldout_config, prepare, workload_fingerprint
+    from .evolve import _config_trace, heldout_config, prepare, training_identity
 
     check_rules_options(strategies, util_guard, select, bool(evolve_config.test or evolve_config.split_months))
     objective = Objective(evolve_config.objective).expr
@@ -373,8 +373,7 @@ def _prepare(evolve_config, kind: str, extra: dict[str, Any], greedy=R.DEFAULT_G
     cfg = {"kind": kind, "traces": [_config_trace(t) for t in evolve_config.traces], "objective": objective,
            "procs": evolve_config.procs, "months": evolve_config.months, "scale_to": evolve_config.scale_to,
            "calibrate_load": evolve_config.calibrate_load, "scale_seed": 0,
-           "jobs": [len(w) for w in training.workloads], "machine_procs": [m.procs for m in training.machines],
-           "data_sha256": [workload_fingerprint(w) for w in training.workloads],
+           **training_identity(training),
            "features": list(R.FEATURES), "strategies": list(R.STRATEGIES),
            "greedy": greedy.to_dict(), "sd_clip": "job",
            "sd_clip_reading": R.SD_CLIP_READINGS["job"], "conservative_on_switch": "rebuild",

@@ -62,16 +62,11 @@ def write_slurm_report(result) -> None:
     """report.html of a finished ``evolve slurm`` run (:class:`schedlab.optimize.evolve_slurm.SlurmTuneResult`),
     as ``evolve greedy`` writes it (the tuned configuration against EASY, convergence), with the
     four-way table and the fragment."""
-    import html
-
     from ..optimize.evolve_slurm import comparison_table_rows
     from ..report.run_report import write_run_report
+    from ..report.table import html_table
 
-    head, cells = comparison_table_rows(result.comparison)
-    table = ("<h2>EASY, the site's configuration, the tuned one</h2><table><tr>"
-             + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"
-             + "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in cells)
-             + "</table>")
+    table = "<h2>EASY, the site's configuration, the tuned one</h2>" + html_table(*comparison_table_rows(result.comparison))
     history = result.run.history if result.run else []
     write_run_report(result.run_dir, result.config, {"slurm": history}, result.versus_easy, _Shown(result.fragment),
                      title="Tuned Slurm configuration", label="tuned slurm", extra_html=table)

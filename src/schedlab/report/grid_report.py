@@ -18,6 +18,7 @@ import numpy as np
 
 from .._atomic import atomic_write_text, save_figure_atomic
 from .schedule_plots import plots_section
+from .table import html_table
 
 __all__ = ["write_front_report", "write_grid_report"]
 
@@ -28,9 +29,7 @@ def _md_table(md: str) -> str:
     rows = [r for r in rows if not all(set(c) <= {"-"} for c in r)]
     if not rows:
         return ""
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in rows[0])
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows[1:])
-    return f"<table><tr>{head}</tr>{body}</table>"
+    return html_table(rows[0], rows[1:])
 
 
 def write_grid_report(

@@ -8,6 +8,7 @@ with ``objective`` and ``sim_seconds``). Used by ``schedlab simulate`` and ``sch
 from __future__ import annotations
 
 import csv
+import html
 import io
 import math
 import os
@@ -142,3 +143,10 @@ def write_metrics_csv(path: str | os.PathLike, rows: Sequence[Row], *, columns: 
                       label: str = "strategy") -> Path:
     """Write :func:`metrics_csv` of ``rows`` to ``path`` atomically."""
     return write_text_atomic(path, metrics_csv(rows, columns=columns, label=label))
+
+
+def html_table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """An HTML table of text cells (escaped), for the run reports."""
+    th = "".join(f"<th>{html.escape(c)}</th>" for c in head)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<table><tr>{th}</tr>{body}</table>"

@@ -76,20 +76,23 @@ def _versus_easy(run_dir: Path, out: Path, config: dict, o: dict) -> list[Path]:
     from ..sim.strategies import simulate_any
     from ..strategy import Strategy
 
+    from ..sim.rulebase import simulate_rulebase
+
     workload, machine, best = run_workload(run_dir, o["trace"])
     rules = config["kind"] in RULES_KINDS
     what = "rule base" if rules else "evolved"
-    tables = {label: job_table(simulate_any(workload, machine, s)) for label, s in (("EASY", Strategy("easy")), (what, best))}
+    # a rule base's one run gives both its schedule and the plan of strategies it used
+    schedule = (simulate_rulebase(workload, machine, best, record_features=True) if rules
+                else simulate_any(workload, machine, best))
+    tables = {"EASY": job_table(simulate_any(workload, machine, Strategy("easy"))), what: job_table(schedule)}
     name = titled(workload.name, config)
     paths = _schedule_plots(tables, machine.procs, out,
                             f"{name}: EASY vs the {what if rules else 'evolved strategy'} of {run_dir.name}",
                             o["window_start"], o["window_days"])
     if rules:
         from ..report.rules_plot import strategy_timeline
-        from ..sim.rulebase import simulate_rulebase
 
-        plan = simulate_rulebase(workload, machine, best, record_features=True).plan
-        paths.append(strategy_timeline(plan, out / "strategy_timeline.png", title=f"{name}: strategy in force"))
+        paths.append(strategy_timeline(schedule.plan, out / "strategy_timeline.png", title=f"{name}: strategy in force"))
     return paths
 
 

@@ -337,10 +337,11 @@ def _warm_up(jobs: FederatedJobs, platform: Platform, config: FederationRunConfi
     tiny = PackageProblem(jobs.take(slice(0, 1)), platform, config.options, config.method)
     tiny.build(None if config.method in ("jpr", "cbs", "metl") else np.zeros(1, dtype=np.int64))
     tiny.makespan(np.zeros(1, dtype=np.int64))
-    if config.method in GA_METHODS:  # the GA's own compiled parts: order crossover, METL's seed order
+    if config.method in GA_METHODS:  # the GA's own compiled parts: population fitness, order crossover, METL's seed order
         from .federation_ga import uniform_order_crossover
 
         one = np.zeros(1, dtype=np.int64)
+        tiny.makespans(one[None])  # else compiled inside the first GA's timed generations (~5 s of its CPU)
         uniform_order_crossover(one, one, np.ones(1, dtype=np.bool_))
         if config.method == "ga-metl":
             tiny.metl_order()

@@ -140,3 +140,39 @@ def test_workload_info_shows_the_header_size_beside_the_papers(tmp_path, capsys)
     other.write_text(trace.read_text().replace("338", "100"))
     code, out, _ = run(capsys, "workload", "info", other)
     assert code == 0 and "papers use" not in out
+
+
+def test_sg_sweeps_repeat_the_swept_option_and_take_a_list_override():
+    fig1 = command(get_setup("sg/fig1"), out="RUN")
+    assert [int(fig1[i + 1]) for i, a in enumerate(fig1) if a == "--package-size"] == list(range(100, 1001, 100))
+    fig2 = command(get_setup("sg/fig2"), out="RUN")
+    assert [fig2[i + 1] for i, a in enumerate(fig2) if a == "--generations"] == ["100", "200", "300", "400", "500"]
+    assert fig2[fig2.index("--pop") + 1] == "500" and fig2.count("--pop") == 1
+    fig3 = command(get_setup("sg/fig3"), {"pop": "4,6"}, out="RUN")
+    assert [fig3[i + 1] for i, a in enumerate(fig3) if a == "--pop"] == ["4", "6"]
+    for argv in (fig1, fig2, fig3):  # the paper's makespan, named, and the GA's process CPU as its time cost
+        assert "--makespan workload" in " ".join(argv) and "--workers 1" in " ".join(argv)
+    with pytest.raises(SetupError, match="list of distinct positive numbers"):
+        command(get_setup("sg/fig2"), {"generations": "2,2"}, out="RUN")
+    with pytest.raises(SetupError, match="budget pop of sg/fig2 must be a positive number"):
+        command(get_setup("sg/fig2"), {"pop": "4,6"}, out="RUN")
+
+
+@pytest.mark.parametrize("budget", ["[]", "[1, 1]", "[2, 0]", '["2"]'])
+def test_a_bad_budget_list_is_refused(tmp_path, budget):
+    with pytest.raises(SetupError, match="budget generations must be a positive number or a list of distinct"):
+        load_setups(_record(tmp_path, f"budgets = {{ generations = {budget} }}\n"))
+
+
+def test_reproduce_sg_fig3_tiny_runs_one_cell_per_population(tmp_path, capsys):
+    import json
+
+    out = tmp_path / "fig3"
+    code, _, err = run(capsys, "reproduce", "sg/fig3", "--out", out, "--set", "jobs=200", "--set", "generations=2",
+                       "--set", "pop=4,6")
+    assert code == 0, err
+    rows = json.loads((out / "results.json").read_text())
+    assert sorted((r["method"], r["pop"]) for r in rows) == [("ga-metl", 4), ("ga-metl", 6), ("ga-random", 4), ("ga-random", 6)]
+    assert all(r["package_size"] == 1000 and r["jobs"] == 200 and r["generations"] == 2 for r in rows)
+    assert all(r["cpu_seconds"] >= 0 for r in rows)  # --workers 1: the time cost is the process CPU
+    assert (out / "ga_by_pop.png").read_bytes()[:4] == b"\x89PNG"

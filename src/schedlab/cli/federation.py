@@ -129,10 +129,18 @@ _SHARED: dict[str, tuple[Any, Any]] = {
 }
 
 
-def _shared(command):
-    """``command`` with the :data:`_SHARED` options in its Typer signature; it receives their values as
-    one dict, its keyword parameter ``o``."""
-    return spliced(command, "o", _SHARED, dict)
+#: compare's form of the shared options: --generations and --pop take several values (a sweep)
+_SWEPT: dict[str, tuple[Any, Any]] = {
+    **_SHARED,
+    "generations": (List[int], typer.Option([500], "--generations", help="GA generations (initial population included; paper: 500); repeat for a sweep, one run per value (the paper's Fig. 2).")),
+    "pop": (List[int], typer.Option([200], "--pop", help="GA population (paper: 200); repeat for a sweep, one run per value (the paper's Fig. 3).")),
+}
+
+
+def _shared(command, options: dict[str, tuple[Any, Any]] = _SHARED):
+    """``command`` with the ``options`` (default :data:`_SHARED`) in its Typer signature; it receives
+    their values as one dict, its keyword parameter ``o``."""
+    return spliced(command, "o", options, dict)
 
 
 @platform_app.command("show")
@@ -198,7 +206,7 @@ def run_command(
 
 
 @federation_app.command("compare")
-@_shared
+@functools.partial(_shared, options=_SWEPT)
 @with_trace_options
 def compare_command(
     trace: str = typer.Argument(..., help=TRACE_HELP, show_default=False),
@@ -212,7 +220,11 @@ def compare_command(
     o: Optional[dict] = None,
     opts: TraceOptions = None,
 ) -> None:
-    """Makespan per workload and method (a table, and bar charts like the paper's Figs. 1, 4 and 5)."""
+    """Makespan per workload and method (a table, and bar charts like the paper's Figs. 1, 4 and 5).
+
+    Repeating --package-size, --generations or --pop sweeps it (one run folder per value; the
+    heuristics run once): a chart of the GAs' makespan (bars) and time (lines) against the swept
+    value, like the paper's Figs. 1-3 (ga_by_package_size.png, ga_by_generations.png, ga_by_pop.png)."""
     from ..optimize.federation_run import compare_federation
     from ..report.federation import write_comparison_report
 
@@ -220,10 +232,12 @@ def compare_command(
     names = [m.strip().lower() for m in methods.split(",") if m.strip()]
     if not names:
         raise FederationCliError("--methods: name at least one method")
-    cfg = _config(trace, names[0], package_size[0], jobs, o, opts)
+    generations, pops = o["generations"], o["pop"]
+    cfg = _config(trace, names[0], package_size[0], jobs, {**o, "generations": generations[0], "pop": pops[0]}, opts)
     bar, missing = _Bar(), []
     try:
         rows = compare_federation(cfg, pf, out, package_sizes=package_size, workloads=workloads, methods=names,
+                                  generations=generations, pops=pops,
                                   executor_spec=_executor(o["workers"], o["dask"]), progress=bar.callbacks,
                                   checkpoint_every=o["checkpoint_every"], report_only=report_only, missing=missing)
     except BaseException as exc:

@@ -150,9 +150,7 @@ def _federation_compare(run_dir: Path, out: Path, config: dict, o: dict) -> list
         raise PlotOptionError(f"{run_dir}: a federation comparison without finished runs (results.json lists none)")
     base = json.loads(runs[0].read_text())
     sizes = sorted({r["package_size"] for r in rows})
-    write_comparison_report(out, rows, base, sizes, base["platform"]["name"])
-    names = ["table.md", *(f"makespan_p{size}.png" for size in sizes), "ga_by_package_size.png"]
-    return [out / name for name in names if (out / name).exists()]
+    return write_comparison_report(out, rows, base, sizes, base["platform"]["name"])
 
 
 #: run kind (config.json's ``kind``; a federation compare folder has none) -> ``(run_dir, out, config, options) -> paths written``

@@ -32,7 +32,7 @@ def reproduce_command(
     list_: bool = typer.Option(False, "--list", help="List every set-up of the record (name, paper, item) and exit."),
     show: bool = typer.Option(False, "--show", help="Show NAME's set-up (trace, processors, months, scaling, load, groups, objective, budgets) and exit."),
     out: Optional[str] = typer.Option(None, "--out", help="Output of the run: its folder (or CSV file for compare set-ups)."),
-    set_: List[str] = typer.Option([], "--set", metavar="NAME=VALUE", help="Override a budget (e.g. generations=2 for a quick run) or a param of the set-up; repeat."),
+    set_: List[str] = typer.Option([], "--set", metavar="NAME=VALUE", help="Override a budget (e.g. generations=2 for a quick run; a swept budget takes a list, e.g. pop=4,6) or a param of the set-up; repeat."),
     print_only: bool = typer.Option(False, "--print", help="Print the schedlab command instead of running it."),
 ) -> None:
     """Run one experiment of the papers by its set-up name: Franke et al.'s greedy (ge/...) and fuzzy-rule

@@ -16,7 +16,7 @@ import hashlib
 import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -337,10 +337,11 @@ def _warm_up(jobs: FederatedJobs, platform: Platform, config: FederationRunConfi
     tiny = PackageProblem(jobs.take(slice(0, 1)), platform, config.options, config.method)
     tiny.build(None if config.method in ("jpr", "cbs", "metl") else np.zeros(1, dtype=np.int64))
     tiny.makespan(np.zeros(1, dtype=np.int64))
-    if config.method in GA_METHODS:  # the GA's own compiled parts: order crossover, METL's seed order
+    if config.method in GA_METHODS:  # the GA's own compiled parts: population fitness, order crossover, METL's seed order
         from .federation_ga import uniform_order_crossover
 
         one = np.zeros(1, dtype=np.int64)
+        tiny.makespans(one[None])  # else compiled inside the first GA's timed generations (~5 s of its CPU)
         uniform_order_crossover(one, one, np.ones(1, dtype=np.bool_))
         if config.method == "ga-metl":
             tiny.metl_order()
@@ -368,6 +369,8 @@ def compare_federation(
     package_sizes: Sequence[int],
     workloads: int,
     methods: Sequence[str],
+    generations: Sequence[int] | None = None,
+    pops: Sequence[int] | None = None,
     executor_spec: str | None = "serial",
     workers: int | None = None,
     on_run: Callable[[str, int, str], None] | None = None,
@@ -380,6 +383,12 @@ def compare_federation(
     ``base.offset`` (Wk-1, Wk-2, ...), every method and package size, each a run folder
     ``out/p{size}/Wk-{i}/{method}`` (resumable); writes results.json and returns its rows (the table
     and figures: :func:`schedlab.report.federation.write_comparison_report`).
+
+    ``generations`` / ``pops``: the GA settings to sweep (Figs. 2 and 3; default: ``base.ga``'s one
+    value); one of them may hold several values. A sweep gives each GA method one run folder per
+    value, ``out/p{size}/Wk-{i}/{method}-g{generations}-pop{pop}``, and its rows the keys
+    ``generations`` and ``pop``; the heuristics (no GA setting) run once per workload and size. With
+    one value of each, folders and rows are those of a comparison without a sweep.
 
     ``progress(label)`` may return a dict of run_federation callbacks (on_start, on_generation,
     on_evaluation, warm) for that run. ``report_only``: run nothing, report the finished run folders
@@ -394,6 +403,9 @@ def compare_federation(
     for m in methods:
         if m not in METHODS:
             raise RunError(f"unknown method {m!r}; choose among {', '.join(METHODS)}")
+    settings = ga_settings(base, package_sizes, generations, pops,
+                           with_ga=any(m in GA_METHODS for m in methods))
+    sweep = len(settings) > 1
     out = Path(out)
     if report_only and not out.is_dir():
         raise RunError(f"{out}: no comparison folder to report on (--report-only runs nothing)")
@@ -404,23 +416,70 @@ def compare_federation(
         jobs = load_jobs(cfg)
         jobs.check_fits(platform)
         windows.append((f"Wk-{w + 1}", cfg.offset, jobs))
+    # Every GA setting of a sweep is its own run, also along generations (Fig. 2): the GA of a package
+    # does not depend on the generation budget until it ends (run_package_ga: seeded by seed and
+    # package, the budget only stops the loop), so package 1 alone at generation g of a longer run is
+    # a g-generation run. But under --package-start carry package p is released on the platform the
+    # best orders of packages 0..p-1 left (run_federation's carry_over of state["done"]), and those are
+    # the orders found at the END of their GAs: package 2 of a 500-generation run starts from another
+    # platform state than package 2 of a 100-generation run, so the workload makespan (and, through the
+    # carried jobs, even the package makespans) at generation g cannot be read from a longer run.
+    # (Under --package-start barrier they could, from history.csv's best per generation; not done,
+    # to keep one rule for every reading.)
     rows: list[dict[str, Any]] = []
     for size in package_sizes:
         for label, offset, jobs in windows:
-            for m in methods:
-                cfg = FederationRunConfig(**{**base.__dict__, "offset": offset, "method": m, "package_size": size})
-                folder = out / f"p{size}" / label / m
-                if report_only and not (folder / "result.json").exists():
-                    if missing is not None:
-                        missing.append(f"p{size} {label} {m}")
-                    continue
-                if on_run is not None:
-                    on_run(label, size, m)
-                callbacks = progress(f"p{size} {label} {m}") if progress is not None else {}
-                res = run_federation(cfg, platform, folder, executor_spec=executor_spec,
-                                     workers=workers, jobs=jobs, checkpoint_every=checkpoint_every, **(callbacks or {}))
-                if res.interrupted:
-                    raise KeyboardInterrupt
-                rows.append({"workload": label, "offset": offset, **res.result})
+            for k, (gens, pop) in enumerate(settings):
+                for m in methods:
+                    ga = m in GA_METHODS
+                    if not ga and k > 0:  # a heuristic has no GA setting: once per workload and size
+                        continue
+                    name = f"{m}-g{gens}-pop{pop}" if ga and sweep else m
+                    cfg = FederationRunConfig(**{**base.__dict__, "offset": offset, "method": m, "package_size": size,
+                                                 "ga": replace(base.ga, generations=gens, pop=pop)})
+                    folder = out / f"p{size}" / label / name
+                    if report_only and not (folder / "result.json").exists():
+                        if missing is not None:
+                            missing.append(f"p{size} {label} {name}")
+                        continue
+                    if on_run is not None:
+                        on_run(label, size, m)
+                    callbacks = progress(f"p{size} {label} {name}") if progress is not None else {}
+                    res = run_federation(cfg, platform, folder, executor_spec=executor_spec,
+                                         workers=workers, jobs=jobs, checkpoint_every=checkpoint_every, **(callbacks or {}))
+                    if res.interrupted:
+                        raise KeyboardInterrupt
+                    rows.append({"workload": label, "offset": offset, **res.result,
+                                 **({"generations": gens, "pop": pop} if ga and sweep else {})})
     atomic_write_text(out / "results.json", json.dumps(rows, indent=2) + "\n")
     return rows
+
+
+def ga_settings(base: FederationRunConfig, package_sizes: Sequence[int], generations: Sequence[int] | None,
+                pops: Sequence[int] | None, *, with_ga: bool = True) -> list[tuple[int, int]]:
+    """The (generations, pop) settings of a comparison, every value checked before anything is written:
+    package sizes, generations and populations valid and not repeated, at most one of generations and
+    pop swept (a sweep's figure has one x axis), and the largest population's orders fitting in memory."""
+    from .settings import check_memory
+
+    generations = [base.ga.generations] if generations is None else list(generations)
+    pops = [base.ga.pop] if pops is None else list(pops)
+    for option, values in (("--package-size", package_sizes), ("--generations", generations), ("--pop", pops)):
+        if not values:
+            raise RunError(f"{option}: give at least one value")
+        twice = sorted({v for v in values if list(values).count(v) > 1})
+        if twice:
+            raise RunError(f"{option} {twice[0]} is given twice; give each value once")
+    for size in package_sizes:
+        FederationRunConfig(**{**base.__dict__, "package_size": size})  # the size's own check
+    for gens in generations:
+        replace(base.ga, generations=gens)
+    for pop in pops:
+        replace(base.ga, pop=pop)
+    if len(generations) > 1 and len(pops) > 1:
+        raise RunError("--generations and --pop: sweep one of them at a time (repeat one option, give the other once)")
+    if with_ga:
+        check_memory(f"--pop {max(pops)} with packages of {max(package_sizes):,} jobs",
+                     40.0 * max(pops) * min(max(package_sizes), base.jobs or max(package_sizes)),
+                     "the GA's population of job orders")
+    return [(g, p) for g in generations for p in pops]

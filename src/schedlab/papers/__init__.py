@@ -78,6 +78,10 @@ class Setup:
         return PAPER_ABBREVIATIONS.get(self.paper, self.paper)
 
 
+def _positive(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+
+
 def _check_entry(name: str, raw: dict, defaults: dict, where: str) -> Setup:
     if not _NAME.match(name):
         raise SetupError(f"{where}: set-up name {name!r} is not PAPER/ITEM[/...] (letters, digits, '-')")
@@ -102,7 +106,11 @@ def _check_entry(name: str, raw: dict, defaults: dict, where: str) -> Setup:
     if raw.get("calibrate_load") and "scale_to" not in raw:
         raise SetupError(f"{where}: set-up {name!r}: calibrate_load needs scale_to")
     for key, value in raw.get("budgets", {}).items():
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
+        if isinstance(value, list):  # a sweep: the option repeated, once per value
+            if not value or not all(_positive(v) for v in value) or len(set(value)) < len(value):
+                raise SetupError(f"{where}: set-up {name!r}: budget {key} must be a positive number or a list of "
+                                 f"distinct positive numbers, got {value!r}")
+        elif not _positive(value):
             raise SetupError(f"{where}: set-up {name!r}: budget {key} must be a positive number, got {value!r}")
     params = raw.get("params", {})
     for key, value in params.items():
@@ -163,13 +171,15 @@ def resolve(setup: Setup, overrides: dict[str, str] | None = None) -> tuple[dict
     budgets, params = dict(setup.budgets), dict(setup.params)
     for key, text in (overrides or {}).items():
         if key in budgets:
+            swept = isinstance(budgets[key], list)
             try:
-                value = _number(text)
+                values = [_number(t) for t in text.split(",")] if swept else [_number(text)]
             except ValueError:
-                value = None
-            if value is None or value <= 0:
-                raise SetupError(f"--set {key}={text}: budget {key} of {setup.name} must be a positive number")
-            budgets[key] = value
+                values = []
+            if not values or not all(v > 0 for v in values) or len(set(values)) < len(values):
+                what = "a list of distinct positive numbers (comma-separated)" if swept else "a positive number"
+                raise SetupError(f"--set {key}={text}: budget {key} of {setup.name} must be {what}")
+            budgets[key] = values if swept else values[0]
         elif key in params:
             params[key] = text
         else:
@@ -201,7 +211,8 @@ def command(setup: Setup, overrides: dict[str, str] | None = None, out: str | No
         argv += ["--objective", setup.objective]
     argv += fill(setup.options)
     for key, value in budgets.items():
-        argv += [f"--{key}", str(value)]
+        for v in value if isinstance(value, list) else [value]:
+            argv += [f"--{key}", str(v)]
     if out is not None:
         if not setup.out_option:
             raise SetupError(f"{setup.name} writes no output folder or file: drop --out")
@@ -245,7 +256,8 @@ def describe(setup: Setup) -> list[tuple[str, str]]:
         rows.append(("user groups", setup.groups))
     rows.append(("objective", setup.objective))
     if setup.budgets:
-        rows.append(("budgets", ", ".join(f"{k} {v}" for k, v in setup.budgets.items())))
+        rows.append(("budgets", ", ".join(f"{k} {', '.join(map(str, v)) if isinstance(v, list) else v}"
+                                          for k, v in setup.budgets.items())))
     if setup.result:
         rows.append(("result", setup.result))
     if setup.note:

@@ -2,7 +2,8 @@
 
 Input rows: one per (package size, workload, method) with ``makespan`` (summed over packages) and
 ``seconds`` (GA time cost, or the heuristic's run time), and in runs made since it was recorded
-``cpu_seconds`` (its process CPU time: the GA time cost on a shared machine).
+``cpu_seconds`` (its process CPU time: the GA time cost on a shared machine). The GA rows of a sweep
+of the GA settings (Figs. 2-3) also hold ``generations`` and ``pop``: one row per setting.
 """
 
 from __future__ import annotations
@@ -48,11 +49,36 @@ def _title(ax, title: str) -> None:
     ax.set_title(textwrap.fill(title, width=max(40, int(ax.figure.get_figwidth() * 9))))
 
 
-def comparison_table_md(rows: Sequence[dict[str, Any]]) -> str:
-    """Markdown: per package size, makespan (s) per workload and method, GA seconds, and % vs METL."""
+#: a swept quantity (a key of the rows) -> x-axis label, tick label of a value, figure file name
+SWEEPS = {
+    "package_size": ("package size", "{} jobs", "ga_by_package_size.png"),
+    "generations": ("generations (iterations; the initial population included)", "{}", "ga_by_generations.png"),
+    "pop": ("population size", "{}", "ga_by_pop.png"),
+}
+
+
+def _sections(rows: Sequence[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
+    """(heading, rows) per package size, and within it per GA setting of a sweep (rows with
+    ``generations``), each with the heuristics' rows of that size."""
     out = []
     for size in sorted({r["package_size"] for r in rows}):
         sub = [r for r in rows if r["package_size"] == size]
+        settings = sorted({(r["generations"], r["pop"]) for r in sub if "generations" in r})
+        if not settings:
+            out.append((f"packages of {size} jobs", sub))
+            continue
+        fixed = [r for r in sub if "generations" not in r]
+        for g, p in settings:
+            out.append((f"packages of {size} jobs, {g} generations x population {p}",
+                        fixed + [r for r in sub if (r.get("generations"), r.get("pop")) == (g, p)]))
+    return out
+
+
+def comparison_table_md(rows: Sequence[dict[str, Any]]) -> str:
+    """Markdown: per package size (and GA setting of a sweep), makespan (s) per workload and method,
+    GA seconds, and % vs METL."""
+    out = []
+    for heading, sub in _sections(rows):
         methods, wks = _methods(sub), _workloads(sub)
         get = {(r["workload"], r["method"]): r for r in sub}
         ga = [m for m in methods if m.startswith("ga")]
@@ -61,7 +87,7 @@ def comparison_table_md(rows: Sequence[dict[str, Any]]) -> str:
                 *(f"{LABEL[m]} CPU (s)" for m in cpu)]
         if "metl" in methods:
             head += [f"{LABEL[m]} vs METL (%)" for m in ga]
-        out.append(f"### packages of {size} jobs\n")
+        out.append(f"### {heading}\n")
         out.append("| " + " | ".join(head) + " |")
         out.append("|" + "---|" * len(head))
         for wk in wks:
@@ -107,29 +133,43 @@ def plot_makespan(path: str | Path, rows: Sequence[dict[str, Any]], title: str, 
     _save(fig, path)
 
 
-def plot_by_package_size(path: str | Path, rows: Sequence[dict[str, Any]], title: str) -> None:
-    """The paper's Fig. 1: GA makespan (bars, mean over workloads) and GA time (lines) per package size."""
+def time_label(rows: Sequence[dict[str, Any]]) -> str:
+    """What the GA time of ``rows`` is: process CPU (recorded by runs without worker processes) or wall time."""
+    recorded = ["cpu_seconds" in r for r in rows]
+    if all(recorded):
+        return "GA process CPU time per workload (s)"
+    if not any(recorded):
+        return "GA wall time per workload (s)"
+    return "GA time per workload (s; process CPU where recorded, else wall)"
+
+
+def plot_ga_sweep(path: str | Path, rows: Sequence[dict[str, Any]], title: str, key: str = "package_size") -> None:
+    """The paper's Figs. 1-3: GA makespan (bars, mean over workloads; primary axis) and GA time (lines,
+    secondary axis: process CPU where the runs recorded it) against the swept ``key`` of the rows
+    (:data:`SWEEPS`: package size, generations or population)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     ga = [m for m in _methods(rows) if m.startswith("ga")]
-    sizes = sorted({r["package_size"] for r in rows})
-    x = np.arange(len(sizes))
+    ga_rows = [r for r in rows if r["method"] in ga]
+    values = sorted({r[key] for r in ga_rows})
+    xlabel, tick, _ = SWEEPS[key]
+    x = np.arange(len(values))
     width = 0.8 / max(1, len(ga))
-    fig, ax = plt.subplots(figsize=(7.0, 4.6))
+    fig, ax = plt.subplots(figsize=(max(7.0, 0.9 * len(values) + 3), 4.6))
     ax2 = ax.twinx()
     for i, m in enumerate(ga):
-        mk = [np.mean([r["makespan"] for r in rows if r["method"] == m and r["package_size"] == s]) / 3600.0 for s in sizes]
-        sec = [np.mean([r.get("cpu_seconds", r["seconds"]) for r in rows if r["method"] == m and r["package_size"] == s])
-               for s in sizes]
+        mk = [np.mean([r["makespan"] for r in ga_rows if r["method"] == m and r[key] == v]) / 3600.0 for v in values]
+        sec = [np.mean([r.get("cpu_seconds", r["seconds"]) for r in ga_rows if r["method"] == m and r[key] == v])
+               for v in values]
         ax.bar(x + (i - (len(ga) - 1) / 2) * width, mk, width, label=f"{LABEL[m]} makespan", color=f"C{i}", alpha=0.75)
         ax2.plot(x, sec, marker="o", label=f"{LABEL[m]} time", color=f"C{i}", linewidth=2)
-    ax.set_xticks(x, [f"{s} jobs" for s in sizes])
-    ax.set_xlabel("package size")
+    ax.set_xticks(x, [tick.format(v) for v in values])
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("makespan (hours, mean over workloads)")
-    ax2.set_ylabel("GA time per workload (s; CPU where recorded)")
+    ax2.set_ylabel(time_label(ga_rows))
     _title(ax, title)
     ax2.set_ylim(0, None)
     h1, l1 = ax.get_legend_handles_labels()
@@ -139,22 +179,44 @@ def plot_by_package_size(path: str | Path, rows: Sequence[dict[str, Any]], title
 
 
 def write_comparison_report(out: str | Path, rows: Sequence[dict[str, Any]], config: Mapping[str, Any],
-                            package_sizes: Sequence[int], platform: str) -> None:
+                            package_sizes: Sequence[int], platform: str) -> list[Path]:
     """table.md and the figures of a federation comparison in folder ``out``: ``rows`` as
     :func:`schedlab.optimize.federation_run.compare_federation` returns them, ``config`` its base
-    run config (the trace, ``jobs`` per window and the trace options), ``platform`` the platform's name."""
+    run config (the trace, ``jobs`` per window and the trace options), ``platform`` the platform's name.
+    Returns the files written.
+
+    Figures: without a sweep of the GA settings, the makespan per workload of each package size
+    (Figs. 4-5) and, for several sizes, the GAs by package size (Fig. 1); with one (rows holding
+    ``generations``), the GAs by the swept setting (Figs. 2-3), one figure per package size."""
     from .._atomic import atomic_write_text
     from .run_report import titled, trace_label
 
     out = Path(out)
     atomic_write_text(out / "table.md", comparison_table_md(rows))
+    written = [out / "table.md"]
     trace = titled(trace_label(config["trace"]), config)  # the trace and its --months etc.
-    for size in package_sizes:
-        sub = [r for r in rows if r["package_size"] == size]
-        if not sub:
-            continue
-        plot_makespan(out / f"makespan_p{size}.png", sub,
-                      f"{trace}: makespan per workload of {config['jobs']:,} jobs, packages of {size} jobs, on {platform}")
-    if len({r["package_size"] for r in rows if r["method"].startswith("ga")}) > 1:
-        plot_by_package_size(out / "ga_by_package_size.png", rows,
-                             f"{trace}: GA makespan (bars) and GA time (lines) by package size")
+    ga_rows = [r for r in rows if r["method"].startswith("ga")]
+    swept = [k for k in ("generations", "pop") if len({r[k] for r in ga_rows if k in r}) > 1]
+    if not swept:
+        for size in package_sizes:
+            sub = [r for r in rows if r["package_size"] == size]
+            if not sub:
+                continue
+            written.append(out / f"makespan_p{size}.png")
+            plot_makespan(written[-1], sub,
+                          f"{trace}: makespan per workload of {config['jobs']:,} jobs, packages of {size} jobs, on {platform}")
+        if len({r["package_size"] for r in ga_rows}) > 1:
+            written.append(out / SWEEPS["package_size"][2])
+            plot_ga_sweep(written[-1], rows, f"{trace}: GA makespan (bars) and GA time (lines) by package size")
+        return written
+    key = swept[0]
+    fixed = "population" if key == "generations" else "generations"
+    sizes = [s for s in package_sizes if any(r["package_size"] == s for r in ga_rows)]
+    for size in sizes:
+        sub = [r for r in ga_rows if r["package_size"] == size]
+        other = sorted({r["pop" if key == "generations" else "generations"] for r in sub})
+        name = SWEEPS[key][2]
+        written.append(out / (name if len(sizes) == 1 else name.replace(".png", f"_p{size}.png")))
+        plot_ga_sweep(written[-1], sub, f"{trace}: GA makespan (bars) and GA time (lines) by {SWEEPS[key][0].split(' (')[0]}, "
+                                        f"packages of {size} jobs, {fixed} {', '.join(map(str, other))}", key)
+    return written

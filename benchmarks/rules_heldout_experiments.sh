@@ -10,7 +10,8 @@
 # Run from the repository root:
 #   nice -n 19 sh benchmarks/rules_heldout_experiments.sh [STEP...]
 # steps: iter-backfill symb-backfill iter-guard symb-guard iter-split symb-split
-#        iter-split-SDSC00 symb-split-SDSC00 symb-split-select table cost
+#        iter-split-SDSC00 symb-split-SDSC00 iter-split-select symb-split-select
+#        iter-multiload iter-multiload-backfill table cost
 set -u
 . benchmarks/rules_lib.sh  # LOCK, SLICE, W, trace, sliced
 OUT=${OUT:-docs/results/rules}
@@ -21,7 +22,7 @@ GENS=${GENS:-100}
 DELTA=${DELTA:-2}  # --util-guard: UTIL points below EASY's before the penalty starts
 iter() { sliced schedlab rules iterative $CTC $SETUP "$@"; }
 symb() { sliced schedlab rules evolve $CTC $SETUP --generations "$GENS" --seed 1 "$@"; }
-steps=${*:-"iter-backfill symb-backfill iter-guard symb-guard iter-split symb-split iter-split-SDSC00 symb-split-SDSC00 symb-split-select table cost"}
+steps=${*:-"iter-backfill symb-backfill iter-guard symb-guard iter-split symb-split iter-split-SDSC00 symb-split-SDSC00 iter-split-select symb-split-select iter-multiload iter-multiload-backfill table cost"}
 for step in $steps; do
   case $step in
     iter-backfill) iter --strategies backfill --out "$OUT/iterative-CTC430-backfill" ;;
@@ -35,11 +36,24 @@ for step in $steps; do
     symb-split-SDSC00) sliced schedlab rules evolve "$(trace SDSC00)" $SETUP --generations "$GENS" --seed 1 --split-months 6 \
                          --out "$OUT/symbiotic-SDSC00-split6" ;;
     # selection on the held-out months (validation), with the backfill set
+    iter-split-select) iter --split-months 6 --select test --strategies backfill --out "$OUT/iterative-CTC430-split6-select-backfill" ;;
+    # training on several workloads: CTC at two load levels, its real size (430) and scaled to 1024,
+    # load-calibrated, as two traces (one --procs / --scale-to serves every trace, so both go in as files;
+    # TRACES holds them, made here once)
+    iter-multiload|iter-multiload-backfill)
+      T=${TRACES:-runs/traces}; mkdir -p "$T"
+      [ -f "$T/CTC-SP2-430.swf.gz" ] || schedlab workload clean $CTC -o "$T/CTC-SP2-430.swf.gz" || exit 1
+      [ -f "$T/CTC-SP2-430-1024cal.swf.gz" ] || schedlab workload scale "$T/CTC-SP2-430.swf.gz" --scale-to 1024 \
+        --calibrate-load -o "$T/CTC-SP2-430-1024cal.swf.gz" || exit 1
+      if [ "$step" = iter-multiload ]; then set --; else set -- --strategies backfill; fi
+      sliced schedlab rules iterative "$T/CTC-SP2-430.swf.gz" "$T/CTC-SP2-430-1024cal.swf.gz" --objective "$OBJ" \
+        --workers "${WORKERS:-2}" "$@" --out "$OUT/iterative-CTC430-multiload${1:+-backfill}" ;;
     symb-split-select) symb --split-months 6 --select test --strategies backfill --out "$OUT/symbiotic-CTC430-split6-select-backfill" ;;
     table)  # every finished CTC430 base on the other workloads, 1024 calibrated and real size (gate at 5 %)
       mkdir -p "$OUT/heldout35"
       for run in iterative-CTC430 symbiotic-CTC430 iterative-CTC430-backfill symbiotic-CTC430-backfill \
-                 iterative-CTC430-guard$DELTA symbiotic-CTC430-guard$DELTA symbiotic-CTC430-split6-select-backfill; do
+                 iterative-CTC430-guard$DELTA symbiotic-CTC430-guard$DELTA iterative-CTC430-split6-select-backfill \
+                 symbiotic-CTC430-split6-select-backfill iterative-CTC430-multiload iterative-CTC430-multiload-backfill; do
         [ -f "$OUT/$run/comparison.json" ] || { echo "skip $run (not finished)" >&2; continue; }
         others="$(trace KTH) $(trace LANL) $(trace SDSC00) $(trace SDSC96)"
         nice -n 19 schedlab evolve compare "$OUT/$run/best.json" $others --objective "$OBJ" --scale-to 1024 --calibrate-load \
@@ -49,7 +63,8 @@ for step in $steps; do
       done ;;
     cost)  # training time (history.csv's last elapsed, s) of each finished run, paper runs first
       for run in iterative-CTC430 iterative-CTC430-backfill iterative-CTC430-guard$DELTA symbiotic-CTC430 \
-                 symbiotic-CTC430-backfill symbiotic-CTC430-guard$DELTA symbiotic-CTC430-split6-select-backfill; do
+                 iterative-CTC430-split6-select-backfill symbiotic-CTC430-backfill symbiotic-CTC430-guard$DELTA \
+                 symbiotic-CTC430-split6-select-backfill iterative-CTC430-multiload iterative-CTC430-multiload-backfill; do
         [ -f "$OUT/$run/history.csv" ] && echo "$run $(\
           python3 -c 'import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); print(r[-1]["elapsed"], "s")' "$OUT/$run/history.csv")"
       done ;;

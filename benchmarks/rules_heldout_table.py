@@ -13,8 +13,10 @@ import sys
 from pathlib import Path
 
 SHORT = {"KTH-SP2": "KTH", "LANL-CM5": "LANL", "SDSC-SP2": "SDSC00", "SDSC-Par": "SDSC96"}
-ORDER = ["iterative-CTC430", "iterative-CTC430-backfill", "iterative-CTC430-guard2", "symbiotic-CTC430",
-         "symbiotic-CTC430-backfill", "symbiotic-CTC430-guard2", "symbiotic-CTC430-split6-select-backfill"]
+ORDER = ["iterative-CTC430", "iterative-CTC430-backfill", "iterative-CTC430-guard2",
+         "iterative-CTC430-split6-select-backfill", "iterative-CTC430-multiload", "iterative-CTC430-multiload-backfill",
+         "symbiotic-CTC430", "symbiotic-CTC430-backfill", "symbiotic-CTC430-guard2",
+         "symbiotic-CTC430-split6-select-backfill"]
 
 
 def short(trace: str) -> str:

@@ -86,9 +86,9 @@ def _freed_totals(p, part_nodes, byend, bcount, nb, JI, anode, acnt, alen):
 def _add_reservation(q, now, RF, RI, rnodes, first_rb, unres, top, ntop, part_nodes):
     """Reservation q (the q reservations before it added) into the nodes' earliest reservation
     (one ending after now), the partitions' counts of unreserved nodes and latest earliest
-    reservation of their reserved nodes (``top``, held by ``ntop`` nodes), and the orders by end
-    and by begin (a later one after an equal one)."""
-    rb, re, roff, rlen, by_rb, ord_re = RF[0], RF[1], RI[0], RI[1], RI[2], RI[3]
+    reservation of their reserved nodes (``top``, held by ``ntop`` nodes), and the order by end (a
+    later one after an equal one)."""
+    rb, re, roff, rlen, ord_re = RF[0], RF[1], RI[0], RI[1], RI[2]
     for z in range(roff[q], roff[q] + rlen[q]):
         v = rnodes[z]
         old = first_rb[v]
@@ -121,11 +121,6 @@ def _add_reservation(q, now, RF, RI, rnodes, first_rb, unres, top, ntop, part_no
         ord_re[k] = ord_re[k - 1]
         k -= 1
     ord_re[k] = q
-    k = q
-    while k > 0 and rb[by_rb[k - 1]] > rb[q]:
-        by_rb[k] = by_rb[k - 1]
-        k -= 1
-    by_rb[k] = q
 
 
 @njit
@@ -181,7 +176,7 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
     loop). Returns (npend, nrun, horizon, reach).
 
     The reservations (``RF``: begin, end; ``RI``: offset and count in ``rnodes``, the order by
-    begin and by end) and, for each queue position k <= ``reach``, the state before job k
+    end) and, for each queue position k <= ``reach``, the state before job k
     (``CK``: reservations made, jobs tested, ``rnodes`` used; ``CKF``: the horizon so far) stay
     in the caller's arrays, so that a pass may resume at position ``k0`` of the last pass that
     started nothing: when no job ended or started since, the time is before that pass's horizon
@@ -216,7 +211,7 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
     excl = O[O_BF_TOUCH_EXCLUSIVE]
     rb, re = RF[0], RF[1]
     roff, rlen = RI[0], RI[1]
-    by_rb, ord_re = RI[2], RI[3]  # the reservations by begin, by end
+    ord_re = RI[2]  # the reservations by end
     first_rb = np.full(N, np.inf)  # each node's earliest reservation that ends after now
     cand = np.zeros(N, dtype=np.uint8)
     # the walk's bitmaps (nodespace): the slot map of the reservations with rb < re, and

@@ -177,7 +177,7 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
     moved = 0  # counts ends and starts: with version, tells a pass that may resume (submissions only)
     cert_moved = -1
     RF = np.empty((2, n + 1))
-    RI = np.empty((4, n + 1), dtype=np.int64)
+    RI = np.empty((3, n + 1), dtype=np.int64)
     rnodes = np.empty(max(alloc_size, 1), dtype=np.int64)
     CK = np.zeros((3, n + 1), dtype=np.int64)
     CKF = np.empty(n + 1)

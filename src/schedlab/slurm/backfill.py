@@ -82,7 +82,7 @@ def _freed_totals(p, part_nodes, byend, bcount, nb, JI, anode, acnt, alen):
     return out
 
 
-@njit
+@njit(inline="always")
 def _add_reservation(q, now, RF, RI, rnodes, first_rb, unres, top, ntop, part_nodes):
     """Reservation q (the q reservations before it added) into the nodes' earliest reservation
     (one ending after now), the partitions' counts of unreserved nodes and latest earliest

@@ -82,7 +82,7 @@ def _nwords(N):
     return (N + 63) >> 6
 
 
-@njit
+@njit(inline="always")
 def _set_bit(row, v):
     row[v >> 6] |= ONE << np.uint64(v & 63)
 
@@ -100,7 +100,7 @@ def _planes_of(node_cpus):
     return k
 
 
-@njit
+@njit(inline="always")
 def _write_node(out, b, v, c):
     """Node v's free CPUs ``c`` into the bit planes ``out[b, k, word]``."""
     w = v >> 6
@@ -146,7 +146,7 @@ def _planes_extend(p, part_nodes, byend, bcount, done, upto, JI, anode, acnt, al
             q += 1
 
 
-@njit
+@njit(inline="always")
 def _slot_add(xs, SB, S, rb, re, bits):
     """Reservation [rb, re) (rb < re) holding the nodes ``bits`` into the slot map: bounds
     ``xs[:S]`` (sorted, distinct), ``SB[i]`` = the nodes of the reservations covering
@@ -168,7 +168,7 @@ def _slot_add(xs, SB, S, rb, re, bits):
     return xs, SB, S
 
 
-@njit
+@njit(inline="always")
 def _slot_bound(xs, SB, S, x):
     """The slot beginning at x, made by splitting the slot holding x when x is not yet a bound
     (the new slot starts with the nodes of the one it splits). Returns (its index, 1 if added)."""

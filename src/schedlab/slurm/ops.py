@@ -46,7 +46,7 @@ def _fs_factors(usage, shares, fs, fair_tree, damp):
         fs[a] = rank / A
 
 
-@njit
+@njit(inline="always")
 def _priority(j, now, JF, JI, P, O, fs):
     """Job_priority (priority_multifactor.shtml) = static part (size, partition, QOS: fixed per job)
     + PriorityWeightAge * age + PriorityWeightFairshare * fair-share; a sum below 1 is 1, and with
@@ -153,7 +153,7 @@ def _start(j, now, allowed, free, node_cpus, JF, JI, P, O, anode, acnt, alen, st
     return nrun + 1
 
 
-@njit
+@njit(inline="always")
 def _charge(j, t_from, t_to, JI, usage, start):
     """Usage (allocated CPUs * seconds, priority_multifactor.shtml) of job j over [t_from, t_to]."""
     a = max(t_from, start[j])

@@ -307,19 +307,20 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
         # (some node is a candidate when the latest first reservation begins after b_end)
         last_rb = np.inf if unres[p] > 0 else top[p]  # the partition's latest first reservation
         count = last_rb > b_end if not excl else last_rb >= b_end
-        avail = 0
-        for z in range(nfl):
-            v = fl[z]
-            c = part_nodes[p, v] and (first_rb[v] > b_end if not excl else first_rb[v] >= b_end)
-            cand[v] = c
-            if c:
-                avail += free[v]
         if not count:
             if O[O_BF_COUNT_POPPED]:
                 tested += 1
             continue
         tested += 1
         horizon = min(horizon, last_rb - L)  # the job keeps a candidate node (and its test)
+        avail = 0
+        if need <= part_free[p]:  # (else not even all the partition's free CPUs hold it)
+            for z in range(nfl):
+                v = fl[z]
+                c = part_nodes[p, v] and (first_rb[v] > b_end if not excl else first_rb[v] >= b_end)
+                cand[v] = c
+                if c:
+                    avail += free[v]
         if avail >= need:
             nrun = _start(j, now, cand, free, node_cpus, JF, JI, P, O, anode, acnt, alen, start, finish, expend, run, nrun)
             by[j] = 2

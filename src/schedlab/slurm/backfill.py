@@ -200,7 +200,7 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
     answers the question "reserved during [now, end]"; the walk over later times reads node
     availability as bit-words (:mod:`.nodespace`: Slurm's node_space_map, time slots of node
     bitmaps), O(slots x words) per walk rather than a step per reserved node (the CTC-SP2 year's
-    walks: 3.98 s -> 1.01 s, the same starts; docs/slurm-policy-spec.md, Speed)."""
+    walks: 3.98 s -> 1.02 s, the same starts; docs/slurm-policy-spec.md, Speed)."""
     if npend == 0:
         return npend, nrun, np.inf, 0
     N = free.shape[0]

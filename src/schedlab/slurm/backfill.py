@@ -10,9 +10,9 @@ import numpy as np
 from .._config import njit
 from .layout import (F_LIMIT, I_AOFF, I_CPUS, I_PART, O_BF_COUNT_POPPED, O_BF_TOUCH_EXCLUSIVE, O_RESERVE_FIRST_ONLY,
                      O_WILLRUN_EXACT, P_BF_MAX_TEST, P_BF_RES, P_BF_WINDOW, P_KILL_WAIT, P_OVER_TIME)
-from .nodespace import (ONE, ZERO, _held_direct, _nwords, _planes_extend, _planes_now, _planes_of, _set_bit, _slot_add, lowbit,
-                        popcount)
-from .ops import _remove, _start
+from .nodespace import (ONE, ZERO, _held_direct, _nwords, _planes_extend, _planes_now, _planes_of, _set_bit, _slot_add,
+                        _slot_grown, lowbit, popcount)
+from .ops import NO_NRT, _remove, _start
 
 
 @njit
@@ -82,7 +82,7 @@ def _freed_totals(p, part_nodes, byend, bcount, nb, JI, anode, acnt, alen):
     return out
 
 
-@njit(inline="always")
+@njit(**NO_NRT)
 def _add_reservation(q, now, RF, RI, rnodes, first_rb, unres, top, ntop, part_nodes):
     """Reservation q (the q reservations before it added) into the nodes' earliest reservation
     (one ending after now), the partitions' counts of unreserved nodes and latest earliest
@@ -123,7 +123,7 @@ def _add_reservation(q, now, RF, RI, rnodes, first_rb, unres, top, ntop, part_no
     ord_re[k] = q
 
 
-@njit
+@njit(**NO_NRT)
 def _free_first_rb(fl, nfl, first_rb, free, frb, fcum):
     """The first reservations of the nodes with free CPUs (``fl[:nfl]``), latest first, into
     ``frb[:nfl]``, and in ``fcum[z]`` the free CPUs of the nodes ``frb[:z + 1]`` stands for."""
@@ -141,7 +141,7 @@ def _free_first_rb(fl, nfl, first_rb, free, frb, fcum):
         fcum[z] += fcum[z - 1]
 
 
-@njit
+@njit(**NO_NRT)
 def _can_start_from(k, order, now, excl, part_free, frb, fcum, nfl, JF, JI):
     """The first queue position >= k whose job could still start in this pass, or -1: it fits in
     its partition's free CPUs and in the free CPUs of nodes (of any partition: an upper bound)
@@ -251,7 +251,9 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
             rbits[:] = ZERO
             for z in range(roff[q], roff[q] + rlen[q]):
                 _set_bit(rbits, rnodes[z])
-            xs, SB, S = _slot_add(xs, SB, S, rb[q], re[q], rbits)
+            if S + 2 > xs.shape[0]:
+                xs, SB = _slot_grown(xs, SB, S)
+            S = _slot_add(xs, SB, S, rb[q], re[q], rbits)
         else:
             nempty += 1
     for q in range(nrun):  # each running job's expected end stays what _batches reads now
@@ -500,7 +502,9 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
             continue  # "Starts too far in the future to worry about"
         _add_reservation(nres, now, RF, RI, rnodes, first_rb, unres, top, ntop, part_nodes)
         if rb[nres] < re[nres]:
-            xs, SB, S = _slot_add(xs, SB, S, rb[nres], re[nres], rbits)
+            if S + 2 > xs.shape[0]:
+                xs, SB = _slot_grown(xs, SB, S)
+            S = _slot_add(xs, SB, S, rb[nres], re[nres], rbits)
         else:
             nempty += 1
         nres += 1

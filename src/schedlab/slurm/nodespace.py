@@ -28,6 +28,7 @@ import numpy as np
 
 from .._config import njit
 from .layout import I_AOFF
+from .ops import NO_NRT
 
 ONE = np.uint64(1)
 ZERO = np.uint64(0)
@@ -76,18 +77,18 @@ else:
         return types.int64(x), codegen
 
 
-@njit
+@njit(**NO_NRT)
 def _nwords(N):
     """Words of a bitmap of N nodes."""
     return (N + 63) >> 6
 
 
-@njit(inline="always")
+@njit(**NO_NRT)
 def _set_bit(row, v):
     row[v >> 6] |= ONE << np.uint64(v & 63)
 
 
-@njit
+@njit(**NO_NRT)
 def _planes_of(node_cpus):
     """Bit planes a node's free CPUs need (1 for one-CPU nodes)."""
     top = 1
@@ -100,7 +101,7 @@ def _planes_of(node_cpus):
     return k
 
 
-@njit(inline="always")
+@njit(**NO_NRT)
 def _write_node(out, b, v, c):
     """Node v's free CPUs ``c`` into the bit planes ``out[b, k, word]``."""
     w = v >> 6
@@ -112,7 +113,7 @@ def _write_node(out, b, v, c):
             out[b, k, w] &= ~m
 
 
-@njit
+@njit(**NO_NRT)
 def _planes_now(p, part_nodes, free, out, cnt):
     """``out[0]``: the free CPUs of partition p's nodes now as bit planes; ``cnt[v]`` = free[v]."""
     for k in range(out.shape[1]):
@@ -124,7 +125,7 @@ def _planes_now(p, part_nodes, free, out, cnt):
             _write_node(out, 0, v, free[v])
 
 
-@njit
+@njit(**NO_NRT)
 def _planes_extend(p, part_nodes, byend, bcount, done, upto, JI, anode, acnt, alen, out, cnt):
     """``out[b]`` for b = done + 1 .. upto (``out[:done + 1]`` made): the free CPUs of partition p's
     nodes after the will-run batches [0, b), as bit planes; ``cnt``: each node's free CPUs after
@@ -146,18 +147,22 @@ def _planes_extend(p, part_nodes, byend, bcount, done, upto, JI, anode, acnt, al
             q += 1
 
 
-@njit(inline="always")
+@njit
+def _slot_grown(xs, SB, S):
+    """The slot map's arrays with room for more bounds (``xs[:S]``, ``SB[:S]`` kept)."""
+    cap = 2 * xs.shape[0] + 2
+    xs2 = np.empty(cap)
+    SB2 = np.zeros((cap, SB.shape[1]), dtype=np.uint64)
+    xs2[:S] = xs[:S]
+    SB2[:S] = SB[:S]
+    return xs2, SB2
+
+
+@njit(**NO_NRT)
 def _slot_add(xs, SB, S, rb, re, bits):
     """Reservation [rb, re) (rb < re) holding the nodes ``bits`` into the slot map: bounds
     ``xs[:S]`` (sorted, distinct), ``SB[i]`` = the nodes of the reservations covering
-    [xs[i], xs[i + 1]). Returns (xs, SB, S), the arrays grown when full."""
-    if S + 2 > xs.shape[0]:
-        cap = 2 * xs.shape[0] + 2
-        xs2 = np.empty(cap)
-        SB2 = np.zeros((cap, SB.shape[1]), dtype=np.uint64)
-        xs2[:S] = xs[:S]
-        SB2[:S] = SB[:S]
-        xs, SB = xs2, SB2
+    [xs[i], xs[i + 1]); room for two more bounds (:func:`_slot_grown`). Returns the new S."""
     i = _slot_bound(xs, SB, S, rb)
     S += i[1]
     e = _slot_bound(xs, SB, S, re)
@@ -165,10 +170,10 @@ def _slot_add(xs, SB, S, rb, re, bits):
     for s in range(i[0], e[0]):
         for w in range(SB.shape[1]):
             SB[s, w] |= bits[w]
-    return xs, SB, S
+    return S
 
 
-@njit(inline="always")
+@njit(**NO_NRT)
 def _slot_bound(xs, SB, S, x):
     """The slot beginning at x, made by splitting the slot holding x when x is not yet a bound
     (the new slot starts with the nodes of the one it splits). Returns (its index, 1 if added)."""
@@ -192,7 +197,7 @@ def _slot_bound(xs, SB, S, x):
     return lo, 1
 
 
-@njit
+@njit(**NO_NRT)
 def _held_direct(t, L, excl, nres, RF, RI, rnodes, only_empty, held):
     """OR into ``held`` the nodes of the reservations holding at t for a window of length L,
     tested one by one: all of them, or (``only_empty``) those with rb == re, which no slot holds."""

@@ -12,10 +12,10 @@ subprocess, and says whether its starts are the same (a hash of the start times)
     python benchmarks/bench_slurm.py --runs 5
     python benchmarks/bench_slurm.py --traces KTH --months 1 --runs 3 --before /tmp/old/src
 
-Last figures (28 Nov 2026, shared 2-core machine; docs/slurm-policy-spec.md "Speed" says where
-the time goes): the CTC-SP2 year, EASY 0.029 s, ``--policy slurm`` 5.80 s = 201x EASY (15.0 s =
-521x before the backfill pass trimming and kept queue order), starts ``8847c13b3b8deea8`` both:
-the 3x target is not met.
+Last figures (29 Nov 2026, shared 2-core machine; docs/slurm-policy-spec.md "Speed" says where
+the time goes): the CTC-SP2 year, EASY 0.0324 s, ``--policy slurm`` 2.85 s = 88x EASY (5.72 s =
+177x before the bit-word earliest-start walk and kernels without reference counting,
+``--before`` the src of ef8a794), starts ``8847c13b3b8deea8`` both: the 3x target is not met.
 """
 
 from __future__ import annotations

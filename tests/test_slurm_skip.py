@@ -26,9 +26,16 @@ import slurm_naive
 from test_slurm_policy import jobs
 
 ROOT = Path(__file__).resolve().parents[1]
-#: (procs, node lines): two partitions sharing nodes, wide or one-CPU nodes
-NODES = ((6, "NodeName=a,b,c CPUs=2\nPartitionName=batch Nodes=a,b,c Default=YES\nPartitionName=short Nodes=b,c\n"),
-         (6, "NodeName=a,b,c,d,e,f CPUs=1\nPartitionName=batch Nodes=a,b,c,d,e,f Default=YES\nPartitionName=short Nodes=e,f\n"))
+#: (procs, node lines, CPUs of partition short): two partitions sharing nodes, wide or one-CPU nodes
+NODES = ((6, "NodeName=a,b,c CPUs=2\nPartitionName=batch Nodes=a,b,c Default=YES\nPartitionName=short Nodes=b,c\n", 2),
+         (6, "NodeName=a,b,c,d,e,f CPUs=1\nPartitionName=batch Nodes=a,b,c,d,e,f Default=YES\nPartitionName=short Nodes=e,f\n", 2))
+#: more nodes for the crowded cases (tens of reservations per pass): 70 one-CPU nodes (two
+#: bit-words, nodespace), or 12 nodes of 3 CPUs (two bit planes)
+_MANY = ",".join(f"n{v}" for v in range(70))
+CROWDED_NODES = ((70, f"NodeName={_MANY} CPUs=1\nPartitionName=batch Nodes={_MANY} Default=YES\n"
+                      f"PartitionName=short Nodes={','.join(f'n{v}' for v in range(50, 70))}\n", 20),
+                 (36, "NodeName=a,b,c,d,e,f,g,h,i,j,k,l CPUs=3\nPartitionName=batch Nodes=a,b,c,d,e,f,g,h,i,j,k,l Default=YES\n"
+                      "PartitionName=short Nodes=j,k,l\n", 9))
 
 
 def bench_slurm():
@@ -48,17 +55,17 @@ def both(w, procs, policy):
 
 
 @st.composite
-def cases(draw):
-    procs, nodes = draw(st.sampled_from(NODES))
-    n = draw(st.integers(2, 30))
+def cases(draw, nodes=NODES, njobs=(2, 30), last_submit=60, cpus=6, max_test=(1, 2, 5, 500)):
+    procs, nodes, short = draw(st.sampled_from(nodes))
+    n = draw(st.integers(*njobs))
     unit = draw(st.sampled_from([1.0, 10.0, 60.0]))
-    rows = [(draw(st.integers(0, 60)) * unit, draw(st.integers(1, 6)), draw(st.integers(0, 40)) * unit / 2,
+    rows = [(draw(st.integers(0, last_submit)) * unit, draw(st.integers(1, cpus)), draw(st.integers(0, 40)) * unit / 2,
              draw(st.integers(1, 30)), draw(st.sampled_from([1, 2])), draw(st.integers(1, 3))) for _ in range(n)]
-    rows = [(s, min(c, 2) if q == 2 else c, r, lim, q, a) for s, c, r, lim, q, a in rows]
+    rows = [(s, min(c, short) if q == 2 else c, r, lim, q, a) for s, c, r, lim, q, a in rows]
     sched = ",".join([f"bf_interval={draw(st.sampled_from([1, 5, 30]))}",
                       f"bf_window={draw(st.sampled_from([1, 3, 10, 1440]))}",
                       f"bf_resolution={draw(st.sampled_from([1, 60, 300]))}",
-                      f"bf_max_job_test={draw(st.sampled_from([1, 2, 5, 500]))}",
+                      f"bf_max_job_test={draw(st.sampled_from(max_test))}",
                       f"sched_interval={draw(st.sampled_from([5, 60]))}"])
     conf = ("PriorityType=priority/multifactor\nPriorityCalcPeriod=1\n"
             f"PriorityWeightAge={draw(st.sampled_from([0, 1000]))}\nPriorityMaxAge={draw(st.sampled_from([5, 60]))}\n"
@@ -131,11 +138,8 @@ def test_a_job_entering_the_window_moves_a_reservation_and_frees_a_node():
     assert fast.slurm.started_by.tolist() == [1, 1, 1, 1, 2]
 
 
-@settings(max_examples=500, deadline=None)
-@given(case=cases())
-def test_the_compiled_loop_keeps_the_starts_of_the_plain_reference(case):
-    # the kernels' speed-ups (kept queue order, kept reservation state, skipped and resumed passes)
-    # against the loop as it was before them, in plain Python, every pass whole (tests/slurm_naive.py)
+def same_as_reference(case):
+    """The compiled loop's starts (validated) are those of tests/slurm_naive.py."""
     rows, procs, conf, options = case
     w = jobs(rows, procs=procs)
     policy = SlurmPolicy(parse_conf(conf, "t.conf"), options)
@@ -144,3 +148,22 @@ def test_the_compiled_loop_keeps_the_starts_of_the_plain_reference(case):
     start, by = slurm_naive.starts(w, procs, policy)
     np.testing.assert_array_equal(fast.start, start)
     np.testing.assert_array_equal(fast.slurm.started_by, by)
+
+
+@settings(max_examples=500, deadline=None)
+@given(case=cases())
+def test_the_compiled_loop_keeps_the_starts_of_the_plain_reference(case):
+    # the kernels' speed-ups (kept queue order, kept reservation state, skipped and resumed passes,
+    # the bit-word walk) against the loop as it was before them, in plain Python, every pass whole
+    # (tests/slurm_naive.py)
+    same_as_reference(case)
+
+
+@settings(max_examples=150, deadline=None)
+@given(case=cases(nodes=CROWDED_NODES, njobs=(30, 60), last_submit=10, cpus=30, max_test=(500,)))
+def test_crowded_passes_keep_the_starts_of_the_plain_reference(case):
+    # many jobs submitted at once on more nodes: passes with tens of reservations, so a job's
+    # earliest-start walk slides its window over many slots of the reservation map (the bit-word
+    # walk of nodespace), with limits under bf_resolution (reservations of no length), nodes past
+    # one bit-word and nodes of several CPUs (bit planes); against the plain reference as above
+    same_as_reference(case)

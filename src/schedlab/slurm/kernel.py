@@ -24,10 +24,10 @@ from .backfill import _backfill, _nothing_fits
 from .layout import (F_SUBMIT, I_AOFF, I_CPUS, I_PART, O_ACCRUE_AT_END, O_BACKFILL, O_DECAY_EXACT, O_FAIR_TREE,
                      O_MAIN_FULL, O_STOP_PARTITION_ONLY, O_SUBMIT_IMMEDIATE, P_BATCH_DELAY, P_BF_INTERVAL, P_CALC,
                      P_DAMP, P_DEPTH, P_HALF_LIFE, P_SCHED_INTERVAL, P_T0, P_W_AGE, P_W_FS)
-from .ops import _charge, _compact, _fs_factors, _insert, _order, _priority, _remove, _start
+from .ops import NO_NRT, _charge, _compact, _fs_factors, _insert, _order, _priority, _remove, _start
 
 
-@njit
+@njit(**NO_NRT)
 def _main(now, full, order, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
           anode, acnt, alen, start, finish, expend, run, nrun, by, failed, blocked, allowed):
     """The main scheduler (job_scheduler.c _schedule): the queue in order (``order``, as
@@ -78,7 +78,7 @@ def _main(now, full, order, pend, npend, part_nodes, free, node_cpus, JF, JI, P,
 
 
 
-@njit
+@njit(**NO_NRT)
 def _main_kept(now, full, qord, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
                anode, acnt, alen, start, finish, expend, run, nrun, by, failed, blocked, allowed):
     """:func:`_main` on the kept queue order ``qord[:npend]``, then the started jobs dropped from it."""
@@ -177,7 +177,7 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
     moved = 0  # counts ends and starts: with version, tells a pass that may resume (submissions only)
     cert_moved = -1
     RF = np.empty((2, n + 1))
-    RI = np.empty((4, n + 1), dtype=np.int64)
+    RI = np.empty((3, n + 1), dtype=np.int64)
     rnodes = np.empty(max(alloc_size, 1), dtype=np.int64)
     CK = np.zeros((3, n + 1), dtype=np.int64)
     CKF = np.empty(n + 1)

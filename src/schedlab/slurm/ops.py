@@ -13,6 +13,13 @@ from .._config import njit
 from .layout import (F_LIMIT, F_RUNTIME, F_STATIC, F_SUBMIT, I_ACCT, I_AOFF, I_CPUS, I_PART, KILL_PERIOD,
                      O_FLOOR_PRIO, O_KILL_PERIODIC, P_MAX_AGE, P_OVER_TIME, P_T0, P_W_AGE, P_W_FS)
 
+#: numba flags of the kernels that only read and write arrays their caller owns (none made, none
+#: returned): compiled without numba's reference counting (NRT), whose atomic count updates on
+#: each array argument cost far more than these small bodies (a job's priority: about 50 ns a
+#: call with them, a few ns without; inline="always" keeps them). A kernel that makes an array
+#: needs NRT.
+NO_NRT = {"_nrt": False}
+
 
 @njit
 def _fs_factors(usage, shares, fs, fair_tree, damp):
@@ -46,7 +53,7 @@ def _fs_factors(usage, shares, fs, fair_tree, damp):
         fs[a] = rank / A
 
 
-@njit
+@njit(**NO_NRT)
 def _priority(j, now, JF, JI, P, O, fs):
     """Job_priority (priority_multifactor.shtml) = static part (size, partition, QOS: fixed per job)
     + PriorityWeightAge * age + PriorityWeightFairshare * fair-share; a sum below 1 is 1, and with
@@ -80,13 +87,13 @@ def _order(pend, npend, prio, tier, JI):
     return out
 
 
-@njit
+@njit(**NO_NRT)
 def _key(j, prio, tier, JI):
     """A job's place in :func:`_order`: the lower key first (ties: the smaller job number)."""
     return -(tier[JI[I_PART, j]] * 8589934592.0 + prio[j])
 
 
-@njit
+@njit(**NO_NRT)
 def _insert(qord, nq, j, prio, tier, JI):
     """Put job j into ``qord[:nq]`` (the queue in :func:`_order`'s order) where :func:`_order` would
     put it, j being a larger job number than all there; returns nq + 1."""
@@ -104,7 +111,7 @@ def _insert(qord, nq, j, prio, tier, JI):
     return nq + 1
 
 
-@njit
+@njit(**NO_NRT)
 def _compact(qord, nq, by):
     """Drop the started jobs (``by`` set) from ``qord[:nq]`` keeping the order; returns their new count."""
     m = 0
@@ -116,7 +123,7 @@ def _compact(qord, nq, by):
     return m
 
 
-@njit
+@njit(**NO_NRT)
 def _start(j, now, allowed, free, node_cpus, JF, JI, P, O, anode, acnt, alen, start, finish, expend, run, nrun):
     """Start job j now on the lowest-numbered ``allowed`` nodes with free CPUs (CR_CPU: a job may
     take CPUs of several nodes); its finish is start + runtime, or its kill time when its runtime
@@ -153,7 +160,7 @@ def _start(j, now, allowed, free, node_cpus, JF, JI, P, O, anode, acnt, alen, st
     return nrun + 1
 
 
-@njit
+@njit(**NO_NRT)
 def _charge(j, t_from, t_to, JI, usage, start):
     """Usage (allocated CPUs * seconds, priority_multifactor.shtml) of job j over [t_from, t_to]."""
     a = max(t_from, start[j])
@@ -161,7 +168,7 @@ def _charge(j, t_from, t_to, JI, usage, start):
         usage[JI[I_ACCT, j]] += JI[I_CPUS, j] * (t_to - a)
 
 
-@njit
+@njit(**NO_NRT)
 def _remove(arr, n, j):
     """Remove j from arr[:n] keeping order; returns n - 1 (n when absent)."""
     p = 0

@@ -22,6 +22,11 @@ GENS=${GENS:-100}
 DELTA=${DELTA:-2}  # --util-guard: UTIL points below EASY's before the penalty starts
 iter() { sliced schedlab rules iterative $CTC $SETUP "$@"; }
 symb() { sliced schedlab rules evolve $CTC $SETUP --generations "$GENS" --seed 1 "$@"; }
+# the CTC430-trained bases the table and cost steps report, each method's paper setting first
+# (the order of benchmarks/rules_heldout_table.py)
+BASES="iterative-CTC430 iterative-CTC430-backfill iterative-CTC430-guard$DELTA iterative-CTC430-split6-select-backfill
+       iterative-CTC430-multiload iterative-CTC430-multiload-backfill symbiotic-CTC430 symbiotic-CTC430-backfill
+       symbiotic-CTC430-guard$DELTA symbiotic-CTC430-split6-select-backfill"
 steps=${*:-"iter-backfill symb-backfill iter-guard symb-guard iter-split symb-split iter-split-SDSC00 symb-split-SDSC00 iter-split-select symb-split-select iter-multiload iter-multiload-backfill table cost"}
 for step in $steps; do
   case $step in
@@ -51,9 +56,7 @@ for step in $steps; do
     symb-split-select) symb --split-months 6 --select test --strategies backfill --out "$OUT/symbiotic-CTC430-split6-select-backfill" ;;
     table)  # every finished CTC430 base on the other workloads, 1024 calibrated and real size (gate at 5 %)
       mkdir -p "$OUT/heldout35"
-      for run in iterative-CTC430 symbiotic-CTC430 iterative-CTC430-backfill symbiotic-CTC430-backfill \
-                 iterative-CTC430-guard$DELTA symbiotic-CTC430-guard$DELTA iterative-CTC430-split6-select-backfill \
-                 symbiotic-CTC430-split6-select-backfill iterative-CTC430-multiload iterative-CTC430-multiload-backfill; do
+      for run in $BASES; do
         [ -f "$OUT/$run/comparison.json" ] || { echo "skip $run (not finished)" >&2; continue; }
         others="$(trace KTH) $(trace LANL) $(trace SDSC00) $(trace SDSC96)"
         nice -n 19 schedlab evolve compare "$OUT/$run/best.json" $others --objective "$OBJ" --scale-to 1024 --calibrate-load \
@@ -61,10 +64,8 @@ for step in $steps; do
         nice -n 19 schedlab evolve compare "$OUT/$run/best.json" $others --objective "$OBJ" \
           --json > "$OUT/heldout35/$run-real.json"
       done ;;
-    cost)  # training time (history.csv's last elapsed, s) of each finished run, paper runs first
-      for run in iterative-CTC430 iterative-CTC430-backfill iterative-CTC430-guard$DELTA symbiotic-CTC430 \
-                 iterative-CTC430-split6-select-backfill symbiotic-CTC430-backfill symbiotic-CTC430-guard$DELTA \
-                 symbiotic-CTC430-split6-select-backfill iterative-CTC430-multiload iterative-CTC430-multiload-backfill; do
+    cost)  # training time (history.csv's last elapsed, s) of each finished run
+      for run in $BASES; do
         [ -f "$OUT/$run/history.csv" ] && echo "$run $(\
           python3 -c 'import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); print(r[-1]["elapsed"], "s")' "$OUT/$run/history.csv")"
       done ;;

@@ -210,11 +210,11 @@ def write_comparison_report(out: str | Path, rows: Sequence[dict[str, Any]], con
             plot_ga_sweep(written[-1], rows, f"{trace}: GA makespan (bars) and GA time (lines) by package size")
         return written
     key = swept[0]
-    fixed = "population" if key == "generations" else "generations"
+    other_key, fixed = ("pop", "population") if key == "generations" else ("generations", "generations")  # the one held
     sizes = [s for s in package_sizes if any(r["package_size"] == s for r in ga_rows)]
     for size in sizes:
         sub = [r for r in ga_rows if r["package_size"] == size]
-        other = sorted({r["pop" if key == "generations" else "generations"] for r in sub})
+        other = sorted({r[other_key] for r in sub})
         name = SWEEPS[key][2]
         written.append(out / (name if len(sizes) == 1 else name.replace(".png", f"_p{size}.png")))
         plot_ga_sweep(written[-1], sub, f"{trace}: GA makespan (bars) and GA time (lines) by {SWEEPS[key][0].split(' (')[0]}, "

@@ -150,3 +150,28 @@ def test_plot_of_a_rules_run_draws_its_rule_base_against_easy(capsys, tmp_path, 
     v = table_summary(job_table(s), w.machine_procs)
     assert (f"<tr><td>rule base</td><td>{int(v['jobs']):,}</td><td>{v['UTIL']:.2f}</td><td>{v['mean_wait']:,.0f}</td>"
             in page), page
+
+
+def test_gains_figure_draws_each_series_gain_per_paper_trace(figures, tmp_path):
+    """GE Figs. 2-3 side by side: the gain is recomputed from the two objectives (not the stored
+    percentage), traces go by the paper's id, and a series missing a trace draws no bar for it."""
+    from schedlab.report.run_report import gains_figure, objective_gains
+
+    single = objective_gains([
+        {"workload": "../shared/workloads/CTC-SP2-1996-3.1-cln.swf.gz", "objective": 80.0, "objective_easy": 100.0,
+         "objective_improvement_pct": 99.0},
+        {"workload": "SDSC-SP2-1998-4.2-cln", "objective": 150.0, "objective_easy": 100.0},
+    ])
+    assert single == {"CTC": pytest.approx(20.0), "SDSC00": pytest.approx(-50.0)}
+    multi = objective_gains([{"workload": "runs/CTC-SP2-430.swf.gz", "objective": 90.0, "objective_easy": 100.0},
+                             {"workload": "mine.swf", "objective": 1.0, "objective_easy": 4.0}])
+    assert multi == {"CTC": pytest.approx(10.0), "mine.swf": pytest.approx(75.0)}
+    with pytest.raises(ValueError, match="CTC"):
+        objective_gains([{"workload": "CTC-SP2-a", "objective": 1, "objective_easy": 2},
+                         {"workload": "CTC-SP2-b", "objective": 1, "objective_easy": 2}])
+    rows = gains_figure({"one": single, "all": multi}, tmp_path / "g.png", "t")
+    assert rows == [("CTC", [single["CTC"], multi["CTC"]]), ("SDSC00", [-50.0, None]), ("mine.swf", [None, 75.0])]
+    (fig,) = figures
+    heights = sorted(round(p.get_height(), 6) for p in fig.axes[0].patches)
+    assert heights == [-50.0, 10.0, 20.0, 75.0]
+    assert (tmp_path / "g.png").exists()

@@ -284,3 +284,55 @@ EASY's value (positive = better than EASY), UTIL difference in percentage points
     path = run_dir / "report.html"
     atomic_write_text(path, page)
     return path
+
+
+def objective_gains(comparison: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """The objective's gain over EASY in % per workload of a comparison (rows of comparison.json or
+    other_traces.json), keyed by the paper's id of the trace (``CTC``, ``KTH``, ``SDSC00`` ...; the
+    file name when the trace is not one of GE Table I's): 100 (EASY - greedy) / EASY, so > 0 is better.
+    Recomputed from the two objective values, not read from the row's stored percentage."""
+    from ..workload.scale import known_trace
+
+    out: dict[str, float] = {}
+    for row in comparison:
+        name = trace_label(row["workload"])
+        key = known_trace(name) or name
+        if key in out:
+            raise ValueError(f"two rows of the comparison are workload {key}")
+        easy, mine = float(row["objective_easy"]), float(row["objective"])
+        out[key] = 100.0 * (easy - mine) / easy
+    return out
+
+
+def gains_figure(series: Mapping[str, Mapping[str, float]], path: Path, title: str) -> list[tuple[str, list[float | None]]]:
+    """Grouped bars of the objective's gain over EASY (%) per workload, one bar per series (e.g. the
+    CTC-trained and the multi-workload-trained greedy: GE Figs. 2 and 3 side by side). Workloads in
+    the order they first appear; a series without a workload leaves its bar out. Returns the plotted
+    rows (workload, one gain or None per series) so that a table can show the same numbers."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    workloads: list[str] = []
+    for gains in series.values():
+        workloads += [w for w in gains if w not in workloads]
+    rows = [(w, [gains.get(w) for gains in series.values()]) for w in workloads]
+    n = max(1, len(series))
+    width = 0.8 / n
+    fig, ax = plt.subplots(figsize=(1.4 * len(workloads) + 2.5, 3.8))
+    for i, label in enumerate(series):
+        xs = [x + (i - (n - 1) / 2) * width for x, (_, vals) in enumerate(rows) if vals[i] is not None]
+        ys = [vals[i] for _, vals in rows if vals[i] is not None]
+        bars = ax.bar(xs, ys, width=width, label=label, color=f"C{i}")
+        ax.bar_label(bars, fmt="%+.1f", fontsize="x-small", padding=2)
+    ax.axhline(0.0, color="black", linewidth=0.8)
+    ax.set_xticks(range(len(workloads)), workloads)
+    ax.set_ylabel("objective gain over EASY (%)")
+    ax.set_title(title, fontsize="medium")
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize="small", loc="best")
+    fig.tight_layout()
+    _save_figure(fig, path)
+    plt.close(fig)
+    return rows

@@ -194,6 +194,18 @@ def test_tiny_bound_run_front_validates_resumes_and_plots(tmp_path, small_trace,
         validate_schedule(s)
         assert f"{name}: AWRT1" in text and placed[name]["metrics"]["AWRT1"] == compute_metrics(s)["AWRT1"]
 
+    # --out puts the chart and its placement elsewhere and leaves RUN's own as they were
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    assert main(["bound", "plot", str(out), "--with", "easy", "--x", "AWRT1", "--y", "AWRT3", "--out", str(tmp_path / "elsewhere")]) == 0
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
+    moved = json.loads((tmp_path / "elsewhere" / "placement_AWRT1_AWRT3.json").read_text())
+    from schedlab.cli.policies import parse_policy
+
+    easy = simulate_any(w, m, parse_policy("easy"))
+    validate_schedule(easy)
+    assert moved["y"] == "AWRT3" and moved["strategies"]["easy"]["metrics"]["AWRT3"] == compute_metrics(easy)["AWRT3"]
+    assert (tmp_path / "elsewhere" / "front_AWRT1_AWRT3.png").read_bytes()[:4] == b"\x89PNG"
+
 
 def test_bound_bad_input_is_one_line_exit_2(tmp_path, small_trace, capsys):
     out = tmp_path / "run"

@@ -18,7 +18,7 @@ from .policies import PLUGIN
 def bound_command(
     target: str = typer.Argument(..., metavar="TRACE|plot", help=f"{TRACE_HELP} Or 'plot' to place strategies on the front of RUN."),
     run_dir: Optional[Path] = typer.Argument(None, help="With 'plot': the bound RUN folder."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Run folder; required for a TRACE (re-running the same command resumes it)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Run folder; required for a TRACE (re-running the same command resumes it). With 'plot': the folder for the chart and its placement JSON (default: RUN), e.g. to place another paper's strategies on a committed front without touching it."),
     generations: int = typer.Option(50, "--generations", help="NSGA-III generations (generation 1 = the seeded population)."),
     pop: int = typer.Option(40, "--pop", help="Population size (= number of reference directions)."),
     seed: int = SEED,
@@ -43,7 +43,7 @@ def bound_command(
     history.csv (hypervolume per generation), hypervolume.png. 'bound plot RUN --with easy --with
     best.json' places strategies on the (--x, --y) projection (front_X_Y.png in RUN)."""
     if target == "plot":
-        return _plot(run_dir, with_, x, y, trace)
+        return _plot(run_dir, with_, x, y, trace, out)
     if run_dir is not None:
         raise OptionError(f"unexpected second argument {str(run_dir)!r}; give one TRACE (or 'plot RUN')")
     if out is None:
@@ -87,7 +87,8 @@ def bound_command(
                f"{out / 'front.csv'}")
 
 
-def _plot(run_dir: Optional[Path], strategies: List[str], x: str, y: str, trace: Optional[str]) -> None:
+def _plot(run_dir: Optional[Path], strategies: List[str], x: str, y: str, trace: Optional[str],
+          out: Optional[Path] = None) -> None:
     from ..metrics import compute_metrics
     import json
 
@@ -121,7 +122,9 @@ def _plot(run_dir: Optional[Path], strategies: List[str], x: str, y: str, trace:
         metrics = compute_metrics(simulate_any(w, m, strategy))
         placed[label] = {k: float(metrics[k]) for k in OBJECTIVES}
     floors = zero_wait_floors(BoundProblem.of(w, m))
-    path = front_figure(front, OBJECTIVES, x, y, placed, Path(run_dir) / f"front_{x}_{y}.png",
+    dest = Path(out) if out is not None else Path(run_dir)
+    dest.mkdir(parents=True, exist_ok=True)
+    path = front_figure(front, OBJECTIVES, x, y, placed, dest / f"front_{x}_{y}.png",
                         title=f"{titled(w.name or 'trace', cfg)}: {len(w):,} jobs on {m.procs:,} processors", floors=floors)
     places = {label: placement(front, OBJECTIVES, x, y, metrics) for label, metrics in placed.items()}
     doc = {"x": x, "y": y, "front_schedules": int(len(front)), "zero_wait_floors": floors,
@@ -130,7 +133,7 @@ def _plot(run_dir: Optional[Path], strategies: List[str], x: str, y: str, trace:
                           "min(gain x, gain y) over the front; dominating: front schedules at least as good in both; "
                           "positive = the front lies inside the strategy, null = no front schedule as good in the other"),
            "strategies": {label: {**places[label], "metrics": placed[label]} for label in placed}}
-    jpath = Path(run_dir) / f"placement_{x}_{y}.json"
+    jpath = dest / f"placement_{x}_{y}.json"
     atomic_write_text(jpath, json.dumps(doc, indent=2) + "\n")
     pct = lambda v: "  n/a" if v is None else f"{100 * v:5.1f}%"  # noqa: E731
     for label, p in places.items():

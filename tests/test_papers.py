@@ -38,6 +38,21 @@ def test_every_entry_builds_a_command_the_cli_parses():
             pytest.fail(f"{name}: {' '.join(argv)}: {e}")
 
 
+def test_every_result_an_entry_names_is_committed():
+    # `reproduce NAME --show` prints the entry's result; a path that is not in the repository (a
+    # renamed folder, a figure never committed) would send the reader nowhere
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    named = {name: s.result for name, s in load_setups().items() if s.result}
+    assert named, "no entry names its result"
+    missing = {name: r for name, r in named.items() if not (root / r).exists()}
+    assert not missing, missing
+    # the entries whose run is committed name it (issue 34: GE Fig. 3, GF Fig. 7 at CTC 430)
+    assert named["ge/fig3"] == "docs/results/ge-fig3"
+    assert all(named[f"gf/fig7/{w}"].startswith("docs/results/rules/fig7-CTC430/") for w in ("ctc", "kth", "lanl", "sdsc00", "sdsc96"))
+
+
 def test_ctc_runs_on_the_papers_430_and_338_is_a_named_variant():
     setups = load_setups()
     ctc = [s for s in setups.values() if s.traces[0] == CTC]

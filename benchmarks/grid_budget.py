@@ -4,7 +4,8 @@ One row per front: the folders of one run at growing --generations (the run fold
 ``grid pareto --extend`` step), each with front.csv and history.csv. Gaps (``front_vs_references``:
 min over front points of max_k (F_k - H_k) / H_k, <= 0 = the front reaches the point) against every
 heuristic point of every references.json given, and the hypervolume in the area of benefit (reference:
-each site's AWRT without exchange, from the first references file) of the front.
+each site's AWRT without exchange, from the first references file) of the front, and how many of the
+front's points lie in that area (better than no exchange on both sites).
 
     PYTHONPATH=src python benchmarks/grid_budget.py runs/ng-setupI-long-snap/g200 runs/ng-setupI-long-snap/g400 \\
         runs/ng-setupI-long-snap/g600 --refs recommended=runs/ng-setupI-long/references.json \\
@@ -29,14 +30,16 @@ def budget_rows(folders: list[Path], refs: dict[str, dict]) -> tuple[list[str], 
     first = next(iter(refs.values()))
     none = np.array([s["AWRT"] for s in first["none"]["sites"]], dtype=np.float64)
     points = [(f"{label} {name}", {name: ref}) for label, r in refs.items() for name, ref in r.items() if name != "none"]
-    head = ["generations", "evaluations", "front", "hypervolume", "hypervolume in the area of benefit"]
+    head = ["generations", "evaluations", "front", "front points in the area of benefit", "hypervolume",
+            "hypervolume in the area of benefit"]
     head += [f"gap {p}" for p, _ in points]
     rows = []
     for folder in folders:
         F = np.genfromtxt(folder / "front.csv", delimiter=",", skip_header=1, usecols=(0, 1)).reshape(-1, 2)
         with open(folder / "history.csv") as fh:
             last = list(csv.DictReader(fh))[-1]
-        row = [last["gen"], f"{int(last['evaluations']):,}", str(len(F)), f"{float(last['hypervolume']):.4g}",
+        inside = int(np.sum(np.all(F < none, axis=1)))
+        row = [last["gen"], f"{int(last['evaluations']):,}", str(len(F)), str(inside), f"{float(last['hypervolume']):.4g}",
                f"{hypervolume(F, none):.3g}"]
         for _, one in points:
             (res,) = front_vs_references(F, one).values()

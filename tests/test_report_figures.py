@@ -120,6 +120,13 @@ def test_federation_titles_fit_and_name_the_months(figures, capsys, tmp_path):
     title = figures[-1].axes[0].get_title()
     assert "first 1 month" in title and "packages of 20 jobs" in title
     _title_fits(figures[-1])
+    # the y axis says which makespan the bars are: the paper's (default) or the per-package sum
+    assert figures[-1].axes[0].get_ylabel() == "makespan (hours, max F - min I over the workload)"
+    code, _, err = run(capsys, "federation", "compare", "KTH-SP2", "--months", "1", "--out", tmp_path / "sum", "--jobs", "60",
+                       "--workloads", "1", "--package-size", "20", "--methods", "jpr", "--workers", "1",
+                       "--package-start", "barrier", "--makespan", "package-sum")
+    assert code == 0, err
+    assert figures[-1].axes[0].get_ylabel() == "makespan (hours, summed over packages)"
     # a long platform name wraps instead of running off the figure
     from schedlab.report.federation import plot_makespan
 

@@ -1,6 +1,7 @@
 """Tables and figures of a federation comparison (slowdown-guided-ga-federation, Figs. 1, 4, 5).
 
-Input rows: one per (package size, workload, method) with ``makespan`` (summed over packages) and
+Input rows: one per (package size, workload, method) with ``makespan`` (the workload's, under the
+run's makespan reading: :func:`makespan_label`) and
 ``seconds`` (GA time cost, or the heuristic's run time), and in runs made since it was recorded
 ``cpu_seconds`` (its process CPU time: the GA time cost on a shared machine). The GA rows of a sweep
 of the GA settings (Figs. 2-3) also hold ``generations`` and ``pop``: one row per setting.
@@ -108,6 +109,19 @@ def comparison_table_md(rows: Sequence[dict[str, Any]]) -> str:
     return "\n".join(out) + "\n"
 
 
+def makespan_label(config: Mapping[str, Any]) -> str:
+    """The y label of a workload makespan chart under the run's makespan reading (``options.makespan``
+    of the run config, :class:`schedlab.federation.model.FederationOptions`): the paper's max F - min I
+    over the workload's jobs, or the sum of the package makespans."""
+    options = config.get("options")
+    reading = options.get("makespan") if isinstance(options, Mapping) else getattr(options, "makespan", None)
+    if reading == "package-sum":
+        return "makespan (hours, summed over packages)"
+    if reading == "workload":
+        return "makespan (hours, max F - min I over the workload)"
+    return "makespan (hours)"
+
+
 def plot_makespan(path: str | Path, rows: Sequence[dict[str, Any]], title: str, *,
                   ylabel: str = "makespan (hours, summed over packages)") -> None:
     """Grouped bars: makespan per workload (x) and method (bars), as the paper's Figs. 4-5; the x
@@ -204,7 +218,8 @@ def write_comparison_report(out: str | Path, rows: Sequence[dict[str, Any]], con
                 continue
             written.append(out / f"makespan_p{size}.png")
             plot_makespan(written[-1], sub,
-                          f"{trace}: makespan per workload of {config['jobs']:,} jobs, packages of {size} jobs, on {platform}")
+                          f"{trace}: makespan per workload of {config['jobs']:,} jobs, packages of {size} jobs, on {platform}",
+                          ylabel=makespan_label(config))
         if len({r["package_size"] for r in ga_rows}) > 1:
             written.append(out / SWEEPS["package_size"][2])
             plot_ga_sweep(written[-1], rows, f"{trace}: GA makespan (bars) and GA time (lines) by package size")

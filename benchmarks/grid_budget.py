@@ -9,7 +9,13 @@ front's points lie in that area (better than no exchange on both sites).
 
     PYTHONPATH=src python benchmarks/grid_budget.py runs/ng-setupI-long-snap/g200 runs/ng-setupI-long-snap/g400 \\
         runs/ng-setupI-long-snap/g600 --refs recommended=runs/ng-setupI-long/references.json \\
-        --refs issue5=docs/results/setupI/references.json
+        --refs issue5=docs/results/setupI/references.json --setup I
+
+``--setup S`` adds a second table: for POOL and RQ under the recommended and issue 5's readings, the
+policy's point (AWRT per executing site, as the references) and the point of the partition it
+realises (every job on the site where it ran) decoded as the search decodes any partition (each site
+EASY on its jobs). A decoded point at least as good as the policy's on both sites means the policy's
+point is reachable in the search space, so a front that stays short of it is a search shortfall.
 """
 
 from __future__ import annotations
@@ -48,11 +54,38 @@ def budget_rows(folders: list[Path], refs: dict[str, dict]) -> tuple[list[str], 
     return head, rows
 
 
+def realised_rows(setup: str) -> list[str]:
+    """Markdown rows: each policy and reading, its point, its realised partition's decoded point."""
+    from schedlab.grid.partition import PartitionProblem
+    from schedlab.grid.readings import Reading
+    from schedlab.grid.setups import load_grid
+    from schedlab.grid.sim import simulate_grid
+
+    trace = load_grid(setup)
+    problem = PartitionProblem.from_trace(trace)
+    area = trace.run * trace.workload.procs
+    out = ["| policy | reading | jobs moved | policy's point (AWRT per site, s) | its partition decoded (s) | decoded vs policy |",
+           "|---|---|---|---|---|---|"]
+    for policy in ("pool", "rq"):
+        for label, text in (("recommended", None), ("issue 5", "issue5")):
+            reading = Reading.parse(text)
+            sched = simulate_grid(trace, policy, reading=reading)
+            resp = sched.finish - trace.workload.submit
+            own = [float(np.dot(area[sched.site == k], resp[sched.site == k]) / area[sched.site == k].sum())
+                   for k in range(len(trace.names))]
+            dec = problem.evaluate_raw(problem.realised(policy, reading=reading))[0]
+            rel = ", ".join(f"{100 * (d - o) / o:+.1f} %" for d, o in zip(dec, own))
+            out.append(f"| {policy.upper()} | {label} | {int(np.sum(sched.site != trace.origin)):,} "
+                       f"| {', '.join(f'{x:,.0f}' for x in own)} | {', '.join(f'{x:,.0f}' for x in dec)} | {rel} |")
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folders", nargs="+", type=Path)
     ap.add_argument("--refs", action="append", required=True, metavar="LABEL=FILE",
                     help="a references.json (none/pool/rq AWRT per site) and the label of its reading; repeat")
+    ap.add_argument("--setup", default="", help="also decode POOL's and RQ's realised partitions of this grid set-up (I..IV)")
     args = ap.parse_args()
     refs = {}
     for item in args.refs:
@@ -63,6 +96,9 @@ def main() -> None:
     print("|" + "---|" * len(head))
     for r in rows:
         print("| " + " | ".join(r) + " |")
+    if args.setup:
+        print()
+        print("\n".join(realised_rows(args.setup)))
 
 
 if __name__ == "__main__":

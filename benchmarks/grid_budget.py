@@ -60,22 +60,20 @@ def realised_rows(setup: str) -> list[str]:
     from schedlab.grid.readings import Reading
     from schedlab.grid.setups import load_grid
     from schedlab.grid.sim import simulate_grid
+    from schedlab.metrics.grid import site_metrics
 
     trace = load_grid(setup)
     problem = PartitionProblem.from_trace(trace)
-    area = trace.run * trace.workload.procs
     out = ["| policy | reading | jobs moved | policy's point (AWRT per site, s) | its partition decoded (s) | decoded vs policy |",
            "|---|---|---|---|---|---|"]
     for policy in ("pool", "rq"):
         for label, text in (("recommended", None), ("issue 5", "issue5")):
             reading = Reading.parse(text)
-            sched = simulate_grid(trace, policy, reading=reading)
-            resp = sched.finish - trace.workload.submit
-            own = [float(np.dot(area[sched.site == k], resp[sched.site == k]) / area[sched.site == k].sum())
-                   for k in range(len(trace.names))]
+            sites = site_metrics(simulate_grid(trace, policy, reading=reading))  # AWRT per executing site
+            own = [s["AWRT"] for s in sites]
             dec = problem.evaluate_raw(problem.realised(policy, reading=reading))[0]
             rel = ", ".join(f"{100 * (d - o) / o:+.1f} %" for d, o in zip(dec, own))
-            out.append(f"| {policy.upper()} | {label} | {int(np.sum(sched.site != trace.origin)):,} "
+            out.append(f"| {policy.upper()} | {label} | {sum(s['migrated_in'] for s in sites):,} "
                        f"| {', '.join(f'{x:,.0f}' for x in own)} | {', '.join(f'{x:,.0f}' for x in dec)} | {rel} |")
     return out
 

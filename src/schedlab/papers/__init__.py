@@ -82,6 +82,11 @@ def _positive(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
 
 
+def _distinct_positive(values: list) -> bool:
+    """A swept budget's values: at least one, each a positive number, none twice."""
+    return bool(values) and all(_positive(v) for v in values) and len(set(values)) == len(values)
+
+
 def _check_entry(name: str, raw: dict, defaults: dict, where: str) -> Setup:
     if not _NAME.match(name):
         raise SetupError(f"{where}: set-up name {name!r} is not PAPER/ITEM[/...] (letters, digits, '-')")
@@ -107,7 +112,7 @@ def _check_entry(name: str, raw: dict, defaults: dict, where: str) -> Setup:
         raise SetupError(f"{where}: set-up {name!r}: calibrate_load needs scale_to")
     for key, value in raw.get("budgets", {}).items():
         if isinstance(value, list):  # a sweep: the option repeated, once per value
-            if not value or not all(_positive(v) for v in value) or len(set(value)) < len(value):
+            if not _distinct_positive(value):
                 raise SetupError(f"{where}: set-up {name!r}: budget {key} must be a positive number or a list of "
                                  f"distinct positive numbers, got {value!r}")
         elif not _positive(value):
@@ -176,7 +181,7 @@ def resolve(setup: Setup, overrides: dict[str, str] | None = None) -> tuple[dict
                 values = [_number(t) for t in text.split(",")] if swept else [_number(text)]
             except ValueError:
                 values = []
-            if not values or not all(v > 0 for v in values) or len(set(values)) < len(values):
+            if not _distinct_positive(values):  # one value, or a sweep's list
                 what = "a list of distinct positive numbers (comma-separated)" if swept else "a positive number"
                 raise SetupError(f"--set {key}={text}: budget {key} of {setup.name} must be {what}")
             budgets[key] = values if swept else values[0]

@@ -123,9 +123,10 @@ def makespan_label(config: Mapping[str, Any]) -> str:
 
 
 def plot_makespan(path: str | Path, rows: Sequence[dict[str, Any]], title: str, *,
-                  ylabel: str = "makespan (hours, summed over packages)") -> None:
+                  ylabel: str = "makespan (hours)") -> None:
     """Grouped bars: makespan per workload (x) and method (bars), as the paper's Figs. 4-5; the x
-    groups are the rows' ``workload`` labels (e.g. the packages of one run)."""
+    groups are the rows' ``workload`` labels (e.g. the packages of one run). ``ylabel`` names the
+    makespan reading when the caller knows it (:func:`makespan_label`)."""
     import matplotlib
 
     matplotlib.use("Agg")

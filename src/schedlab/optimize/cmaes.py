@@ -9,6 +9,10 @@ Section II-B mentions that other heuristics could be used). Hansen's CMA-ES runs
 Randomness: ``cma`` normally seeds the *global* ``numpy.random``; we switch that off
 (``seed=nan``) and hand it a normal sampler drawing from our own ``np.random.Generator`` instead,
 so two optimizers never share random state and a pickled optimizer resumes exactly.
+Its linear algebra goes through numpy's BLAS, whose kernel (chosen per CPU) rounds the last bit
+of each product its own way: the same seed replays bit for bit on one machine (any number of
+workers), and on a machine with another kernel agrees to about 1e-15 relative at first, the
+simulated objectives usually equal (README, Replays; ``uses_blas``).
 Early termination criteria of ``cma`` are disabled: the run stops after its generation budget,
 like the ES.
 """
@@ -39,6 +43,9 @@ class CMAES(Optimizer):
     """``cma.CMAEvolutionStrategy`` with bounds, popsize = lambda and a private seed; ``ask()``/``tell()``."""
 
     name = "cmaes"
+    #: ``cma``'s sampling, mean and covariance updates are numpy dot/matrix products (BLAS): the run
+    #: replays bit for bit under the kernel that recorded it, to the last bit only near it elsewhere
+    uses_blas = True
 
     def __init__(
         self,

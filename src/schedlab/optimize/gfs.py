@@ -149,6 +149,10 @@ class GFSSettings:
 class SymbioticGFS(Optimizer):
     """Ask/tell symbiotic evolution of fuzzy rules; ``ask`` returns N_f flat rule bases."""
 
+    #: the selection's k-means (scikit-learn) computes distances with BLAS products: a last-bit
+    #: difference between kernels can move a rule centre lying on a cluster boundary
+    uses_blas = True
+
     def __init__(self, settings: GFSSettings, seed: int) -> None:
         self.s = settings
         self.rng = np.random.default_rng(seed)

@@ -21,6 +21,7 @@ import json
 import math
 import os
 import pickle
+import sys
 import time
 from abc import abstractmethod
 from collections.abc import Callable, Sequence
@@ -89,7 +90,9 @@ def library_versions() -> dict[str, str]:
     import platform
     from importlib import metadata
 
-    out = {"python": platform.python_version()}
+    from .._blas import blas_kernel
+
+    out = {"python": platform.python_version(), "blas": blas_kernel()}
     for name in ("schedlab", "numpy", "numba", "cma", "distributed"):
         try:
             out[name] = metadata.version(name)
@@ -199,6 +202,8 @@ class RunFolder:
         self.config.setdefault("versions", library_versions())
         self.budget, self.extend = budget, extend
         self.extended_from: int | None = None
+        #: the ``versions`` the folder's config.json recorded when the run started (empty for a new run)
+        self.stored_versions: dict[str, str] = {}
         self._open()
 
     def _open(self) -> None:
@@ -235,6 +240,7 @@ class RunFolder:
                 self.extended_from = stored_budget
                 self.write_text("config.json", json.dumps(_with_budget(old, self.budget, given_budget), indent=2,
                                                           sort_keys=True) + "\n")
+            self.stored_versions = dict(old.get("versions") or {})
             self.resumed = True
             return
         if path.is_dir() and any(p.name in RUN_FILES or not p.name.startswith(".") for p in path.iterdir()):
@@ -324,6 +330,9 @@ class Optimizer(Protocol):
 
     generation: int
     evaluations: int
+    #: True when the optimizer's own arithmetic goes through BLAS (:mod:`schedlab._blas`): it replays
+    #: bit for bit only under the BLAS kernel that started it; a resume under another kernel says so
+    uses_blas: bool = False
     best_x: np.ndarray
     best_f: float
     lower: np.ndarray
@@ -483,6 +492,25 @@ class ESAskTell(AskTell):
         return {"optimizer": self.opt, "history": rows, "elapsed": rows[-1]["elapsed"]}
 
 
+def blas_change_note(run: RunFolder, opt: Any) -> str | None:
+    """The one-line note for a run of a BLAS-dependent optimizer (``uses_blas``) resumed under another
+    BLAS kernel than the one it started under (:mod:`schedlab._blas`), else None."""
+    from .._blas import blas_kernel
+
+    started, now = run.stored_versions.get("blas"), blas_kernel()
+    if not getattr(opt, "uses_blas", False) or started is None or started == now:
+        return None
+    return (f"note: {run.path} was started under BLAS {started} and resumes under {now}; "
+            f"{getattr(opt, 'name', type(opt).__name__)}'s linear algebra rounds the last bit by kernel, so the "
+            "resumed run can differ from an uninterrupted one (README, Replays)")
+
+
+def _note_blas_change(run: RunFolder, opt: Any) -> None:
+    note = blas_change_note(run, opt)
+    if note is not None:
+        print(note, file=sys.stderr, flush=True)
+
+
 def optimize(
     run: RunFolder,
     new_optimizer: Callable[[], Optimizer],
@@ -517,6 +545,7 @@ def optimize(
         elapsed0 = 0.0
     else:
         opt, rows, elapsed0 = state["optimizer"], list(state["history"]), float(state["elapsed"])
+        _note_blas_change(run, opt)
     names = list(param_names) if param_names is not None else [f"x{i}" for i in range(len(opt.lower))]
     resumed_from = len(rows)
 

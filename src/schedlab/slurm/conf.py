@@ -78,6 +78,8 @@ class SlurmConf:
     node_names: list = field(default_factory=list)
     partitions: list = field(default_factory=list)
     ignored: list = field(default_factory=list)
+    #: node name -> the line that defined it (a name defined twice is an error, as in Slurm)
+    node_lines: dict = field(default_factory=dict, repr=False)
     #: partition lines kept until the nodes are known: (lineno, tokens)
     _part_lines: list = field(default_factory=list, repr=False)
 
@@ -118,22 +120,46 @@ def _duration(value: str) -> float:
 
 
 def expand_hostlist(text: str) -> list[str]:
-    """``cn[001-003,7],gpu1`` -> ``['cn001', 'cn002', 'cn003', 'cn7', 'gpu1']`` (Slurm host lists)."""
+    """``cn[001-003,7],gpu1`` -> ``['cn001', 'cn002', 'cn003', 'cn7', 'gpu1']`` (Slurm host lists).
+
+    One bracket group per name (``prefix[ranges]suffix``), ranges ``N`` or ``N-M`` with N <= M,
+    zero-padded to the width of N. Anything else (an unclosed ``[``, a stray ``]``, two groups in
+    one name, a range that is not digits) raises ValueError naming the host list: Slurm's
+    ``hostlist_create`` refuses such a list too, and reading it as plain names would invent nodes."""
     out: list[str] = []
-    for item in re.findall(r"[^,\[]*(?:\[[^\]]*\])?[^,\[]*", text):
+    items, depth, cur = [], 0, ""
+    for ch in text:  # commas inside brackets separate ranges, outside them names
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+            if depth < 0:
+                raise ValueError(f"malformed host list {text!r}: ']' without '['")
+        if ch == "," and depth == 0:
+            items.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if depth:
+        raise ValueError(f"malformed host list {text!r}: '[' not closed")
+    items.append(cur)
+    for item in items:
         if not item:
             continue
-        m = re.fullmatch(r"([^\[]*)\[([^\]]*)\](.*)", item)
-        if not m:
+        if "[" not in item:
             out.append(item)
             continue
+        m = re.fullmatch(r"([^\[\]]*)\[([^\[\]]*)\]([^\[\]]*)", item)
+        if not m:
+            raise ValueError(f"malformed host list {text!r}: one [ranges] group per name")
         prefix, ranges, suffix = m.groups()
         for r in ranges.split(","):
-            lo, _, hi = r.partition("-")
-            hi = hi or lo
-            width = len(lo)
+            rm = re.fullmatch(r"(\d+)(?:-(\d+))?", r.strip())
+            if not rm or (rm.group(2) is not None and int(rm.group(2)) < int(rm.group(1))):
+                raise ValueError(f"malformed host list {text!r}: range {r!r} is not N or N-M with N <= M")
+            lo, hi = rm.group(1), rm.group(2) or rm.group(1)
             for k in range(int(lo), int(hi) + 1):
-                out.append(f"{prefix}{k:0{width}d}{suffix}")
+                out.append(f"{prefix}{k:0{len(lo)}d}{suffix}")
     return out
 
 
@@ -257,7 +283,15 @@ def _node_line(conf: SlurmConf, number: int, tokens: list[str], ignore) -> None:
             ignore(number, f"NodeName {key}", "not modelled: nodes are CPUs only (CR_CPU)")
     if cpus is None:
         raise SlurmConfError(f"{conf.source}:{number}: NodeName {name} has no CPUs=")
-    for host in expand_hostlist(name):
+    try:
+        hosts = expand_hostlist(name)
+    except ValueError as exc:
+        raise SlurmConfError(f"{conf.source}:{number}: NodeName: {exc}") from None
+    for host in hosts:
+        if host in conf.node_lines:  # Slurm: fatal "Duplicated NodeName %s in the config file" (read_config.c)
+            raise SlurmConfError(f"{conf.source}:{number}: node {host} is already defined on line {conf.node_lines[host]}; "
+                                 "Slurm refuses a NodeName defined twice (\"Duplicated NodeName\")")
+        conf.node_lines[host] = number
         conf.node_names.append(host)
         conf.node_cpus.append(cpus)
 

@@ -258,8 +258,9 @@ def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = T
     over = np.flatnonzero(cpus > part_cpus[part])
     if over.size:
         j = over[0]
+        size = machine_note(conf, machine_procs, C)
         raise WorkloadError(f"{w.name or 'workload'}: job {w.id[j]} needs {cpus[j]} CPUs but partition "
-                            f"{parts[part[j]].name} has {part_cpus[part[j]]}")
+                            f"{parts[part[j]].name} has {part_cpus[part[j]]}" + (f" ({size})" if size else ""))
     est = w.estimate.astype(np.float64)
     max_time = np.array([p.max_time for p in parts])[part]
     default_time = np.array([p.default_time if p.default_time is not None else p.max_time for p in parts])[part]
@@ -374,12 +375,29 @@ def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = T
     tier = np.array([p.tier for p in parts], dtype=np.float64)
     alloc = int(per_job.sum()) if n else 1
     return dict(JF=JF, JI=JI, P=P, O=O, node_cpus=node_cpus, part_nodes=part_nodes, tier=tier, shares=shares,
-                alloc=alloc, perm=perm, conf=conf, workload=w)
+                alloc=alloc, perm=perm, conf=conf, workload=w, cpus=C, notes=tuple(filter(None, [machine_note(conf, machine_procs, C)])))
+
+
+def machine_note(conf: SlurmConf, machine_procs: int | None, cpus: int) -> str:
+    """One line when the slurm.conf's NodeName lines define another number of CPUs than the trace's
+    machine (its header's MaxProcs, or --procs); '' when they agree or there are no NodeName lines.
+
+    Reading: **the slurm.conf defines the machine**. Slurm schedules on the nodes its slurm.conf
+    lists, whatever machine a trace was recorded on, so ``--policy slurm`` schedules on them, and
+    UTIL and ``procs`` are against their CPUs (a what-if run of a trace on a larger or smaller
+    configuration is legitimate, hence a note, not an error). Without NodeName lines the nodes are
+    built from the trace's machine (``cpus_per_node``) and the two agree by construction."""
+    if not conf.node_lines or machine_procs is None or int(machine_procs) == cpus:
+        return ""
+    return (f"{conf.source} defines {cpus:,} CPUs on {len(conf.node_cpus):,} nodes, the trace's machine is "
+            f"{int(machine_procs):,} processors (MaxProcs or --procs): --policy slurm schedules on the slurm.conf's "
+            f"{cpus:,} CPUs, and UTIL and procs are against them")
 
 
 def simulate_slurm(workload, machine, policy: SlurmPolicy, *, kill: bool = True, skip_passes: bool = True):
     """Simulate ``policy`` on ``workload``; a Schedule in trace order whose workload carries the
-    limits as Slurm applied them (module docstring). ``schedule.plan`` is a :class:`SlurmRun`.
+    limits as Slurm applied them (module docstring) and whose machine is the slurm.conf's CPUs
+    (:func:`machine_note`; ``machine``, the trace's, only checks the jobs). ``schedule.plan`` is a :class:`SlurmRun`.
     ``skip_passes=False`` runs every backfill pass, also those that provably start nothing
     (:func:`~schedlab.slurm.kernel.slurm_loop`): the slow reference the tests compare with."""
     from ..sim.engine import check_workload
@@ -406,18 +424,21 @@ def simulate_slurm(workload, machine, policy: SlurmPolicy, *, kill: bool = True,
     conf = a["conf"]
     part = np.empty(n, dtype=np.int64)
     part[perm] = a["JI"][L.I_PART]
-    run = SlurmRun(started_by=out_by, partition=tuple(conf.partitions[k].name for k in part), ignored=tuple(conf.ignored))
-    return _schedule(w, machine, policy, out_s, out_f, run)
+    run = SlurmRun(started_by=out_by, partition=tuple(conf.partitions[k].name for k in part), ignored=tuple(conf.ignored),
+                   notes=a["notes"])
+    return _schedule(w, Machine(a["cpus"]), policy, out_s, out_f, run)  # the slurm.conf's CPUs (machine_note)
 
 
 @dataclass(frozen=True, eq=False)
 class SlurmRun:
     """What a Slurm run adds to its schedule: which scheduler started each job (1 main, 2
-    backfill), each job's partition name, and the slurm.conf lines listed as ignored."""
+    backfill), each job's partition name, the slurm.conf lines listed as ignored, and ``notes``:
+    one line each the user must see (:func:`machine_note`, jobs without a time limit)."""
 
     started_by: np.ndarray
     partition: tuple
     ignored: tuple
+    notes: tuple = ()
 
 
 def _schedule(w, machine, policy, start, finish, run):

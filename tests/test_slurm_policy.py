@@ -405,3 +405,57 @@ def test_cli_names_the_cpus_it_scheduled_on_in_one_line(tmp_path, capsys):
     conf.write_text("NodeName=sl[1-2] CPUs=4\nNodeName=sl2 CPUs=4\nPartitionName=batch Default=YES\n")
     code = main(["simulate", str(trace), "--procs", "4", "--policy", "slurm", "--slurm-conf", str(conf)])
     one_line_error(code, capsys.readouterr().err, f"{conf}:2: node sl2 is already defined on line 1")
+
+
+# ------------------------------------------------------------------ jobs without a time limit (issue 43, item 6)
+NOLIMIT_SACCT = """JobIDRaw|JobID|User|Group|Account|Partition|QOS|Submit|Start|End|Elapsed|Timelimit|AllocCPUS|ReqCPUS|State
+1|1|alice|g1|physics|batch|normal|1000|1000|1600|00:10:00|UNLIMITED|1|1|COMPLETED
+2|2|bob|g1|chem|short|normal|1010|1010|1070|00:01:00|Partition_Limit|1|1|COMPLETED
+3|3|bob|g1|chem|short|normal|1020|1020|1050|00:00:30|00:02:00|1|1|COMPLETED
+"""
+NOLIMIT_CONF = "NodeName=sl1 CPUs=4\nPartitionName=batch Default=YES DefaultTime=5 MaxTime=60\nPartitionName=short MaxTime=2\n"
+
+
+@pytest.mark.parametrize("reading, limits", [
+    # Slurm: job 1 gets batch's DefaultTime 5 min (killed at 300 s of its 600), job 2 short's MaxTime 2 min
+    # (short has no DefaultTime), job 3 keeps its own 2 min
+    ("partition", [300, 120, 120]),
+    ("max-time", [3600, 120, 120]),  # batch's MaxTime 60 min even though it has a DefaultTime
+    ("runtime", [600, 60, 120]),  # clairvoyant: each its own runtime (the estimate cleaning gave it)
+])
+def test_jobs_without_a_limit_get_what_the_option_names(tmp_path, reading, limits):
+    from schedlab.workload import load_trace
+    from schedlab.workload.sacct import read_sacct
+
+    path = tmp_path / "jobs.sacct"
+    path.write_text(NOLIMIT_SACCT)
+    w = load_trace(read_sacct(path, procs=4))  # cleaned as every verb does: the no-limit jobs' estimate is their runtime
+    assert w.estimate.tolist() == [600, 60, 120]
+    s = simulate_slurm(w, 4, SlurmPolicy(parse_conf(NOLIMIT_CONF, "t.conf"), SlurmOptions(unlimited_estimate=reading,
+                                                                                         kill_check="exact")))
+    validate_schedule(s)
+    assert s.workload.estimate.tolist() == limits  # the limits as applied (module docstring)
+    assert (s.finish - s.start).tolist() == [min(600, limits[0]), 60, 30]
+    got = {"partition": "their partition's DefaultTime (1), else its MaxTime (1) (unlimited_estimate=partition, Slurm's reading)",
+           "max-time": "their partition's MaxTime (unlimited_estimate=max-time)",
+           "runtime": "their own runtime (unlimited_estimate=runtime: clairvoyant, no scheduler knows it)"}[reading]
+    assert s.slurm.notes == (f"2 jobs ran without a time limit (UNLIMITED, Partition_Limit or none): their limit is {got}",)
+
+
+def test_cli_states_the_estimate_of_jobs_without_a_limit(tmp_path, capsys):
+    from conftest import one_line_error
+
+    from schedlab.cli.main import main
+
+    trace = tmp_path / "jobs.sacct"
+    trace.write_text(NOLIMIT_SACCT)
+    conf = tmp_path / "site.conf"
+    conf.write_text(NOLIMIT_CONF)
+    assert main(["simulate", str(trace), "--procs", "4", "--policy", "slurm", "--slurm-conf", str(conf), "--json"]) == 0
+    notes = [line for line in capsys.readouterr().err.splitlines() if line.startswith("note:")]
+    assert notes == ["note: 2 jobs ran without a time limit (UNLIMITED, Partition_Limit or none): their limit is their "
+                     "partition's DefaultTime (1), else its MaxTime (1) (unlimited_estimate=partition, Slurm's reading)"]
+    conf.write_text("NodeName=sl1 CPUs=4\nPartitionName=batch Default=YES\nPartitionName=short MaxTime=2\n")
+    code = main(["simulate", str(trace), "--procs", "4", "--policy", "slurm", "--slurm-conf", str(conf)])
+    one_line_error(code, capsys.readouterr().err, "job 1 has no time limit and partition batch has neither DefaultTime",
+                   "--slurm-option unlimited_estimate=runtime")

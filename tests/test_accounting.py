@@ -320,3 +320,27 @@ def test_convert_refuses_a_job_wider_than_procs_before_writing(tmp_path, capsys)
     one_line_error(code, capsys.readouterr().err, f"{path}: job 1 needs 200 processors, wider than the machine (--procs 100)",
                    "give --procs at least 200")
     assert not out.exists()  # no SWF whose MaxProcs contradicts its jobs
+
+
+@pytest.mark.parametrize("name, text, line, problem", [
+    ("g.pbs", "04/01/2024 08:00:00;Q;1.s;queue=a\nthis line was cut by a crash\n"
+              "04/01/2024 08:00:09;E;1.s;user=a ctime=1711958400 start=1711958405 end=1711958465 exec_host=n1/0 Exit_status=0\n",
+     2, "not a PBS accounting record"),
+    ("g.sacct", "JobID|Submit|Start|End|AllocCPUS\n1|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:01:00|1\n"
+                "2|2024-01-01T00:00:00|1\n", 3, "expected 5 '|'-separated fields"),
+])
+def test_a_damaged_line_is_an_error_or_with_bad_lines_skip_counted_and_named(tmp_path, capsys, name, text, line, problem):
+    from conftest import one_line_error
+
+    path = tmp_path / name
+    path.write_text(text)
+    out = tmp_path / "out.swf"
+    fmt = name.rsplit(".", 1)[1]
+    code = main(["workload", "convert", str(path), "--from", fmt, "--procs", "4", "-o", str(out)])
+    one_line_error(code, capsys.readouterr().err, f"{path}:{line}: {problem}")  # the default, both readers alike
+    assert not out.exists()
+    assert main(["workload", "convert", str(path), "--from", fmt, "--procs", "4", "-o", str(out), "--bad-lines", "skip"]) == 0
+    text_out = capsys.readouterr().out
+    assert "skipped: damaged lines" in text_out
+    assert f"1 damaged lines skipped (--bad-lines skip); the first: {path}:{line}: {problem}" in text_out
+    assert len(read_swf(out)) == 1  # the one job the file holds besides the damaged line

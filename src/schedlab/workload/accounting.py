@@ -34,7 +34,13 @@ from ..errors import SWFError, WorkloadError
 from .model import Workload
 
 __all__ = ["ReadReport", "parse_duration", "parse_zone", "Numbering", "build_workload", "read_text", "NO_LIMIT_KEY",
-           "no_limit_ids"]
+           "no_limit_ids", "BAD_LINES"]
+
+#: what a reader does with a line it cannot read (``workload convert --bad-lines``): 'error' (default:
+#: one line naming file, line and problem, nothing written; a damaged line may be a job, and a trace
+#: silently thinner than the log would give wrong figures) | 'skip' (count it as ``damaged lines``,
+#: name the first in the summary and go on: for logs with a line cut by a crash or log rotation)
+BAD_LINES = ("error", "skip")
 
 #: the header key listing the ids of jobs that ran without a time limit (id ranges ``a-b``)
 NO_LIMIT_KEY = "SchedlabNoLimit"
@@ -113,6 +119,23 @@ class ReadReport:
     skipped: dict[str, int] = field(default_factory=dict)
     #: jobs that ran without a time limit (estimate -1; listed in the header's :data:`NO_LIMIT_KEY` line)
     no_limit: int = 0
+    #: :data:`BAD_LINES`
+    bad_lines: str = "error"
+    #: the first damaged line skipped (``FILE:LINE: problem``), '' for none
+    first_damaged: str = ""
+
+    def __post_init__(self) -> None:
+        if self.bad_lines not in BAD_LINES:
+            raise WorkloadError(f"--bad-lines must be one of {', '.join(BAD_LINES)}, got {self.bad_lines!r}")
+
+    def bad(self, path, line: int, problem: str) -> None:
+        """A line that cannot be read: the one-line error (``bad_lines='error'``), or counted as
+        ``damaged lines`` with the first remembered (``'skip'``); the reader then skips the line."""
+        error = SWFError(path, line, problem)
+        if self.bad_lines == "error":
+            raise error
+        self.skip("damaged lines")
+        self.first_damaged = self.first_damaged or str(error)
 
     def skip(self, reason: str, n: int = 1) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + n

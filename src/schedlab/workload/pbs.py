@@ -26,7 +26,8 @@ local time. One job is one ``E`` (end) record:
   (``123[]``) are skipped; a job with several ``E`` records (rerun) keeps the last one.
 
 A line that is not ``date;type;id;attributes``, or an ``E`` record whose times cannot be read,
-is an error naming file and line.
+is an error naming file and line, as in the sacct reader (with ``bad_lines='skip'``: skipped,
+counted as ``damaged lines``, the first named).
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ import re
 from datetime import datetime
 from pathlib import Path
 
-from ..errors import SWFError
 from .accounting import Numbering, ReadReport, build_workload, local_epoch, parse_duration, parse_zone, read_text
 from .model import Workload
 
@@ -118,12 +118,14 @@ def _epoch(a: dict[str, str], *keys: str) -> float | None:
     return None
 
 
-def parse_pbs(path: str | os.PathLike, *, procs: int | None = None, tz: str | None = None) -> tuple[Workload, ReadReport]:
-    """Read a PBS/Torque/PBS Pro accounting log; the Workload and what was skipped."""
+def parse_pbs(path: str | os.PathLike, *, procs: int | None = None, tz: str | None = None,
+              bad_lines: str = "error") -> tuple[Workload, ReadReport]:
+    """Read a PBS/Torque/PBS Pro accounting log; the Workload and what was skipped.
+    ``bad_lines``: :data:`~schedlab.workload.accounting.BAD_LINES`, as the sacct reader."""
     path = Path(path)
     zone = parse_zone(tz)
     lines = read_text(path)
-    report = ReadReport("pbs", lines=len(lines))
+    report = ReadReport("pbs", lines=len(lines), bad_lines=bad_lines)
     ended: dict[str, tuple[int, dict[str, str]]] = {}
     queued: dict[str, float] = {}
     deleted: dict[str, float] = {}
@@ -136,16 +138,19 @@ def parse_pbs(path: str | os.PathLike, *, procs: int | None = None, tz: str | No
             continue
         m = _LINE.match(line.strip())
         if not m:
-            raise SWFError(path, lineno, "not a PBS accounting record 'MM/DD/YYYY HH:MM:SS;TYPE;JOB_ID;attributes'")
+            report.bad(path, lineno, "not a PBS accounting record 'MM/DD/YYYY HH:MM:SS;TYPE;JOB_ID;attributes'")
+            continue
         date, kind, job, rest = m.groups()
         kind = kind.upper()
         if kind != "E":
-            report.skip(f"{kind} records")
             if kind in "QDA":
                 try:
                     when = local_epoch(datetime.strptime(date, "%m/%d/%Y %H:%M:%S"), zone)
                 except ValueError as exc:
-                    raise SWFError(path, lineno, f"bad record date {date!r}: {exc}") from None
+                    report.bad(path, lineno, f"bad record date {date!r}: {exc}")
+                    continue
+            report.skip(f"{kind} records")
+            if kind in "QDA":
                 (queued if kind == "Q" else deleted).setdefault(job, when)
                 if kind != "Q":
                     deleted_kind.setdefault(job, kind)
@@ -183,7 +188,8 @@ def parse_pbs(path: str | os.PathLike, *, procs: int | None = None, tz: str | No
             what = "Exit_status"
             exit_status = int(a["Exit_status"]) if "Exit_status" in a else None
         except (ValueError, IndexError) as exc:
-            raise SWFError(path, lineno, f"E record for {job}: cannot read {what}: {exc}") from None
+            report.bad(path, lineno, f"E record for {job}: cannot read {what}: {exc}")
+            continue
         if start is None:
             runtime = -1.0
             status = 5

@@ -33,7 +33,8 @@ field), User -> user, Timelimit -> requested time, ReqCPUS -> requested processo
   with an offset (``SLURM_TIME_FORMAT=%Y-%m-%dT%H:%M:%S%z``) or epoch seconds (``SLURM_TIME_FORMAT=%s``).
 
 A line with the wrong number of fields, or a value that cannot be read, is an error naming file
-and line; blank lines are skipped.
+and line (with ``bad_lines='skip'``: skipped, counted as ``damaged lines``, the first named);
+blank lines are skipped.
 """
 
 from __future__ import annotations
@@ -98,12 +99,14 @@ def _time(text: str, zone) -> float | None:
     return local_epoch(datetime.fromisoformat(t), zone)
 
 
-def parse_sacct(path: str | os.PathLike, *, procs: int | None = None, tz: str | None = None) -> tuple[Workload, ReadReport]:
-    """Read a ``sacct --parsable2`` file; the Workload and what was skipped (see module docstring)."""
+def parse_sacct(path: str | os.PathLike, *, procs: int | None = None, tz: str | None = None,
+                bad_lines: str = "error") -> tuple[Workload, ReadReport]:
+    """Read a ``sacct --parsable2`` file; the Workload and what was skipped (see module docstring).
+    ``bad_lines``: :data:`~schedlab.workload.accounting.BAD_LINES`."""
     path = Path(path)
     zone = parse_zone(tz)
     lines = read_text(path)
-    report = ReadReport("sacct", lines=len(lines))
+    report = ReadReport("sacct", lines=len(lines), bad_lines=bad_lines)
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     if first is None:
         raise SWFError(path, None, "empty file")
@@ -143,7 +146,8 @@ def parse_sacct(path: str | os.PathLike, *, procs: int | None = None, tz: str | 
             report.skip("repeated header lines")
             continue
         if len(f) != nfields:
-            raise SWFError(path, lineno, f"expected {nfields} '|'-separated fields as in the header, found {len(f)}")
+            report.bad(path, lineno, f"expected {nfields} '|'-separated fields as in the header, found {len(f)}")
+            continue
         if _STEP.search(f[i_jobid].strip()) or _STEP.search(f[i_id].strip()):
             report.skip("job steps")
             continue
@@ -183,7 +187,8 @@ def parse_sacct(path: str | os.PathLike, *, procs: int | None = None, tz: str | 
             what = "State"
             status = _status(val("state"))
         except ValueError as exc:
-            raise SWFError(path, lineno, f"cannot read {what}: {exc}") from None
+            report.bad(path, lineno, f"cannot read {what}: {exc}")
+            continue
         if isinstance(status, str):  # queued, running, requeued, ...: no finished job to simulate
             report.skip(f"not finished ({status})")
             continue

@@ -79,7 +79,7 @@ def write_sacct(w, path: Path) -> dict[str, int]:
                            "00:00:00", "1-00:00:00", "0", "1", "PENDING"]))
     lines.append("|".join([str(next_id + 1), str(next_id + 1), "u1", "g1", "acct", "q1", "normal", _iso(last), _iso(last + 1), "Unknown",
                            "00:10:00", "1-00:00:00", "1", "1", "RUNNING"]))
-    injected["runtime"] += 2
+    injected["not_finished"] = 2  # skipped by the reader, counted by state
     Path(path).write_text("\n".join(lines) + "\n")
     return injected
 
@@ -143,7 +143,7 @@ def write_pbs(w, path: Path) -> dict[str, int]:
     rid = f"{next_id}.server"
     records.append((last, f"{_pbs_date(last)};Q;{rid};queue=q1"))
     records.append((last, f"{_pbs_date(last)};S;{rid};user=u1 group=g1 queue=q1 ctime={int(last)} start={int(last)} exec_host=n0/0"))
-    injected["runtime"] += 1
+    injected["not_finished"] = 1  # still running when the log ends: skipped by the reader, counted
     records.sort(key=lambda r: r[0])  # a log is written in time order
     Path(path).write_text("\n".join(r for _, r in records) + "\n")
     return injected

@@ -82,10 +82,14 @@ def test_pbs_processor_counts():
 # ---------------------------------------------------------------------------- hand-made sacct
 def test_sacct_by_hand():
     w, report = parse_sacct(DATA / "berlin.sacct", procs=256, tz="Europe/Berlin")
-    assert report.skipped == {"job steps": 5, "blank lines": 1, "repeated header lines": 1}
+    # the PENDING array range 1004 and the RUNNING 1016 are no finished jobs: skipped, counted by state
+    assert report.skipped == {"job steps": 5, "blank lines": 1, "repeated header lines": 1,
+                              "not finished (PENDING)": 1, "not finished (RUNNING)": 1}
     assert w.unix_start == T0_BERLIN and w.timezone == "Europe/Berlin" and w.machine_procs == 256
     got = {int(i): j for j, i in enumerate(w.id)}
-    assert set(got) == {1001, 1002, 1003, 1010, 1011, 1004, 1012, 1013, 1014, 1015, 1016}
+    assert set(got) == {1001, 1002, 1003, 1010, 1011, 1012, 1013, 1014, 1015}
+    # 1002 (UNLIMITED) and 1010 (Partition_Limit) ran without a limit: counted and listed for --policy slurm
+    assert report.no_limit == 2 and " SchedlabNoLimit: 1002 1010" in w.header
 
     def job(i):
         j = got[i]
@@ -97,15 +101,13 @@ def test_sacct_by_hand():
     assert job(1003) == (7200, -1, -1, -1, 32, 86400, 5)  # CANCELLED before start
     assert job(1010) == (10800, 0, 180000, 8, 8, -1, 0)  # array element, D-HH:MM:SS, Partition_Limit, TIMEOUT
     assert job(1011) == (10800, 3600, 600, 8, 8, 129600, 1)  # limit 36:00:00
-    assert job(1004)[2] == -1 and job(1004)[6] == -1  # pending array range
     assert job(1012) == (21600, 10, 30, 2, 2, 600, 5)  # explicit +00:00 times; limit "10" = minutes; cancelled after start
     assert job(1013) == (28800, 60, 60, 64, 64, 30, 1)  # epoch-second times
-    assert job(1016)[2] == -1  # still running
     # users numbered in order of first appearance: alice=1, bob=2, carol=3, dave=4, erin=5
     assert w.user[got[1001]] == w.user[got[1003]] == 1 and w.user[got[1013]] == 2 and w.user[got[1014]] == 5
     cleaned, rep = clean(w)
     assert rep.as_dict() == {
-        "jobs_in": 11, "machine_procs": 256, "cancelled": 1, "runtime": 3, "procs": 0, "too_wide": 1,
+        "jobs_in": 9, "machine_procs": 256, "cancelled": 1, "runtime": 1, "procs": 0, "too_wide": 1,
         "missing_estimate": 0, "estimate_filled": 2, "procs_from_requested": 0, "runtime_above_estimate": 1,
         "unsorted": 0, "jobs_out": 6,
     }
@@ -126,7 +128,11 @@ def test_sacct_time_zone_shifts_local_times_only():
 # ---------------------------------------------------------------------------- hand-made PBS
 def test_torque_by_hand():
     w, report = parse_pbs(DATA / "torque.pbs", procs=64, tz="America/Chicago")
-    assert report.skipped == {"L records": 1, "Q records": 6, "S records": 4, "D records": 2, "blank lines": 1, "R records": 1}
+    # 2002's D record is the record of the cancelled job it becomes (no E), so only 2005's D is skipped;
+    # 2006 (Q and S records only) was still running when the log ends: no finished job, skipped and counted
+    assert report.skipped == {"L records": 1, "Q records": 6, "S records": 4, "D records": 1, "blank lines": 1, "R records": 1,
+                              "not finished (running)": 1}
+    assert report.jobs == len(w) == 5
     # 2001 Q at 08:00 CDT = 13:00Z = ctime 1711976400
     assert w.unix_start == 1711976400
     rows = {(s, r, p, q, e, st) for s, r, p, q, e, st in zip(w.submit, w.runtime, w.procs, w.req_procs, w.estimate, w.status)}
@@ -136,13 +142,11 @@ def test_torque_by_hand():
         (1200, 1900, 4, 4, 1800, 0),  # 2003: nodes=a:ppn=2+b:ppn=2, walltime 30:00, Exit_status 271
         (1800, 60, 1, 1, 3600, 1),  # 2004[1]: array element, nodes=1, walltime in seconds
         (2400, -1, -1, 4, 3600, 5),  # 2005: E without start (deleted while queued)
-        (7200, -1, -1, -1, -1, -1),  # 2006: Q and S only: still running at the end of the log
     }
-    assert w.id.tolist() == [1, 2, 3, 4, 5, 6]  # ids with [..] are not numbers: renumbered in submit order
-    # the running job 2006 (Q and S records only) gets alice's number from its S record; 2002 (no S) none
-    assert w.user[5] == w.user[0] and w.queue[5] == w.queue[0] and w.user[1] == -1
+    assert w.id.tolist() == [1, 2, 3, 4, 5]  # ids with [..] are not numbers: renumbered in submit order
+    assert w.user[1] == -1  # 2002 has no S record: no user
     _, rep = clean(w)
-    assert (rep.cancelled, rep.runtime, rep.runtime_above_estimate, rep.jobs_out) == (2, 1, 1, 3)
+    assert (rep.cancelled, rep.runtime, rep.runtime_above_estimate, rep.jobs_out) == (2, 0, 1, 3)
 
 
 def test_pbspro_by_hand():
@@ -182,6 +186,8 @@ def test_format_is_sniffed_and_every_reader_path_agrees():
         ("c.sacct", "JobID|Submit|Start|End|AllocCPUS|Timelimit\n1|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:01:00|1|ten\n", 2, "cannot read Timelimit"),
         ("d.sacct", "JobID|Submit|Start|End|AllocCPUS\n1|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:01:00|x\n", 2, "cannot read CPUs"),
         ("e.sacct", "JobID|Submit|End\n1|2024-01-01T00:00:00|2024-01-01T00:01:00\n", 1, "lacks"),
+        ("i.sacct", "JobID|Submit|Start|End|AllocCPUS|State\n1|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:01:00|1|WEIRDSTATE\n",
+         2, "cannot read State: unknown job state 'WEIRDSTATE'"),
         ("f.pbs", "04/01/2024 08:00:00;Q;1.s;queue=a\nthis line was cut by a crash\n", 2, "not a PBS accounting record"),
         ("g.pbs", "04/01/2024 08:00:00;E;1.s;user=a ctime=17x start=1 end=2\n", 1, "cannot read ctime"),
         ("h.pbs", "04/01/2024 08:00:00;E;1.s;user=a ctime=1 start=1 end=2 Resource_List.nodes=2:ppn=x\n", 1, "cannot read Resource_List"),
@@ -230,6 +236,9 @@ def test_converted_trace_equals_its_source_job_by_job(converted, kth_source):
     expected["cancelled"] += injected["cancelled"]
     expected["runtime"] += injected["runtime"]
     assert report.as_dict() == expected
+    # queued or running when the log ends: no finished job, skipped by the reader and counted
+    read = (parse_sacct if fmt == "sacct" else parse_pbs)(text, procs=100)[1]
+    assert sum(v for k, v in read.skipped.items() if k.startswith("not finished")) == injected["not_finished"]
     assert len(got) == len(src) == N_JOBS - sum(getattr(src_report, k) for k in src_report.REMOVED)
     for col in ("id", "runtime", "procs", "estimate"):
         assert np.array_equal(getattr(got, col), getattr(src, col)), col
@@ -265,3 +274,73 @@ def test_workload_info_and_simulate_cli_take_the_accounting_file(converted, caps
     assert main(["simulate", str(out), "--json"]) == 0
     b = json.loads(capsys.readouterr().out)
     assert a["AWRT"] == b["AWRT"] and a["jobs"] == b["jobs"]
+
+
+# ---------------------------------------------------------------------------- what convert states (issue 43)
+STATES = """JobIDRaw|JobID|Partition|Submit|Start|End|Timelimit|AllocCPUS|State
+1|1|batch|1000|1000|1060|00:05:00|4|COMPLETED
+2|2|batch|1000|1000|1060|UNLIMITED|4|TIMEOUT
+3|3|batch|1000|1000|1060|Partition_Limit|4|CANCELLED by 7
+4|4|batch|1000|1000|1060|00:05:00|4|REQUEUED
+5|5|batch|1000|1000|Unknown|00:05:00|4|SUSPENDED
+6|6|batch|1000|Unknown|Unknown|00:05:00|0|PENDING
+7|7|batch|1000|1000|1060|00:05:00|4|OUT_OF_MEMORY
+"""
+
+
+def test_sacct_states_are_mapped_and_records_not_finished_skipped_and_counted(tmp_path):
+    path = tmp_path / "s.sacct"
+    path.write_text(STATES)
+    w, read = parse_sacct(path, procs=8)
+    # COMPLETED 1, TIMEOUT and OUT_OF_MEMORY 0 (ended without success), CANCELLED 5; the requeued, suspended
+    # and pending records are no finished jobs: skipped, one count per state, never status -1 jobs
+    assert dict(zip(w.id.tolist(), w.status.tolist())) == {1: 1, 2: 0, 3: 5, 7: 0}
+    assert read.skipped == {"not finished (REQUEUED)": 1, "not finished (SUSPENDED)": 1, "not finished (PENDING)": 1}
+    assert read.no_limit == 2 and " SchedlabNoLimit: 2-3" in w.header
+
+
+def test_convert_states_skips_and_jobs_without_a_limit(tmp_path, capsys):
+    path = tmp_path / "s.sacct"
+    path.write_text(STATES)
+    out = tmp_path / "s.swf"
+    assert main(["workload", "convert", str(path), "--from", "sacct", "--procs", "8", "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "skipped: not finished (PENDING)" in text and "jobs that ran without a time limit (estimate -1)" in text
+    assert "2 jobs ran without a time limit (UNLIMITED, Partition_Limit or none), written with estimate -1" in text
+    assert " SchedlabNoLimit: 2-3" in read_swf(out).header
+
+
+def test_convert_refuses_a_job_wider_than_procs_before_writing(tmp_path, capsys):
+    from conftest import one_line_error
+
+    path = tmp_path / "w.sacct"
+    path.write_text(STATES.replace("|1060|00:05:00|4|COMPLETED", "|1060|00:05:00|200|COMPLETED"))
+    out = tmp_path / "w.swf"
+    code = main(["workload", "convert", str(path), "--from", "sacct", "--procs", "100", "-o", str(out)])
+    one_line_error(code, capsys.readouterr().err, f"{path}: job 1 needs 200 processors, wider than the machine (--procs 100)",
+                   "give --procs at least 200")
+    assert not out.exists()  # no SWF whose MaxProcs contradicts its jobs
+
+
+@pytest.mark.parametrize("name, text, line, problem", [
+    ("g.pbs", "04/01/2024 08:00:00;Q;1.s;queue=a\nthis line was cut by a crash\n"
+              "04/01/2024 08:00:09;E;1.s;user=a ctime=1711958400 start=1711958405 end=1711958465 exec_host=n1/0 Exit_status=0\n",
+     2, "not a PBS accounting record"),
+    ("g.sacct", "JobID|Submit|Start|End|AllocCPUS\n1|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:01:00|1\n"
+                "2|2024-01-01T00:00:00|1\n", 3, "expected 5 '|'-separated fields"),
+])
+def test_a_damaged_line_is_an_error_or_with_bad_lines_skip_counted_and_named(tmp_path, capsys, name, text, line, problem):
+    from conftest import one_line_error
+
+    path = tmp_path / name
+    path.write_text(text)
+    out = tmp_path / "out.swf"
+    fmt = name.rsplit(".", 1)[1]
+    code = main(["workload", "convert", str(path), "--from", fmt, "--procs", "4", "-o", str(out)])
+    one_line_error(code, capsys.readouterr().err, f"{path}:{line}: {problem}")  # the default, both readers alike
+    assert not out.exists()
+    assert main(["workload", "convert", str(path), "--from", fmt, "--procs", "4", "-o", str(out), "--bad-lines", "skip"]) == 0
+    text_out = capsys.readouterr().out
+    assert "skipped: damaged lines" in text_out
+    assert f"1 damaged lines skipped (--bad-lines skip); the first: {path}:{line}: {problem}" in text_out
+    assert len(read_swf(out)) == 1  # the one job the file holds besides the damaged line

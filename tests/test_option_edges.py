@@ -150,7 +150,7 @@ def _bases(inp: Path, archive: str) -> dict[tuple[str, ...], tuple[list[str], di
         ("workload", "cut"): ([KTH], one | {"--output": "{out}.swf"}),
         ("workload", "group"): ([KTH], one | {"--output": "{out}.swf"}),
         ("workload", "scale"): ([KTH], one | {"--scale-to": "200", "--output": "{out}.swf"}),
-        ("workload", "convert"): ([str(ACCOUNTING / "berlin.sacct")], {"--from": "sacct", "--procs": "64",
+        ("workload", "convert"): ([str(ACCOUNTING / "berlin.sacct")], {"--from": "sacct", "--procs": "512",
                                                                        "--output": "{out}.swf"}),
         ("workload", "fetch"): (["KTH-SP2-1996-2.1-cln"], {"--dir": "{out}", "--base-url": archive}),
         ("workload", "generate", "lublin"): ([], {"--jobs": "50", "--procs": "16", "--output": "{out}.swf"}),

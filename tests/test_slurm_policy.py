@@ -5,13 +5,15 @@ shared validator."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
 from schedlab.errors import SchedlabError, WorkloadError
 from schedlab.sim.validate import validate_schedule
 from schedlab.slurm import layout as L, ops
-from schedlab.slurm.conf import SlurmConfError, parse_conf
+from schedlab.slurm.conf import SlurmConfError, expand_hostlist, finish_partitions, parse_conf
 from schedlab.slurm.policy import SlurmOptions, SlurmPolicy, prepare, simulate_slurm
 from schedlab.workload.model import Workload
 
@@ -334,3 +336,127 @@ def test_cli_simulate_policy_slurm(tmp_path, capsys):
     one_line_error(code, capsys.readouterr().err, "needs --slurm-conf FILE")
     code = main(["compare", str(trace), "--procs", "4", "--policies", "easy", "--slurm-conf", str(conf)])
     one_line_error(code, capsys.readouterr().err, "--slurm-conf", "need --policy slurm")
+
+
+# ------------------------------------------------------------------ the machine is the slurm.conf's (issue 43, item 4)
+def test_the_schedule_is_on_the_slurm_confs_cpus_and_util_against_them():
+    from schedlab.metrics import compute_metrics
+
+    # the trace says 4 processors, the slurm.conf two 4-CPU nodes: two 4-CPU jobs of 100 s run side by side
+    # (each on a node of its own), so the 8 CPUs are busy for the whole span: UTIL = 2*4*100 / (8*100) = 100 %.
+    # Against the trace's 4 processors the same schedule would read 200 %.
+    conf = "NodeName=a[1-2] CPUs=4\nPartitionName=batch Default=YES MaxTime=60\n"
+    s = run([(0, 4, 100, 2, 1, 1), (0, 4, 100, 2, 1, 1)], conf, procs=4)
+    assert s.start[0] == s.start[1] and s.machine.procs == 8
+    metrics = compute_metrics(s)
+    assert metrics.to_dict()["procs"] == 8 and metrics["UTIL"] == pytest.approx(100.0)
+    assert s.slurm.notes == ("t.conf defines 8 CPUs on 2 nodes, the trace's machine is 4 processors (MaxProcs or "
+                             "--procs): --policy slurm schedules on the slurm.conf's 8 CPUs, and UTIL and procs are against them",)
+    assert run([(0, 4, 100, 2, 1, 1)], NODE4, procs=4).slurm.notes == ()  # 4 CPUs both: nothing to say
+    # a slurm.conf smaller than the trace's jobs: the error says which machine is which
+    with pytest.raises(WorkloadError, match=r"needs 4 CPUs but partition batch has 2 \(t.conf defines 2 CPUs on 1 nodes, "
+                                            r"the trace's machine is 4"):
+        run([(0, 4, 100, 2, 1, 1)], "NodeName=b1 CPUs=2\nPartitionName=batch Default=YES\n", procs=4)
+
+
+def test_a_node_defined_twice_is_an_error_naming_file_and_line():
+    # Slurm's read_config.c: fatal "Duplicated NodeName %s in the config file"; before, the CPUs were counted twice
+    with pytest.raises(SlurmConfError, match=r"^t.conf:2: node n2 is already defined on line 1; "):
+        parse_conf("NodeName=n[1-2] CPUs=4\nNodeName=n[2-3] CPUs=4\n", "t.conf")
+    with pytest.raises(SlurmConfError, match=r"^t.conf:3: node x is already defined on line 1; "):
+        parse_conf("NodeName=x CPUs=4\n\nNodeName=x CPUs=8\n", "t.conf")
+
+
+@pytest.mark.parametrize("hosts, problem", [
+    ("n[001-025", "'[' not closed"), ("n001-025]", "']' without '['"), ("n[3-1]", "range '3-1'"),
+    ("n[a-c]", "range 'a-c'"), ("n[1[2]]", "nested '['"), ("n[]", "range ''"),
+])
+def test_a_malformed_host_list_is_an_error_naming_file_and_line(hosts, problem):
+    with pytest.raises(SlurmConfError, match=rf"^t.conf:1: NodeName: malformed host list .*{re.escape(problem)}"):
+        parse_conf(f"NodeName={hosts} CPUs=4\n", "t.conf")
+    conf = parse_conf(f"NodeName=n[1-3] CPUs=4\nPartitionName=p Nodes={hosts}\n", "t.conf")
+    with pytest.raises(SlurmConfError, match=rf"^t.conf:2: Nodes: malformed host list .*{re.escape(problem)}"):
+        finish_partitions(conf, None, 1)
+    # well-formed lists read as before
+    assert expand_hostlist("cn[001-003,7],gpu1") == ["cn001", "cn002", "cn003", "cn7", "gpu1"]
+    assert expand_hostlist("a[8-10]-ib,b") == ["a8-ib", "a9-ib", "a10-ib", "b"]
+    assert expand_hostlist("r[1-2]n[1-2]") == ["r1n1", "r1n2", "r2n1", "r2n2"]
+
+
+def test_cli_names_the_cpus_it_scheduled_on_in_one_line(tmp_path, capsys):
+    import json
+
+    from conftest import one_line_error
+
+    from schedlab.cli.main import main
+
+    trace = tmp_path / "jobs.sacct"
+    trace.write_text(SACCT)
+    conf = tmp_path / "site.conf"
+    conf.write_text("NodeName=sl[1-2] CPUs=4\nPartitionName=batch Default=YES\nPartitionName=short\n")
+    assert main(["simulate", str(trace), "--procs", "4", "--policy", "slurm", "--slurm-conf", str(conf), "--json"]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out)["procs"] == 8
+    notes = [line for line in out.err.splitlines() if line.startswith("note:")]
+    assert notes == [f"note: {conf} defines 8 CPUs on 2 nodes, the trace's machine is 4 processors (MaxProcs or --procs): "
+                     "--policy slurm schedules on the slurm.conf's 8 CPUs, and UTIL and procs are against them"]
+    conf.write_text("NodeName=sl[1-2 CPUs=4\nPartitionName=batch Default=YES\n")
+    code = main(["simulate", str(trace), "--procs", "4", "--policy", "slurm", "--slurm-conf", str(conf)])
+    one_line_error(code, capsys.readouterr().err, f"{conf}:1: NodeName: malformed host list 'sl[1-2'")
+    conf.write_text("NodeName=sl[1-2] CPUs=4\nNodeName=sl2 CPUs=4\nPartitionName=batch Default=YES\n")
+    code = main(["simulate", str(trace), "--procs", "4", "--policy", "slurm", "--slurm-conf", str(conf)])
+    one_line_error(code, capsys.readouterr().err, f"{conf}:2: node sl2 is already defined on line 1")
+
+
+# ------------------------------------------------------------------ jobs without a time limit (issue 43, item 6)
+NOLIMIT_SACCT = """JobIDRaw|JobID|User|Group|Account|Partition|QOS|Submit|Start|End|Elapsed|Timelimit|AllocCPUS|ReqCPUS|State
+1|1|alice|g1|physics|batch|normal|1000|1000|1600|00:10:00|UNLIMITED|1|1|COMPLETED
+2|2|bob|g1|chem|short|normal|1010|1010|1070|00:01:00|Partition_Limit|1|1|COMPLETED
+3|3|bob|g1|chem|short|normal|1020|1020|1050|00:00:30|00:02:00|1|1|COMPLETED
+"""
+NOLIMIT_CONF = "NodeName=sl1 CPUs=4\nPartitionName=batch Default=YES DefaultTime=5 MaxTime=60\nPartitionName=short MaxTime=2\n"
+
+
+@pytest.mark.parametrize("reading, limits", [
+    # Slurm: job 1 gets batch's DefaultTime 5 min (killed at 300 s of its 600), job 2 short's MaxTime 2 min
+    # (short has no DefaultTime), job 3 keeps its own 2 min
+    ("partition", [300, 120, 120]),
+    ("max-time", [3600, 120, 120]),  # batch's MaxTime 60 min even though it has a DefaultTime
+    ("runtime", [600, 60, 120]),  # clairvoyant: each its own runtime (the estimate cleaning gave it)
+])
+def test_jobs_without_a_limit_get_what_the_option_names(tmp_path, reading, limits):
+    from schedlab.workload import load_trace
+    from schedlab.workload.sacct import read_sacct
+
+    path = tmp_path / "jobs.sacct"
+    path.write_text(NOLIMIT_SACCT)
+    w = load_trace(read_sacct(path, procs=4))  # cleaned as every verb does: the no-limit jobs' estimate is their runtime
+    assert w.estimate.tolist() == [600, 60, 120]
+    s = simulate_slurm(w, 4, SlurmPolicy(parse_conf(NOLIMIT_CONF, "t.conf"), SlurmOptions(unlimited_estimate=reading,
+                                                                                         kill_check="exact")))
+    validate_schedule(s)
+    assert s.workload.estimate.tolist() == limits  # the limits as applied (module docstring)
+    assert (s.finish - s.start).tolist() == [min(600, limits[0]), 60, 30]
+    got = {"partition": "their partition's DefaultTime (1), else its MaxTime (1) (unlimited_estimate=partition, Slurm's reading)",
+           "max-time": "their partition's MaxTime (unlimited_estimate=max-time)",
+           "runtime": "their own runtime (unlimited_estimate=runtime: clairvoyant, no scheduler knows it)"}[reading]
+    assert s.slurm.notes == (f"2 jobs ran without a time limit (UNLIMITED, Partition_Limit or none): their limit is {got}",)
+
+
+def test_cli_states_the_estimate_of_jobs_without_a_limit(tmp_path, capsys):
+    from conftest import one_line_error
+
+    from schedlab.cli.main import main
+
+    trace = tmp_path / "jobs.sacct"
+    trace.write_text(NOLIMIT_SACCT)
+    conf = tmp_path / "site.conf"
+    conf.write_text(NOLIMIT_CONF)
+    assert main(["simulate", str(trace), "--procs", "4", "--policy", "slurm", "--slurm-conf", str(conf), "--json"]) == 0
+    notes = [line for line in capsys.readouterr().err.splitlines() if line.startswith("note:")]
+    assert notes == ["note: 2 jobs ran without a time limit (UNLIMITED, Partition_Limit or none): their limit is their "
+                     "partition's DefaultTime (1), else its MaxTime (1) (unlimited_estimate=partition, Slurm's reading)"]
+    conf.write_text("NodeName=sl1 CPUs=4\nPartitionName=batch Default=YES\nPartitionName=short MaxTime=2\n")
+    code = main(["simulate", str(trace), "--procs", "4", "--policy", "slurm", "--slurm-conf", str(conf)])
+    one_line_error(code, capsys.readouterr().err, "job 1 has no time limit and partition batch has neither DefaultTime",
+                   "--slurm-option unlimited_estimate=runtime")

@@ -119,6 +119,16 @@ def run_strategy(workload, procs: int, strategy: Strategy, *, kill: bool = True,
     return schedule, statistics.median(times)
 
 
+def echo_run_notes(schedule) -> int:
+    """Print, to stderr, the lines a run needs its user to see (a ``--policy slurm`` run's
+    :attr:`~schedlab.slurm.policy.SlurmRun.notes`: a slurm.conf whose CPUs differ from the trace's
+    machine, jobs without a time limit); the machine size the schedule was made on."""
+    run = getattr(schedule, "slurm", None)
+    for line in (run.notes if run is not None else ()):
+        typer.echo(f"note: {line}", err=True)
+    return schedule.machine.procs
+
+
 def score(schedule, objective: Objective, sim_seconds: float, *, bound: float = 10.0, easy=None,
           who: str = "this schedule", fail_worse_than: float | None = None) -> dict:
     """The metrics of ``schedule`` (``who``'s) plus ``objective`` and ``sim_seconds``; ``easy``: EASY's
@@ -254,6 +264,7 @@ def simulate_command(
 
     compile_seconds = warm_simulation(workload, m, [strategy], kill=not no_kill)
     schedule, seconds = run_strategy(workload, m, strategy, kill=not no_kill, repeat=repeat)
+    m = echo_run_notes(schedule)  # --policy slurm: the slurm.conf's CPUs, which UTIL and procs are against
     written: list[Path] = []
     if schedule.timeshare is not None:
         from .scojo import scojo_keys
@@ -335,6 +346,7 @@ def compare_command(
     for spec, strategy in zip(specs, strategies):
         with status.status(f"simulating {spec} ..."):
             schedule, seconds = run_strategy(workload, m, strategy, kill=not no_kill)
+        echo_run_notes(schedule)
         row = score(schedule, obj, seconds, bound=bound, easy=easy_metrics, who=spec, fail_worse_than=fail_worse_than)
         row["vs_easy_pct"] = (None if easy_value in (None, 0) or row["objective"] is None
                               else 100.0 * (easy_value - row["objective"]) / easy_value)

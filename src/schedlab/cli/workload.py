@@ -173,8 +173,13 @@ def convert_command(
     output: Path = OUTPUT,
     procs: Optional[int] = typer.Option(None, "--procs", "-m", help="Machine size m, written as MaxProcs (accounting files do not say)."),
     tz: Optional[str] = typer.Option(None, "--tz", help="IANA time zone of the file's local times (default UTC; same as --from sacct:ZONE)."),
+    bad_lines: str = typer.Option("error", "--bad-lines", help="A line that cannot be read: 'error' (one line naming file and line, nothing written) or 'skip' (count it, name the first, go on: a log with a line cut by a crash)."),
 ) -> None:
-    """Convert Slurm or PBS accounting to SWF (with a header); print what was skipped and what cleaning will do."""
+    """Convert Slurm or PBS accounting to SWF (with a header); print what was skipped and what cleaning will do.
+
+    A job wider than --procs is an error before anything is written (as every verb that reads a trace
+    refuses it), not an SWF whose header contradicts its jobs. Jobs that ran without a time limit
+    are written with estimate -1 and counted; the last line says what each policy gives them."""
     from ..workload import clean, write_swf
 
     check_output(output, "trace")
@@ -189,7 +194,11 @@ def convert_command(
     if tz and zone and tz != zone:
         raise WorkloadError(f"--tz {tz} contradicts --from {source}")
     reader = parse_sacct if name == "sacct" else parse_pbs
-    workload, read = reader(file, procs=procs, tz=tz or zone)
+    workload, read = reader(file, procs=procs, tz=tz or zone, bad_lines=bad_lines)
+    if procs is not None:
+        from ..workload.load import refuse_too_wide
+
+        refuse_too_wide(workload, procs, file, name)  # a header's MaxProcs never below its widest job
     write_swf(workload, output)
     from rich.table import Table
 
@@ -202,6 +211,13 @@ def convert_command(
     if workload.machine_procs is not None:
         _, report = clean(workload)
         _console().print(report.to_table(title="what 'schedlab workload clean' will do"))
+    if read.first_damaged:
+        typer.echo(f"{read.skipped['damaged lines']:,} damaged lines skipped (--bad-lines skip); the first: {read.first_damaged}")
+    if read.no_limit:
+        typer.echo(f"{read.no_limit:,} jobs ran without a time limit (UNLIMITED, Partition_Limit or none), written with estimate -1 "
+                   "and listed as SchedlabNoLimit: --policy slurm gives them their partition's DefaultTime, else MaxTime "
+                   "(--slurm-option unlimited_estimate=partition, Slurm's reading; or max-time, runtime); every other policy "
+                   "their runtime, as 'kept: no estimate, set to runtime' above ('workload clean --missing-estimate drop' removes them)")
     typer.echo(f"wrote {output} ({len(workload):,} jobs, {workload.machine_procs or 'unknown'} processors, time zone {workload.timezone})")
 
 

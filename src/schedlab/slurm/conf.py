@@ -7,7 +7,8 @@ bf_window, bf_resolution, bf_max_job_test, ...), ``OverTimeLimit``, ``KillWait``
 ``PartitionName`` lines (Nodes, MaxTime, DefaultTime, PriorityJobFactor, PriorityTier, Default).
 Every other setting, and every read setting whose value the policy does not model, is listed once
 in :attr:`SlurmConf.ignored` as ``FILE:LINE: Key (reason)``, never dropped silently. A line that is
-not ``Key=Value`` tokens, or a value that cannot be read, raises ``FILE:LINE: problem``
+not ``Key=Value`` tokens, a value that cannot be read, a malformed host list (``n[001-025``) or a
+node defined on two NodeName lines (Slurm: "Duplicated NodeName") raises ``FILE:LINE: problem``
 (:class:`SlurmConfError`, exit 2 in the CLI).
 """
 
@@ -78,6 +79,8 @@ class SlurmConf:
     node_names: list = field(default_factory=list)
     partitions: list = field(default_factory=list)
     ignored: list = field(default_factory=list)
+    #: node name -> the line that defined it (a name defined twice is an error, as in Slurm)
+    node_lines: dict = field(default_factory=dict, repr=False)
     #: partition lines kept until the nodes are known: (lineno, tokens)
     _part_lines: list = field(default_factory=list, repr=False)
 
@@ -118,22 +121,47 @@ def _duration(value: str) -> float:
 
 
 def expand_hostlist(text: str) -> list[str]:
-    """``cn[001-003,7],gpu1`` -> ``['cn001', 'cn002', 'cn003', 'cn7', 'gpu1']`` (Slurm host lists)."""
+    """``cn[001-003,7],gpu1`` -> ``['cn001', 'cn002', 'cn003', 'cn7', 'gpu1']`` (Slurm host lists).
+
+    Ranges ``N`` or ``N-M`` with N <= M, zero-padded to the width of N; several bracket groups in one
+    name expand as their product (``r[1-2]n[1-2]`` -> r1n1, r1n2, r2n1, r2n2). Anything else (an
+    unclosed ``[``, a stray ``]``, nested brackets, a range that is not digits) raises ValueError
+    naming the host list: Slurm's ``hostlist_create`` refuses such a list too, and reading it as
+    plain names would invent nodes."""
+    items, depth, cur = [], 0, ""
+    for ch in text:  # commas inside brackets separate ranges, outside them names
+        if ch == "[":
+            depth += 1
+            if depth > 1:
+                raise ValueError(f"malformed host list {text!r}: nested '['")
+        elif ch == "]":
+            depth -= 1
+            if depth < 0:
+                raise ValueError(f"malformed host list {text!r}: ']' without '['")
+        if ch == "," and depth == 0:
+            items.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if depth:
+        raise ValueError(f"malformed host list {text!r}: '[' not closed")
+    items.append(cur)
     out: list[str] = []
-    for item in re.findall(r"[^,\[]*(?:\[[^\]]*\])?[^,\[]*", text):
-        if not item:
-            continue
-        m = re.fullmatch(r"([^\[]*)\[([^\]]*)\](.*)", item)
-        if not m:
-            out.append(item)
-            continue
-        prefix, ranges, suffix = m.groups()
-        for r in ranges.split(","):
-            lo, _, hi = r.partition("-")
-            hi = hi or lo
-            width = len(lo)
-            for k in range(int(lo), int(hi) + 1):
-                out.append(f"{prefix}{k:0{width}d}{suffix}")
+    for item in filter(None, items):
+        names = [""]
+        for k, part in enumerate(re.split(r"\[([^\[\]]*)\]", item)):
+            if k % 2 == 0:  # literal text between bracket groups
+                names = [n + part for n in names]
+                continue
+            values = []
+            for r in part.split(","):
+                rm = re.fullmatch(r"(\d+)(?:-(\d+))?", r.strip())
+                if not rm or (rm.group(2) is not None and int(rm.group(2)) < int(rm.group(1))):
+                    raise ValueError(f"malformed host list {text!r}: range {r!r} is not N or N-M with N <= M")
+                lo, hi = rm.group(1), rm.group(2) or rm.group(1)
+                values += [f"{v:0{len(lo)}d}" for v in range(int(lo), int(hi) + 1)]
+            names = [n + v for n in names for v in values]
+        out += names
     return out
 
 
@@ -257,7 +285,15 @@ def _node_line(conf: SlurmConf, number: int, tokens: list[str], ignore) -> None:
             ignore(number, f"NodeName {key}", "not modelled: nodes are CPUs only (CR_CPU)")
     if cpus is None:
         raise SlurmConfError(f"{conf.source}:{number}: NodeName {name} has no CPUs=")
-    for host in expand_hostlist(name):
+    try:
+        hosts = expand_hostlist(name)
+    except ValueError as exc:
+        raise SlurmConfError(f"{conf.source}:{number}: NodeName: {exc}") from None
+    for host in hosts:
+        if host in conf.node_lines:  # Slurm: fatal "Duplicated NodeName %s in the config file" (read_config.c)
+            raise SlurmConfError(f"{conf.source}:{number}: node {host} is already defined on line {conf.node_lines[host]}; "
+                                 "Slurm refuses a NodeName defined twice (\"Duplicated NodeName\")")
+        conf.node_lines[host] = number
         conf.node_names.append(host)
         conf.node_cpus.append(cpus)
 

@@ -9,7 +9,9 @@ partition, account, QOS), runs the compiled loop (:mod:`.kernel`) and returns a
 How trace jobs become Slurm jobs:
 
 - CPUs = the job's width; limit = the requested time (SWF field 9 / sacct Timelimit), rounded
-  per ``limit_rounding``; a job without one gets its partition's DefaultTime, else MaxTime;
+  per ``limit_rounding``; a job without one (``UNLIMITED``/``Partition_Limit`` in sacct: the ids
+  a converted log lists as ``SchedlabNoLimit:``) gets its partition's DefaultTime, else MaxTime
+  (option ``unlimited_estimate``; a note line counts them);
 - partition = the trace's queue (SWF field 15) by name: the name the trace header gives it
   (``Queue: 1 DSI`` in Parallel Workloads Archive headers, ``SchedlabQueues: batch=1 ...`` in a
   converted sacct log), else the number itself (``PartitionName=3``); an unknown queue (-1/0)
@@ -32,6 +34,7 @@ from dataclasses import dataclass, field, fields, replace
 import numpy as np
 
 from ..errors import StrategyError, WorkloadError
+from ..workload.accounting import no_limit_ids
 from .conf import SlurmConf, finish_partitions
 from . import kernel as K
 from . import layout as L
@@ -119,6 +122,15 @@ class SlurmOptions:
     #: which trace column is the Slurm account: 'unix_group' (SWF field 13; sacct Group) |
     #: 'group' (schedlab's user group 1..5, the owner's groups of issue 37).
     account_from: str = "unix_group"
+    #: the limit of a job that ran without one (sacct Timelimit ``UNLIMITED``/``Partition_Limit``,
+    #: a PBS job without walltime: the ids a converted log lists in its ``SchedlabNoLimit:`` header
+    #: line, and any job whose estimate is not positive). 'partition' (Slurm: the partition's
+    #: DefaultTime, else the schedulers use its MaxTime; job_mgr.c ``_valid_job_part``, backfill.c
+    #: ``_attempt_backfill``, docs/slurm-policy-spec.md section 1) | 'max-time' (the partition's
+    #: MaxTime even where it has a DefaultTime: the longest limit the site allows) | 'runtime' (the
+    #: job's own runtime, which no scheduler knows: clairvoyant, the estimate every other policy
+    #: uses for such a job after cleaning).
+    unlimited_estimate: str = "partition"
 
 
 #: the values each option takes (first = default); None marks a value named but not yet simulated
@@ -145,6 +157,7 @@ CHOICES: dict[str, tuple] = {
     "reserve_all": ("all-tested", "first-only"),
     "queue_map": ("name", "default"),
     "account_from": ("unix_group", "group"),
+    "unlimited_estimate": ("partition", "max-time", "runtime"),
 }
 
 
@@ -258,12 +271,20 @@ def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = T
     over = np.flatnonzero(cpus > part_cpus[part])
     if over.size:
         j = over[0]
+        size = machine_note(conf, machine_procs, C)
         raise WorkloadError(f"{w.name or 'workload'}: job {w.id[j]} needs {cpus[j]} CPUs but partition "
-                            f"{parts[part[j]].name} has {part_cpus[part[j]]}")
+                            f"{parts[part[j]].name} has {part_cpus[part[j]]}" + (f" ({size})" if size else ""))
     est = w.estimate.astype(np.float64)
     max_time = np.array([p.max_time for p in parts])[part]
+    has_default = np.array([p.default_time is not None for p in parts])[part]
     default_time = np.array([p.default_time if p.default_time is not None else p.max_time for p in parts])[part]
-    limit = np.where(est > 0, est, default_time)
+    listed = no_limit_ids(w.header)
+    unlimited = (est <= 0) | (np.isin(w.id, listed) if listed is not None else False)
+    if opts.unlimited_estimate == "runtime":
+        limit = np.where(est > 0, est, np.maximum(w.runtime, 1.0))
+    else:
+        limit = np.where(unlimited, default_time if opts.unlimited_estimate == "partition" else max_time, est)
+    notes = [unlimited_note(int(unlimited.sum()), int((unlimited & has_default).sum()), opts.unlimited_estimate)]
     if opts.limit_rounding == "ceil-minute":
         limit = np.where(np.isfinite(limit), np.ceil(limit / 60.0) * 60.0, limit)
     bad = np.flatnonzero(limit > max_time)
@@ -278,7 +299,9 @@ def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = T
     if not np.all(np.isfinite(limit)):
         j = int(np.flatnonzero(~np.isfinite(limit))[0])
         raise WorkloadError(f"{w.name or 'workload'}: job {w.id[j]} has no time limit and partition "
-                            f"{parts[part[j]].name} has neither DefaultTime nor a finite MaxTime")
+                            f"{parts[part[j]].name} has neither DefaultTime nor a finite MaxTime "
+                            f"(slurm option unlimited_estimate={opts.unlimited_estimate}); give the partition a "
+                            "DefaultTime or use --slurm-option unlimited_estimate=runtime")
     # accounts (by name: a converted sacct log lists them in its header, else the number is the name)
     if opts.account_from == "unix_group":
         listed = _header_names(w, "Accounts")
@@ -374,12 +397,44 @@ def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = T
     tier = np.array([p.tier for p in parts], dtype=np.float64)
     alloc = int(per_job.sum()) if n else 1
     return dict(JF=JF, JI=JI, P=P, O=O, node_cpus=node_cpus, part_nodes=part_nodes, tier=tier, shares=shares,
-                alloc=alloc, perm=perm, conf=conf, workload=w)
+                alloc=alloc, perm=perm, conf=conf, workload=w, cpus=C, notes=tuple(filter(None, [machine_note(conf, machine_procs, C), *notes])))
+
+
+def unlimited_note(n: int, with_default: int, reading: str) -> str:
+    """One line on the jobs without a time limit and the limit each got (:attr:`SlurmOptions.unlimited_estimate`);
+    '' when there are none."""
+    if not n:
+        return ""
+    if reading == "runtime":
+        got = "their own runtime (unlimited_estimate=runtime: clairvoyant, no scheduler knows it)"
+    elif reading == "max-time":
+        got = "their partition's MaxTime (unlimited_estimate=max-time)"
+    else:
+        got = (f"their partition's DefaultTime ({with_default:,}), else its MaxTime ({n - with_default:,}) "
+               "(unlimited_estimate=partition, Slurm's reading)")
+    return f"{n:,} jobs ran without a time limit (UNLIMITED, Partition_Limit or none): their limit is {got}"
+
+
+def machine_note(conf: SlurmConf, machine_procs: int | None, cpus: int) -> str:
+    """One line when the slurm.conf's NodeName lines define another number of CPUs than the trace's
+    machine (its header's MaxProcs, or --procs); '' when they agree or there are no NodeName lines.
+
+    Reading: **the slurm.conf defines the machine**. Slurm schedules on the nodes its slurm.conf
+    lists, whatever machine a trace was recorded on, so ``--policy slurm`` schedules on them, and
+    UTIL and ``procs`` are against their CPUs (a what-if run of a trace on a larger or smaller
+    configuration is legitimate, hence a note, not an error). Without NodeName lines the nodes are
+    built from the trace's machine (``cpus_per_node``) and the two agree by construction."""
+    if not conf.node_lines or machine_procs is None or int(machine_procs) == cpus:
+        return ""
+    return (f"{conf.source} defines {cpus:,} CPUs on {len(conf.node_cpus):,} nodes, the trace's machine is "
+            f"{int(machine_procs):,} processors (MaxProcs or --procs): --policy slurm schedules on the slurm.conf's "
+            f"{cpus:,} CPUs, and UTIL and procs are against them")
 
 
 def simulate_slurm(workload, machine, policy: SlurmPolicy, *, kill: bool = True, skip_passes: bool = True):
     """Simulate ``policy`` on ``workload``; a Schedule in trace order whose workload carries the
-    limits as Slurm applied them (module docstring). ``schedule.plan`` is a :class:`SlurmRun`.
+    limits as Slurm applied them (module docstring) and whose machine is the slurm.conf's CPUs
+    (:func:`machine_note`; ``machine``, the trace's, only checks the jobs). ``schedule.plan`` is a :class:`SlurmRun`.
     ``skip_passes=False`` runs every backfill pass, also those that provably start nothing
     (:func:`~schedlab.slurm.kernel.slurm_loop`): the slow reference the tests compare with."""
     from ..sim.engine import check_workload
@@ -406,18 +461,21 @@ def simulate_slurm(workload, machine, policy: SlurmPolicy, *, kill: bool = True,
     conf = a["conf"]
     part = np.empty(n, dtype=np.int64)
     part[perm] = a["JI"][L.I_PART]
-    run = SlurmRun(started_by=out_by, partition=tuple(conf.partitions[k].name for k in part), ignored=tuple(conf.ignored))
-    return _schedule(w, machine, policy, out_s, out_f, run)
+    run = SlurmRun(started_by=out_by, partition=tuple(conf.partitions[k].name for k in part), ignored=tuple(conf.ignored),
+                   notes=a["notes"])
+    return _schedule(w, Machine(a["cpus"]), policy, out_s, out_f, run)  # the slurm.conf's CPUs (machine_note)
 
 
 @dataclass(frozen=True, eq=False)
 class SlurmRun:
     """What a Slurm run adds to its schedule: which scheduler started each job (1 main, 2
-    backfill), each job's partition name, and the slurm.conf lines listed as ignored."""
+    backfill), each job's partition name, the slurm.conf lines listed as ignored, and ``notes``:
+    one line each the user must see (:func:`machine_note`, jobs without a time limit)."""
 
     started_by: np.ndarray
     partition: tuple
     ignored: tuple
+    notes: tuple = ()
 
 
 def _schedule(w, machine, policy, start, finish, run):

@@ -6,8 +6,12 @@ same counted reasons as an archive trace:
 
 - a job that never started (no start time) has runtime -1; with a cancelled state it is status 5
   and counts as ``cancelled``, otherwise (pending, still running) it counts as ``runtime``;
-- an unlimited wall-clock limit (``UNLIMITED``, ``Partition_Limit``, no limit) is estimate -1 and
-  counts as ``estimate_filled`` (or ``missing_estimate`` with ``--missing-estimate drop``);
+- an unlimited wall-clock limit (``UNLIMITED``, ``Partition_Limit``, no limit) is estimate -1, and
+  the ids of such jobs that ran are listed in the header (``SchedlabNoLimit: 12 15-17``, see
+  :data:`NO_LIMIT_KEY`): ``--policy slurm`` gives them what Slurm gives a job without a limit
+  (its partition's DefaultTime, else MaxTime: slurm option ``unlimited_estimate``); cleaning for
+  every other policy counts them as ``estimate_filled`` (their runtime) or ``missing_estimate``
+  with ``--missing-estimate drop``;
 - allocated processors go to SWF field 5 and requested ones to field 8 (``procs_from_requested``
   when the job got no allocation recorded).
 
@@ -29,7 +33,17 @@ import numpy as np
 from ..errors import SWFError, WorkloadError
 from .model import Workload
 
-__all__ = ["ReadReport", "parse_duration", "parse_zone", "Numbering", "build_workload", "read_text"]
+__all__ = ["ReadReport", "parse_duration", "parse_zone", "Numbering", "build_workload", "read_text", "NO_LIMIT_KEY",
+           "no_limit_ids", "BAD_LINES"]
+
+#: what a reader does with a line it cannot read (``workload convert --bad-lines``): 'error' (default:
+#: one line naming file, line and problem, nothing written; a damaged line may be a job, and a trace
+#: silently thinner than the log would give wrong figures) | 'skip' (count it as ``damaged lines``,
+#: name the first in the summary and go on: for logs with a line cut by a crash or log rotation)
+BAD_LINES = ("error", "skip")
+
+#: the header key listing the ids of jobs that ran without a time limit (id ranges ``a-b``)
+NO_LIMIT_KEY = "SchedlabNoLimit"
 
 _DURATION = re.compile(r"^(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?(?:\.\d+)?$")
 
@@ -103,12 +117,32 @@ class ReadReport:
     lines: int = 0
     jobs: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
+    #: jobs that ran without a time limit (estimate -1; listed in the header's :data:`NO_LIMIT_KEY` line)
+    no_limit: int = 0
+    #: :data:`BAD_LINES`
+    bad_lines: str = "error"
+    #: the first damaged line skipped (``FILE:LINE: problem``), '' for none
+    first_damaged: str = ""
+
+    def __post_init__(self) -> None:
+        if self.bad_lines not in BAD_LINES:
+            raise WorkloadError(f"--bad-lines must be one of {', '.join(BAD_LINES)}, got {self.bad_lines!r}")
+
+    def bad(self, path, line: int, problem: str) -> None:
+        """A line that cannot be read: the one-line error (``bad_lines='error'``), or counted as
+        ``damaged lines`` with the first remembered (``'skip'``); the reader then skips the line."""
+        error = SWFError(path, line, problem)
+        if self.bad_lines == "error":
+            raise error
+        self.skip("damaged lines")
+        self.first_damaged = self.first_damaged or str(error)
 
     def skip(self, reason: str, n: int = 1) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + n
 
     def rows(self) -> list[tuple[str, int]]:
-        return [("lines read", self.lines), *((f"skipped: {k}", v) for k, v in self.skipped.items()), ("jobs", self.jobs)]
+        return [("lines read", self.lines), *((f"skipped: {k}", v) for k, v in self.skipped.items()), ("jobs", self.jobs),
+                ("jobs that ran without a time limit (estimate -1)", self.no_limit)]
 
     def header_line(self) -> str:
         parts = ", ".join(f"{v} {k}" for k, v in self.skipped.items()) or "nothing"
@@ -164,8 +198,12 @@ def build_workload(
     for key, label in (("queue", "Queues"), ("partition", "Partitions"), ("accounts", "Accounts"), ("qos", "QOS")):
         if key in names and names[key].ids:
             header.append(f" Schedlab{label}: {names[key].listing()}")
+    no_limit = cols["id"][(cols["estimate"] <= 0) & (cols["runtime"] > 0)]
+    if no_limit.size:
+        header.append(f" {NO_LIMIT_KEY}: {_ranges(no_limit)}")
     header.append(report.header_line())
     report.jobs = len(submit)
+    report.no_limit = int(no_limit.size)
     name = path.name
     for suffix in (".gz", ".txt", ".log", ".sacct", ".pbs", ".csv"):
         if name.lower().endswith(suffix):
@@ -178,3 +216,31 @@ def build_workload(
         timezone=zone.key,
         header=tuple(header),
     )
+
+
+def _ranges(ids) -> str:
+    """``[1, 2, 3, 7]`` -> ``'1-3 7'`` (sorted, duplicates once)."""
+    out: list[str] = []
+    values = sorted({int(i) for i in ids})
+    k = 0
+    while k < len(values):
+        end = k
+        while end + 1 < len(values) and values[end + 1] == values[end] + 1:
+            end += 1
+        out.append(str(values[k]) if end == k else f"{values[k]}-{values[end]}")
+        k = end + 1
+    return " ".join(out)
+
+
+def no_limit_ids(header) -> np.ndarray | None:
+    """The job ids a converted accounting log lists as run without a time limit (its
+    :data:`NO_LIMIT_KEY` header line); None when the header has no such line."""
+    for line in header:
+        key, sep, rest = line.strip().partition(":")
+        if sep and key == NO_LIMIT_KEY:
+            ids: list[int] = []
+            for item in rest.split():
+                lo, _, hi = item.partition("-")
+                ids.extend(range(int(lo), int(hi or lo) + 1))
+            return np.asarray(ids, dtype=np.int64)
+    return None

@@ -18,13 +18,16 @@ local time. One job is one ``E`` (end) record:
 - an ``E`` record without ``start`` is a job that never ran (runtime -1, status 5); a job with a
   ``D``/``A`` record and no ``E`` (deleted before it started) becomes the same, its submit the ``Q``
   record's date (else the ``D``/``A`` record's), so :func:`~schedlab.workload.clean.clean` counts
-  both as ``cancelled``; a job with only ``Q``/``S`` records (still queued or running when the log
-  ends) has runtime -1 and status -1 and is counted as ``runtime``;
+  both as ``cancelled`` (that D/A record is the job's, so it is not counted as a skipped record);
+  a job with only ``Q``/``S`` records (still queued or running when the log ends) is no finished
+  job: skipped and counted as ``not finished (queued)``/``not finished (running)``, as the sacct
+  reader skips PENDING and RUNNING records;
 - ``Q``/``S``/``D``/``A``/``R``/... records are otherwise skipped and counted by type; array parents
   (``123[]``) are skipped; a job with several ``E`` records (rerun) keeps the last one.
 
 A line that is not ``date;type;id;attributes``, or an ``E`` record whose times cannot be read,
-is an error naming file and line.
+is an error naming file and line, as in the sacct reader (with ``bad_lines='skip'``: skipped,
+counted as ``damaged lines``, the first named).
 """
 
 from __future__ import annotations
@@ -34,7 +37,6 @@ import re
 from datetime import datetime
 from pathlib import Path
 
-from ..errors import SWFError
 from .accounting import Numbering, ReadReport, build_workload, local_epoch, parse_duration, parse_zone, read_text
 from .model import Workload
 
@@ -116,15 +118,18 @@ def _epoch(a: dict[str, str], *keys: str) -> float | None:
     return None
 
 
-def parse_pbs(path: str | os.PathLike, *, procs: int | None = None, tz: str | None = None) -> tuple[Workload, ReadReport]:
-    """Read a PBS/Torque/PBS Pro accounting log; the Workload and what was skipped."""
+def parse_pbs(path: str | os.PathLike, *, procs: int | None = None, tz: str | None = None,
+              bad_lines: str = "error") -> tuple[Workload, ReadReport]:
+    """Read a PBS/Torque/PBS Pro accounting log; the Workload and what was skipped.
+    ``bad_lines``: :data:`~schedlab.workload.accounting.BAD_LINES`, as the sacct reader."""
     path = Path(path)
     zone = parse_zone(tz)
     lines = read_text(path)
-    report = ReadReport("pbs", lines=len(lines))
+    report = ReadReport("pbs", lines=len(lines), bad_lines=bad_lines)
     ended: dict[str, tuple[int, dict[str, str]]] = {}
     queued: dict[str, float] = {}
     deleted: dict[str, float] = {}
+    deleted_kind: dict[str, str] = {}  # job -> its first D or A record's type
     started: dict[str, dict[str, str]] = {}  # S record attributes (user, group, queue of jobs without E)
     for lineno0, line in enumerate(lines):
         lineno = lineno0 + 1
@@ -133,17 +138,22 @@ def parse_pbs(path: str | os.PathLike, *, procs: int | None = None, tz: str | No
             continue
         m = _LINE.match(line.strip())
         if not m:
-            raise SWFError(path, lineno, "not a PBS accounting record 'MM/DD/YYYY HH:MM:SS;TYPE;JOB_ID;attributes'")
+            report.bad(path, lineno, "not a PBS accounting record 'MM/DD/YYYY HH:MM:SS;TYPE;JOB_ID;attributes'")
+            continue
         date, kind, job, rest = m.groups()
         kind = kind.upper()
         if kind != "E":
-            report.skip(f"{kind} records")
             if kind in "QDA":
                 try:
                     when = local_epoch(datetime.strptime(date, "%m/%d/%Y %H:%M:%S"), zone)
                 except ValueError as exc:
-                    raise SWFError(path, lineno, f"bad record date {date!r}: {exc}") from None
+                    report.bad(path, lineno, f"bad record date {date!r}: {exc}")
+                    continue
+            report.skip(f"{kind} records")
+            if kind in "QDA":
                 (queued if kind == "Q" else deleted).setdefault(job, when)
+                if kind != "Q":
+                    deleted_kind.setdefault(job, kind)
             elif kind == "S":
                 started[job] = _attrs(rest)
             continue
@@ -178,7 +188,8 @@ def parse_pbs(path: str | os.PathLike, *, procs: int | None = None, tz: str | No
             what = "Exit_status"
             exit_status = int(a["Exit_status"]) if "Exit_status" in a else None
         except (ValueError, IndexError) as exc:
-            raise SWFError(path, lineno, f"E record for {job}: cannot read {what}: {exc}") from None
+            report.bad(path, lineno, f"E record for {job}: cannot read {what}: {exc}")
+            continue
         if start is None:
             runtime = -1.0
             status = 5
@@ -196,9 +207,17 @@ def parse_pbs(path: str | os.PathLike, *, procs: int | None = None, tz: str | No
         rows["user"].append(names["user"](a.get("user", "")))
         rows["unix_group"].append(names["group"](a.get("group", "")))
         rows["queue"].append(names["queue"](a.get("queue", "")))
-    never = [j for j in list(queued) + list(deleted) if j not in ended and "[]" not in j]
-    # no E record: deleted/aborted before it ran (status 5), or still queued/running when the log ends (-1)
-    for job in dict.fromkeys(never):
+    never = [j for j in dict.fromkeys(list(queued) + list(deleted)) if j not in ended and "[]" not in j]
+    # no E record: deleted/aborted before it ran (a job of status 5: its D/A record is the job's own
+    # record, not a skipped one), or still queued/running when the log ends (no finished job: skipped, counted)
+    for job in never:
+        if job not in deleted:
+            report.skip("not finished (running)" if job in started else "not finished (queued)")
+            continue
+        kind = deleted_kind[job]
+        report.skip(f"{kind} records", -1)
+        if not report.skipped[f"{kind} records"]:
+            del report.skipped[f"{kind} records"]
         ids.append(job)
         rows["submit"].append(queued.get(job, deleted.get(job)))
         rows["wait"].append(-1.0)
@@ -206,7 +225,7 @@ def parse_pbs(path: str | os.PathLike, *, procs: int | None = None, tz: str | No
         rows["procs"].append(-1)
         rows["req_procs"].append(-1)
         rows["estimate"].append(-1.0)
-        rows["status"].append(5 if job in deleted else -1)
+        rows["status"].append(5)
         a = started.get(job, {})
         rows["user"].append(names["user"](a.get("user", "")))
         rows["unix_group"].append(names["group"](a.get("group", "")))

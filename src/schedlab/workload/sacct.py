@@ -23,13 +23,18 @@ field), User -> user, Timelimit -> requested time, ReqCPUS -> requested processo
 - ``Start`` of ``Unknown``/``None`` means the job never ran (runtime -1); a ``CANCELLED`` state
   (also ``CANCELLED by UID``) is SWF status 5, so :func:`~schedlab.workload.clean.clean` counts it
   as ``cancelled``; COMPLETED is status 1, FAILED/TIMEOUT/NODE_FAIL/OUT_OF_MEMORY/... status 0;
+  a record that is no finished job (PENDING, RUNNING, SUSPENDED, REQUEUED, ...: ``_NOT_FINISHED``)
+  is skipped and counted by state (``not finished (PENDING)``); a state Slurm does not have is an
+  error naming file and line;
 - runtime is ElapsedRaw, else Elapsed (``[D-]HH:MM:SS``, ``MM:SS``), else End - Start;
-- the estimate is Timelimit (``UNLIMITED``/``Partition_Limit`` -> none), else TimelimitRaw (minutes);
+- the estimate is Timelimit (``UNLIMITED``/``Partition_Limit`` -> none: estimate -1, the job's id
+  listed in the header's ``SchedlabNoLimit:`` line, see :mod:`.accounting`), else TimelimitRaw (minutes);
 - times are ISO local times (``2024-03-01T12:00:00``) in the zone given (default UTC), ISO times
   with an offset (``SLURM_TIME_FORMAT=%Y-%m-%dT%H:%M:%S%z``) or epoch seconds (``SLURM_TIME_FORMAT=%s``).
 
 A line with the wrong number of fields, or a value that cannot be read, is an error naming file
-and line; blank lines are skipped.
+and line (with ``bad_lines='skip'``: skipped, counted as ``damaged lines``, the first named);
+blank lines are skipped.
 """
 
 from __future__ import annotations
@@ -49,7 +54,13 @@ __all__ = ["read_sacct", "parse_sacct", "SACCT_FORMAT", "looks_like_sacct"]
 SACCT_FORMAT = "JobIDRaw,JobID,User,Group,Account,Partition,QOS,Submit,Start,End,Elapsed,Timelimit,AllocCPUS,ReqCPUS,State"
 
 _NOT_A_TIME = {"", "UNKNOWN", "NONE", "N/A", "(NULL)"}
-_FAILED = ("FAILED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE", "PREEMPTED")
+#: job states (sacct/squeue "JOB STATE CODES") of a job that ended without success: SWF status 0
+_FAILED = ("FAILED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE", "PREEMPTED", "SPECIAL_EXIT")
+#: job states of a record that is not a finished job (still queued, running, or to run again: a
+#: REQUEUED record's job has another record; REVOKED: a federated job that ran on a sibling
+#: cluster): skipped and counted by state, never simulated
+_NOT_FINISHED = ("PENDING", "RUNNING", "SUSPENDED", "REQUEUED", "REQUEUE_FED", "REQUEUE_HOLD", "RESV_DEL_HOLD",
+                 "RESIZING", "CONFIGURING", "COMPLETING", "SIGNALING", "STAGE_OUT", "STOPPED", "REVOKED")
 _STEP = re.compile(r"\.(?:\d+|batch|extern|interactive|[A-Za-z_]\w*)$")
 
 
@@ -59,15 +70,24 @@ def looks_like_sacct(first_line: str) -> bool:
     return "|" in first_line and bool(names & {"jobid", "jobidraw"}) and "submit" in names
 
 
-def _status(state: str) -> int:
+def _status(state: str) -> int | str:
+    """SWF status of a finished job's State (``CANCELLED by 1234`` reads as CANCELLED), the state's
+    name for a record that is no finished job (:data:`_NOT_FINISHED`), -1 for no state given.
+    Raises ValueError for a state Slurm does not have."""
     s = state.strip().upper()
-    if s.startswith("CANCELLED"):
+    word = s.split()[0] if s else ""
+    if not word:
+        return -1
+    if word == "CANCELLED":
         return 5
-    if s.startswith("COMPLETED"):
+    if word == "COMPLETED":
         return 1
-    if s.startswith(_FAILED):
+    if word in _FAILED:
         return 0
-    return -1  # PENDING, RUNNING, REQUEUED, SUSPENDED, ...
+    if word in _NOT_FINISHED:
+        return word
+    raise ValueError(f"unknown job state {state.strip()!r} (Slurm's are COMPLETED, CANCELLED, "
+                     f"{', '.join(_FAILED)}, {', '.join(_NOT_FINISHED)})")
 
 
 def _time(text: str, zone) -> float | None:
@@ -79,12 +99,14 @@ def _time(text: str, zone) -> float | None:
     return local_epoch(datetime.fromisoformat(t), zone)
 
 
-def parse_sacct(path: str | os.PathLike, *, procs: int | None = None, tz: str | None = None) -> tuple[Workload, ReadReport]:
-    """Read a ``sacct --parsable2`` file; the Workload and what was skipped (see module docstring)."""
+def parse_sacct(path: str | os.PathLike, *, procs: int | None = None, tz: str | None = None,
+                bad_lines: str = "error") -> tuple[Workload, ReadReport]:
+    """Read a ``sacct --parsable2`` file; the Workload and what was skipped (see module docstring).
+    ``bad_lines``: :data:`~schedlab.workload.accounting.BAD_LINES`."""
     path = Path(path)
     zone = parse_zone(tz)
     lines = read_text(path)
-    report = ReadReport("sacct", lines=len(lines))
+    report = ReadReport("sacct", lines=len(lines), bad_lines=bad_lines)
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     if first is None:
         raise SWFError(path, None, "empty file")
@@ -124,7 +146,8 @@ def parse_sacct(path: str | os.PathLike, *, procs: int | None = None, tz: str | 
             report.skip("repeated header lines")
             continue
         if len(f) != nfields:
-            raise SWFError(path, lineno, f"expected {nfields} '|'-separated fields as in the header, found {len(f)}")
+            report.bad(path, lineno, f"expected {nfields} '|'-separated fields as in the header, found {len(f)}")
+            continue
         if _STEP.search(f[i_jobid].strip()) or _STEP.search(f[i_id].strip()):
             report.skip("job steps")
             continue
@@ -161,8 +184,14 @@ def parse_sacct(path: str | os.PathLike, *, procs: int | None = None, tz: str | 
             what = "CPUs"
             width = int(f[i_procs] or 0)
             req = int(f[i_req] or 0)
+            what = "State"
+            status = _status(val("state"))
         except ValueError as exc:
-            raise SWFError(path, lineno, f"cannot read {what}: {exc}") from None
+            report.bad(path, lineno, f"cannot read {what}: {exc}")
+            continue
+        if isinstance(status, str):  # queued, running, requeued, ...: no finished job to simulate
+            report.skip(f"not finished ({status})")
+            continue
         ids.append(f[i_id].strip())
         rows["submit"].append(submit)
         rows["wait"].append(start - submit if start is not None else -1.0)
@@ -170,7 +199,7 @@ def parse_sacct(path: str | os.PathLike, *, procs: int | None = None, tz: str | 
         rows["procs"].append(width if start is not None else -1)
         rows["req_procs"].append(req if req > 0 else width)
         rows["estimate"].append(float(limit) if limit is not None else -1.0)
-        rows["status"].append(_status(val("state")))
+        rows["status"].append(status)
         rows["user"].append(names["user"](val("user")))
         rows["unix_group"].append(names["group"](val(group_key)))
         rows["queue"].append(names["queue"](val("partition")))

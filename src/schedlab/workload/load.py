@@ -13,7 +13,7 @@ from .groups import assign_groups
 from .model import Workload
 from .swf import read_swf, swf_name
 
-__all__ = ["BUNDLED", "FORMATS", "bundled_path", "resolve_trace", "trace_folders", "workloads_dir", "read_trace", "load_trace", "refuse_too_wide",
+__all__ = ["BUNDLED", "FORMATS", "bundled_path", "resolve_trace", "trace_folders", "workloads_dir", "read_trace", "load_trace", "read_cleaned", "refuse_too_wide",
            "sniff_format", "parse_format"]
 
 #: trace formats ``read_trace`` reads; ``auto`` sniffs the file's first line
@@ -188,6 +188,22 @@ def refuse_too_wide(raw: Workload, procs: int | None = None, source: str | os.Pa
                         f"the machine ({origin}){more}; {remedy}")
 
 
+def read_cleaned(
+    spec: str | os.PathLike | Workload,
+    *,
+    procs: int | None = None,
+    missing_estimate: str = "runtime",
+    format: str | None = None,
+    site: str | None = None,
+) -> Workload:
+    """Read, refuse a too-wide job (:func:`refuse_too_wide`) and clean: the whole trace, before any cut
+    or grouping (the stages of :func:`load_trace` that every calendar window shares)."""
+    w = spec if isinstance(spec, Workload) else read_trace(spec, format=format)
+    refuse_too_wide(w, procs, None if isinstance(spec, Workload) else spec, format, site=site)
+    w, _ = clean(w, procs=procs, missing_estimate=missing_estimate)
+    return w
+
+
 def load_trace(
     spec: str | os.PathLike | Workload,
     *,
@@ -206,9 +222,7 @@ def load_trace(
     A job wider than the machine is an error (:func:`refuse_too_wide`; ``site``: the grid site it is), never
     silently dropped. The stage of :func:`schedlab.workload.spec.prepare_trace` before splitting and scaling.
     """
-    w = spec if isinstance(spec, Workload) else read_trace(spec, format=format)
-    refuse_too_wide(w, procs, None if isinstance(spec, Workload) else spec, format, site=site)
-    w, _ = clean(w, procs=procs, missing_estimate=missing_estimate)
+    w = read_cleaned(spec, procs=procs, missing_estimate=missing_estimate, format=format, site=site)
     if months is not None:
         w = cut_months(w, months)
     return assign_groups(w)

@@ -134,7 +134,8 @@ def test_split_training_part_is_exactly_months_k_on_kth():
 
 def test_split_training_row_replays_with_months_k_through_the_cli(tmp_path, capsys):
     """A tiny split training on KTH-SP2; its train row's objective is what `evolve compare best.json
-    KTH-SP2 --months 1` reports for the same strategy (same jobs, same groups: one calendar)."""
+    KTH-SP2 --months 1` reports for the same strategy (same jobs, same groups: one calendar), and its
+    test row what `evolve compare` reports on `workload cut --after-months 1 --months 2` (month 2)."""
     out = tmp_path / "run"
     assert main(["evolve", "greedy", "KTH-SP2", "--months", "2", "--split-months", "1", "--out", str(out),
                  "--generations", "1", "--mu", "1", "--lambda", "2", "--workers", "1", "--objective", OBJ]) == 0
@@ -148,6 +149,15 @@ def test_split_training_row_replays_with_months_k_through_the_cli(tmp_path, caps
     assert replay["objective"] == train[0]["objective"]
     assert replay["objective_easy"] == train[0]["objective_easy"]
     assert "[months 1-1: 1996-09-23 14:00 – 1996-10-23 14:00]" in train[0]["workload"]  # the label states the dates
+    test = [r for r in rows if r["set"] == "test"]
+    assert len(test) == 1 and "[months 2-2: 1996-10-23 14:00 – 1996-11-23 14:00]" in test[0]["workload"]
+    month2 = tmp_path / "month2.swf"
+    assert main(["workload", "cut", "KTH-SP2", "--after-months", "1", "--months", "2", "-o", str(month2)]) == 0
+    capsys.readouterr()
+    assert main(["evolve", "compare", str(out / "best.json"), str(month2), "--objective", OBJ, "--json"]) == 0
+    replay = json.loads(capsys.readouterr().out)["rows"][0]
+    assert (replay["jobs"], replay["objective"], replay["objective_easy"]) == (
+        test[0]["jobs"], test[0]["objective"], test[0]["objective_easy"])
 
 
 # ------------------------------------------------------------------ held-out runs

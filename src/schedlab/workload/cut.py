@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import calendar
 import math
+import warnings
 from datetime import datetime
 
 import numpy as np
 
-from ..errors import WorkloadError
+from ..errors import TraceNote, WorkloadError
 from .model import Workload
 from .swf import set_header_value
 from .timezone import trace_epoch, trace_zone
@@ -63,7 +64,7 @@ def _window(w: Workload, skip: int, months: int | None) -> tuple[float, float]:
     return start, _window_end(w, months)
 
 
-def cut_window(workload: Workload, skip: int, months: int | None = None) -> Workload:
+def cut_window(workload: Workload, skip: int, months: int | None = None, *, note: bool = True) -> Workload:
     """The jobs submitted in calendar months ``skip``+1 .. ``months`` (``None``: to the end), rebased.
 
     The one calendar of every verb: months are counted from the trace's start exactly as
@@ -77,8 +78,16 @@ def cut_window(workload: Workload, skip: int, months: int | None = None) -> Work
     if len(workload) == 0:
         return workload
     w = workload.sorted_by_submit()
+    label = window_label(w, int(skip), months)
+    if note and months is not None and label.endswith(PAST_END):
+        warnings.warn(TraceNote(f"{workload.name or 'the trace'}: months {skip + 1}-{months} reach past its last job; "
+                                f"the window kept is {label.removesuffix(PAST_END)}, to the end of the trace"), stacklevel=3)
     start, end = _window(w, int(skip), months)
-    return _rebased(workload, w.take((w.submit >= start) & (w.submit < end)))
+    return _rebased(workload, w.take((w.submit >= start) & (w.submit < end))).replace(window=label)
+
+
+#: the end of a :func:`window_label` whose months reach past the trace's last job
+PAST_END = ", end of trace"
 
 
 def window_label(workload: Workload, skip: int = 0, months: int | None = None) -> str:
@@ -100,7 +109,7 @@ def window_label(workload: Workload, skip: int = 0, months: int | None = None) -
     past = end > last
     if past:
         end = last
-    tail = ", end of trace" if past else ""
+    tail = PAST_END if past else ""
     if workload.unix_start is None:
         return f"days {start / 86400:g} – {end / 86400:.4g}{tail}"
     zone, epoch = trace_zone(w), trace_epoch(w)
@@ -124,10 +133,11 @@ def split_months(workload: Workload, months: int, total: int | None = None) -> t
     _positive_months(months)
     _positive_months(total, "total months")
     if total is not None and total <= months:
-        raise WorkloadError(f"the split at month {months} leaves no months before month {total}")
+        raise WorkloadError(f"a split at month {months} leaves no test months within {total} months")
     if len(workload) == 0:
         return workload, workload
-    return cut_window(workload, 0, months), cut_window(workload, months, total)
+    # a training window past the last job leaves the test part empty: split_trace's error says so
+    return cut_window(workload, 0, months, note=False), cut_window(workload, months, total)
 
 
 def cut_months(workload: Workload, months: int) -> Workload:
@@ -142,8 +152,6 @@ def cut_months(workload: Workload, months: int) -> Workload:
     at the first (valid) job reproduces the 11-month job counts of nsga2-grid-performance-bounds
     Table 1 for the SDSC traces (see tests/test_real_traces.py).
     """
-    _positive_months(months)
-    if len(workload) == 0:
-        return workload
-    w = workload.sorted_by_submit()
-    return _rebased(workload, w.take(w.submit < _window_end(w, months)))
+    if months is None:
+        raise WorkloadError("months must be a positive integer, got None")
+    return cut_window(workload, 0, months)

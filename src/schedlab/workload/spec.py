@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from ..errors import WorkloadError
 from .calibrate import Utilisation, rescale
 from .clean import check_machine_size
-from .cut import cut_months, split_months, window_label
+from .cut import split_months
 from .groups import assign_groups
 from .load import load_trace, parse_format, read_cleaned
 from .model import Workload
@@ -93,7 +93,7 @@ GROUPS_PER_WINDOW = "each window on its own jobs"
 
 def split_trace(spec: TraceSpec, *, utilisation: Utilisation | None = None) -> tuple[Workload, Workload]:
     """(months 1-K, months K+1-N) of the trace, K = ``split_months``, N = ``months`` (None: to the end),
-    named ``NAME[months 1-K: DATES]`` and ``NAME[months K+1-N: DATES]`` (:func:`window_label`), each
+    named ``NAME[months 1-K: DATES]`` and ``NAME[months K+1-N: DATES]`` (:func:`schedlab.workload.cut.window_label`), each
     grouped on its own jobs (:data:`GROUPS_PER_WINDOW`) and scaled as ``spec`` says; either part empty
     is a one-line error.
 
@@ -107,17 +107,14 @@ def split_trace(spec: TraceSpec, *, utilisation: Utilisation | None = None) -> t
     if spec.trace is None:
         raise WorkloadError("no trace given")
     w = read_cleaned(spec.trace, procs=spec.procs, format=spec.format)
-    if spec.months is not None:
-        if k >= spec.months:
-            raise WorkloadError(f"--split-months {k} leaves no test months within --months {spec.months}")
-        if len(cut_months(w, spec.months)) == 0:
-            raise WorkloadError(f"{spec.trace}: trace has no jobs to schedule")
+    if spec.months is not None and k >= spec.months:
+        raise WorkloadError(f"--split-months {k} leaves no test months within --months {spec.months}")
     train, test = split_months(w, k, spec.months)
     name = w.name or str(spec.trace)
     if len(train) == 0 or len(test) == 0:
         raise WorkloadError(f"{spec.trace}: --split-months {k} leaves no jobs "
                             f"{'before' if len(train) == 0 else 'after'} the split")
-    parts = ((train, 0, k, f"1-{k}"), (test, k, spec.months, f"{k + 1}-{spec.months or ''}"))
-    return tuple(rescale(assign_groups(part).replace(name=f"{name}[months {months}: {window_label(w, skip, last)}]"),
+    parts = ((train, f"1-{k}"), (test, f"{k + 1}-{spec.months or ''}"))
+    return tuple(rescale(assign_groups(part).replace(name=f"{name}[months {months}: {part.window}]"),
                          spec.scale_to, spec.calibrate_load, utilisation=utilisation)
-                 for part, skip, last, months in parts)
+                 for part, months in parts)

@@ -94,3 +94,45 @@ def test_group_shares_report():
     assert sum(v["area_share"] for v in s.values()) == pytest.approx(1.0)
     empty = group_shares(w.replace(group=np.where(w.group == 4, 2, w.group)))
     assert empty[4]["jobs"] == 0
+
+
+def test_windows_are_one_calendar_and_labels_state_their_dates_by_hand():
+    """Jobs on days 5, 40, 70 and 100 of a trace starting 1 Jan 1970 UTC (January 31 days, February 28):
+    months 2-3 = 1 Feb - 1 Apr (days 31-90) hold days 40 and 70; months 1-1 day 5 alone."""
+    from schedlab.workload.cut import cut_window, window_label
+
+    w = Workload.from_columns({"submit": [5 * DAY, 40 * DAY, 70 * DAY, 100 * DAY], "runtime": [1] * 4, "procs": [1] * 4},
+                              unix_start=0, timezone="UTC")
+    assert cut_window(w, 1, 3).submit.tolist() == [0.0, 30 * DAY] and cut_window(w, 1, 3).unix_start == 40 * DAY
+    assert cut_window(w, 0, 1).submit.tolist() == cut_months(w, 1).submit.tolist() == [0.0]
+    assert window_label(w, 1, 3) == "1970-02-01 – 1970-04-01"
+    assert window_label(w, 0, 1) == "1970-01-01 – 1970-02-01" == cut_months(w, 1).window
+    # no Unix start: trace-relative days
+    bare = w.replace(unix_start=None)
+    assert window_label(bare, 0, 1) == "days 0 – 31"
+    with pytest.raises(WorkloadError, match="empty"):
+        cut_window(w, 3, 3)
+
+
+def test_months_past_the_trace_label_the_real_span_with_a_note(capsys):
+    """Issue 43: --months 100 on the 11-month KTH-SP2 said 'first 100 months'. The trace starts
+    1996-09-23 14:00:31 CEST; its last job is submitted 1997-08-29 10:34 CEST."""
+    from schedlab.cli.main import main
+
+    assert main(["simulate", "KTH-SP2", "--months", "100"]) == 0
+    out, err = capsys.readouterr()
+    assert "first 100 months asked: 1996-09-23 14:00 – 1997-08-29 10:34, end of trace" in " ".join(out.split())
+    notes = [line for line in err.splitlines() if line.startswith("note:")]
+    assert notes == ["note: KTH-SP2-1996-2.1-cln: months 1-100 reach past its last job; the window kept is "
+                     "1996-09-23 14:00 – 1997-08-29 10:34, to the end of the trace"], err
+    from schedlab.errors import TraceNote
+
+    w = Workload.from_columns({"submit": [0.0, 3 * DAY], "runtime": [1] * 2, "procs": [1] * 2},
+                              unix_start=0, timezone="UTC", name="short")
+    with pytest.warns(TraceNote, match="short: months 1-2 reach past its last job; the window kept is "
+                                       "1970-01-01 00:00 – 1970-01-04 00:00, to the end of the trace"):
+        cut = cut_months(w, 2)
+    assert cut.window == "1970-01-01 00:00 – 1970-01-04 00:00, end of trace"
+    assert main(["simulate", "KTH-SP2", "--months", "2"]) == 0
+    out, err = capsys.readouterr()
+    assert "note:" not in err and "(first 2 months)" in out

@@ -19,6 +19,7 @@ from schedlab.sim import Machine, simulate, validate_schedule
 from schedlab.strategy import Strategy
 from schedlab.workload import load_trace, write_swf
 from schedlab.workload.cut import cut_months, split_months
+from schedlab.workload.spec import TraceSpec, split_trace
 from schedlab.workload.model import Workload
 
 from conftest import trace_path
@@ -89,6 +90,76 @@ def test_split_months_partitions_the_trace_by_hand():
         split_months(w, 0)
 
 
+def test_split_windows_are_the_calendar_of_months_and_each_is_grouped_on_its_own_jobs_by_hand():
+    """A trace from 1 Jan 1970 UTC with jobs on days 10, 20 (January), 40, 50 (February), 70 (March), 100.
+    --months 3 --split-months 1: training = January = days 10 and 20, as --months 1 gives; the
+    old split counted month 1 from the first job after the 3-month cut (11 Jan - 11 Feb: days 10,
+    20 and 40). Groups on January alone: user 1 (area 100) has 100/101 of it -> group 1, user 2
+    (area 1, 0.99 %) -> group 4; on the whole window user 2's 10,000 s in February makes user 2
+    group 1 and user 1 (100/10,201 = 0.98 %) group 4. Test = February-March, grouped on itself:
+    user 2 (10,000 + 50) -> group 1, user 3 (50, 0.497 %) -> group 4."""
+    from schedlab.workload.spec import prepare_trace
+
+    w = Workload.from_columns({"submit": [10 * DAY, 20 * DAY, 40 * DAY, 50 * DAY, 70 * DAY, 100 * DAY],
+                               "runtime": [100, 1, 10000, 50, 50, 1], "procs": [1] * 6, "estimate": [20000] * 6,
+                               "user": [1, 2, 2, 2, 3, 3], "status": [1] * 6},
+                              machine_procs=4, unix_start=0, timezone="UTC", name="hand", header=(" MaxProcs: 4",))
+    train, test = split_trace(TraceSpec(w, months=3, split_months=1))
+    assert list(train.submit) == [0.0, 10 * DAY] and list(train.user) == [1, 2] and list(train.group) == [1, 4]
+    assert train.unix_start == 10 * DAY
+    assert list(test.submit) == [0.0, 10 * DAY, 30 * DAY] and list(test.group) == [1, 1, 4]
+    assert train.name == "hand[months 1-1: 1970-01-01 – 1970-02-01]"
+    assert test.name == "hand[months 2-3: 1970-02-01 – 1970-04-01]"
+    alone = prepare_trace(TraceSpec(w, months=1))
+    for col in ("submit", "runtime", "user", "group"):
+        assert list(getattr(alone, col)) == list(getattr(train, col)), col
+    assert (alone.unix_start, alone.header) == (train.unix_start, train.header)
+
+
+def test_split_training_part_is_exactly_months_k_on_kth():
+    """KTH-SP2 starts 1996-09-23 14:00:31 (UnixStartTime), its first job 6.9 days later: the training
+    part of --months 3 --split-months 2 must be the 2 months --months 2 keeps, not 2 months from that job."""
+    from schedlab.workload.spec import prepare_trace
+
+    train, test = split_trace(TraceSpec("KTH-SP2", months=3, split_months=2))
+    alone = prepare_trace(TraceSpec("KTH-SP2", months=2))
+    assert len(train) == len(alone)
+    for col in ("id", "submit", "runtime", "procs", "estimate", "user", "group"):
+        assert np.array_equal(getattr(train, col), getattr(alone, col)), col
+    assert "1996-09-23 14:00 – 1996-11-23 14:00" in train.name
+    assert "1996-11-23 14:00 – 1996-12-23 14:00" in test.name
+    # the test part is the third calendar month: the jobs of --months 3 that --months 2 does not keep
+    assert len(test) == len(prepare_trace(TraceSpec("KTH-SP2", months=3))) - len(alone)
+
+
+def test_split_training_row_replays_with_months_k_through_the_cli(tmp_path, capsys):
+    """A tiny split training on KTH-SP2; its train row's objective is what `evolve compare best.json
+    KTH-SP2 --months 1` reports for the same strategy (same jobs, same groups: one calendar), and its
+    test row what `evolve compare` reports on `workload cut --after-months 1 --months 2` (month 2)."""
+    out = tmp_path / "run"
+    assert main(["evolve", "greedy", "KTH-SP2", "--months", "2", "--split-months", "1", "--out", str(out),
+                 "--generations", "1", "--mu", "1", "--lambda", "2", "--workers", "1", "--objective", OBJ]) == 0
+    rows = json.loads((out / "comparison.json").read_text())
+    train = [r for r in rows if r["set"] == "train"]
+    assert len(train) == 1
+    capsys.readouterr()
+    assert main(["evolve", "compare", str(out / "best.json"), "KTH-SP2", "--months", "1", "--objective", OBJ, "--json"]) == 0
+    replay = json.loads(capsys.readouterr().out)["rows"][0]
+    assert replay["jobs"] == train[0]["jobs"]
+    assert replay["objective"] == train[0]["objective"]
+    assert replay["objective_easy"] == train[0]["objective_easy"]
+    assert "[months 1-1: 1996-09-23 14:00 – 1996-10-23 14:00]" in train[0]["workload"]  # the label states the dates
+    test = [r for r in rows if r["set"] == "test"]
+    assert len(test) == 1 and "[months 2-2: 1996-10-23 14:00 – 1996-11-23 14:00]" in test[0]["workload"]
+    month2 = tmp_path / "month2.swf"
+    assert main(["workload", "cut", "KTH-SP2", "--after-months", "1", "--months", "2", "-o", str(month2)]) == 0
+    capsys.readouterr()
+    assert main(["evolve", "compare", str(out / "best.json"), str(month2), "--objective", OBJ, "--json"]) == 0
+    replay = json.loads(capsys.readouterr().out)["rows"][0]
+    assert (replay["jobs"], replay["objective"], replay["objective_easy"]) == (
+        test[0]["jobs"], test[0]["objective"], test[0]["objective_easy"])
+
+
 # ------------------------------------------------------------------ held-out runs
 def _rows(path: Path) -> list[dict[str, str]]:
     return list(csv.DictReader(path.open()))
@@ -102,8 +173,7 @@ def test_test_scores_are_recorded_never_selected_on_and_resume_exactly(tmp_path,
     write_report(held)  # what `evolve greedy` writes after the run
 
     # the split trains on month 1 only: a different problem than the whole two months
-    w = load_trace(str(kth2))
-    month1, month2 = split_months(w, 1)
+    month1, month2 = split_trace(TraceSpec(str(kth2), split_months=1))  # each grouped on its own jobs
     rows = _rows(tmp_path / "held" / "history.csv")
     assert [r["gen"] for r in rows] == ["1", "2", "3"]
     assert {"test", "test_easy", "test_gain_pct"} <= set(rows[0])

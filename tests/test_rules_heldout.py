@@ -22,7 +22,7 @@ from schedlab.sim.rulebase import simulate_rulebase
 from schedlab.strategy import Strategy
 from schedlab.strategy import rules as R
 from schedlab.workload import load_trace, write_swf
-from schedlab.workload.cut import split_months
+from schedlab.workload.spec import TraceSpec, split_trace
 
 from conftest import one_line_error
 from test_heldout import WORSE, starving  # noqa: F401  (a fixture)
@@ -55,7 +55,7 @@ def _score(rb, workloads, objective=OBJ) -> float:
 
 
 def test_symbiotic_held_out_columns_score_the_best_so_far_and_never_select(tmp_path, kth2):
-    month1, month2 = split_months(load_trace(str(kth2)), 1)
+    month1, month2 = split_trace(TraceSpec(str(kth2), split_months=1))  # each grouped on its own jobs
     cfg = EvolveConfig(traces=(str(kth2),), objective=OBJ, generations=2, seed=4, split_months=1)
     held = gfs.rules_evolve(cfg, tmp_path / "held", SMALL, workers=1)
     write_report(held)  # what `rules evolve` writes after the run
@@ -86,7 +86,7 @@ def test_symbiotic_held_out_columns_score_the_best_so_far_and_never_select(tmp_p
 
 
 def test_iterative_held_out_per_class_and_select_test_returns_the_best_held_out_base(tmp_path, kth2):
-    month1, month2 = split_months(load_trace(str(kth2)), 1)
+    month1, month2 = split_trace(TraceSpec(str(kth2), split_months=1))  # each grouped on its own jobs
     cfg = EvolveConfig(traces=(str(kth2),), objective=OBJ, split_months=1)
     res = gfs.rules_iterative(cfg, tmp_path / "it", PARTS, workers=1, select="test")
     rows = _rows(tmp_path / "it" / "history.csv")

@@ -131,7 +131,7 @@ def workloads(draw):
     cols = {}
     for name in SWF_FIELDS:
         elem = finite if name in FLOAT_FIELDS else ints
-        cols[name] = draw(st.lists(elem, min_size=n, max_size=n))
+        cols[name] = draw(st.lists(elem, min_size=n, max_size=n, unique=name == "id"))  # job numbers are unique
     header = draw(st.lists(st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=30), max_size=4))
     return Workload.from_columns(cols, header=tuple(header), name="h")
 
@@ -179,3 +179,24 @@ def test_user_groups_survive_write_and_read(tmp_path):
     assert write_swf(back, tmp_path / "g2.swf").read_text() == (tmp_path / "g.swf").read_text()
     mixed = w.replace(user=np.array([7, 7]))  # one user in two groups is not a user grouping
     assert read_swf(write_swf(mixed, tmp_path / "m.swf")).group.tolist() == [0, 0]
+
+
+def test_a_repeated_job_number_is_an_error_naming_both_lines(tmp_path, capsys):
+    """Issue 43: a trace with job 5 twice was simulated and --schedule-out wrote two rows with id 5.
+    Lines: 1 header, 2 job 1, 3 comment, 4 job 5, 5 job 2, 6 job 5 again, 7 job 2 again: the first repeat in
+    file order is line 6 (of line 4); two repeated numbers in all. -1 (unknown) may repeat."""
+    from schedlab.cli.main import main
+    from conftest import one_line_error
+
+    rows = ["1 0 5 100 4 -1 -1 4 200 -1 1 7 1 -1 -1 -1 -1 -1", "; note", "5 1 5 100 4 -1 -1 4 200 -1 1 7 1 -1 -1 -1 -1 -1",
+            "2 2 5 100 4 -1 -1 4 200 -1 1 7 1 -1 -1 -1 -1 -1", "5 3 5 100 4 -1 -1 4 200 -1 1 7 1 -1 -1 -1 -1 -1",
+            "2 4 5 100 4 -1 -1 4 200 -1 1 7 1 -1 -1 -1 -1 -1"]
+    path = tmp_path / "dup.swf"
+    path.write_text("; MaxProcs: 8\n" + "\n".join(rows) + "\n")
+    with pytest.raises(SWFError, match=r"dup.swf:6: job number 5 repeats the job on line 4 \(2 repeated job numbers"):
+        read_swf(path)
+    code = main(["simulate", str(path)])
+    one_line_error(code, capsys.readouterr().err, f"{path}:6:", "job number 5 repeats the job on line 4", "must be unique")
+    unknown = tmp_path / "unknown.swf"
+    unknown.write_text("; MaxProcs: 8\n" + "\n".join(r.replace("5 ", "-1 ", 1) if r.startswith("5 ") else r for r in rows[:3]) + "\n")
+    assert list(read_swf(unknown).id) == [1, -1]

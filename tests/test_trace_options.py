@@ -173,10 +173,62 @@ def test_prepare_trace_is_the_pipeline_of_the_verbs_and_optimizers():
         assert all(np.array_equal(getattr(w, c), getattr(ref, c)) for c in ("submit", "runtime", "procs", "estimate", "group"))
     train, test = split_trace(TraceSpec("KTH-SP2", months=2, scale_to=150, split_months=1), utilisation=easy_util)
     assert len(train) > 0 and len(test) > 0 and train.machine_procs == test.machine_procs == 150
-    assert train.name.endswith("[months 1-1]") and test.name.endswith("[months 2-]")
+    assert train.name.endswith("[months 1-1: 1996-09-23 14:00 – 1996-10-23 14:00]")
+    assert test.name.endswith("[months 2-2: 1996-10-23 14:00 – 1996-11-23 14:00]")
     for bad, words in (({"procs": 0}, "--procs must be a positive"), ({"calibrate_load": True}, "give --scale-to too"),
                        ({"format": "nope"}, "unknown trace format 'nope'")):
         with pytest.raises(WorkloadError, match=words):
             TraceSpec("KTH-SP2", **bad)
     with pytest.raises(WorkloadError, match="simulates EASY"):
         prepare_trace(TraceSpec("KTH-SP2", months=1, scale_to=150, calibrate_load=True))  # no utilisation given
+
+
+def test_procs_beyond_the_largest_machine_is_one_line_and_the_largest_prints_exactly(capsys, tmp_path, wide_swf):
+    """Issue 43 item 8: --procs 99999999999999999999 overflowed the engine's int64 counters (a traceback in
+    simulate, compare and evolve greedy); 2^63 - 1 printed as 2^63 (a float). The bound is
+    MAX_PROCS = 2^31 - 1; at the bound the machine size prints digit for digit."""
+    MAX_PROCS = 2_147_483_647  # schedlab.workload.clean.MAX_PROCS, 2^31 - 1
+    verbs = (["simulate", "KTH-SP2", "--months", "1"], ["compare", "KTH-SP2", "--months", "1", "--policies", "fcfs,easy"],
+             ["evolve", "greedy", "KTH-SP2", "--months", "1", "--generations", "1", "--mu", "1", "--lambda", "2",
+              "--workers", "1", "--out", tmp_path / "run"])
+    for huge in ("99999999999999999999", str(2**63 - 1), str(MAX_PROCS + 1)):
+        for verb in verbs:
+            for option in ("--procs", "--scale-to"):
+                code, _, err = run(capsys, *verb, option, huge)
+                one_line_error(code, err, f"{option} {huge} is above the largest machine", "2,147,483,647 processors")
+    assert not (tmp_path / "run").exists()
+    from schedlab.workload.clean import MAX_PROCS as documented
+
+    assert documented == MAX_PROCS
+    code, out, err = run(capsys, "simulate", "KTH-SP2", "--months", "1", "--procs", MAX_PROCS, "--json")
+    assert code == 0, err
+    assert '"procs": 2147483647,' in out  # as typed, not 2147483647.0 or a rounded float
+    # a header claiming a machine beyond the bound: one line too, naming the header
+    big = tmp_path / "big.swf"
+    big.write_text(wide_swf.read_text().replace("MaxProcs: 10", "MaxProcs: 99999999999999999999"))
+    code, _, err = run(capsys, "simulate", big)
+    one_line_error(code, err, "MaxProcs of the header", "above the largest machine")
+
+
+def test_negative_runtimes_and_a_header_far_wider_than_any_job_are_one_note_each(capsys, tmp_path):
+    """Issue 43: simulate dropped jobs with a negative runtime without a word, and a header claiming
+    MaxProcs 100000 for jobs of at most 4 processors gave UTIL 0.06 % with no note. Jobs 2 (-50 s) and
+    3 (-1 = unknown) are dropped: 2 of 4; the widest job is 4 processors: 100,000 / 4 = 25,000 times."""
+    path = tmp_path / "odd.swf"
+    path.write_text("; MaxProcs: 100000\n"
+                    "1 0 5 100 4 -1 -1 4 200 -1 1 7 1 -1 -1 -1 -1 -1\n"
+                    "2 10 5 -50 4 -1 -1 4 200 -1 1 7 1 -1 -1 -1 -1 -1\n"
+                    "3 15 5 -1 4 -1 -1 4 200 -1 1 7 1 -1 -1 -1 -1 -1\n"
+                    "4 20 5 100 2 -1 -1 2 200 -1 1 8 1 -1 -1 -1 -1 -1\n")
+    code, out, err = run(capsys, "simulate", path, "--objective", "AWRT")
+    assert code == 0, err
+    assert "2 jobs on 100,000 processors" in out
+    notes = [line for line in err.splitlines() if line.startswith("note:")]
+    assert len(notes) == 2, err
+    assert notes[0].startswith("note: odd: 2 jobs with a negative runtime (job 2: -50 s;") and "dropped" in notes[0]
+    assert "header's machine of 100,000 processors is 25,000 times the widest job (4)" in notes[1]
+    # --procs chosen by the user: no note on the machine size; a trace without oddities: no note at all
+    code, out, err = run(capsys, "simulate", path, "--objective", "AWRT", "--procs", "1000000")
+    assert code == 0 and "times the widest job" not in err and "negative runtime" in err
+    code, out, err = run(capsys, "simulate", "KTH-SP2", "--months", "1")
+    assert code == 0 and "note:" not in err

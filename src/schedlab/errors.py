@@ -49,3 +49,9 @@ class OutputError(SchedlabError, OSError):
 
     def __str__(self) -> str:
         return self.message
+
+
+class TraceNote(UserWarning):
+    """Something a person should know about a trace that is no error (jobs the cleaning dropped, a header
+    machine far wider than any job, a window reaching past the trace): issued with :func:`warnings.warn`,
+    printed by the CLI as one ``note:`` line on stderr."""

@@ -30,6 +30,35 @@ def _usage_message(exc) -> str:
     return f"{text} (see '{' '.join(['schedlab', *names])} --help')"
 
 
+def _notes():
+    """A context in which every :class:`~schedlab.errors.TraceNote` prints as one ``note: ...`` line on
+    stderr, each distinct note once (a trace loaded twice says it once); other warnings as before."""
+    import contextlib
+    import warnings
+
+    from ..errors import TraceNote
+
+    seen: set[str] = set()
+
+    @contextlib.contextmanager
+    def scope():
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", TraceNote)
+            shown = warnings.showwarning
+
+            def show(message, category, *args, **kwargs):
+                if not issubclass(category, TraceNote):
+                    return shown(message, category, *args, **kwargs)
+                if str(message) not in seen:
+                    seen.add(str(message))
+                    typer.echo(f"note: {message}", err=True)
+
+            warnings.showwarning = show
+            yield
+
+    return scope()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the CLI, turning every SchedlabError into one clear line and exit code 2.
 
@@ -44,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     _stop_reported.clear()
     forget_fresh_runs()
     try:
-        with stop_signals():
+        with stop_signals(), _notes():
             rc = app(args=argv, prog_name="schedlab", standalone_mode=False)
     except SchedlabError as exc:
         discard_unstarted_runs()

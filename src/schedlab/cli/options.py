@@ -27,7 +27,7 @@ DEFAULT_SEED = 1
 
 TRACE_HELP = ("Trace: SWF (.swf, .swf.gz), Slurm sacct --parsable2 or PBS accounting file, or a name: bundled (KTH-SP2), "
               "fetched by 'workload fetch', or a file of $SCHEDLAB_WORKLOADS (archive name or a unique prefix such as SDSC-SP2).")
-PROCS = typer.Option(None, "--procs", "-m", help="Machine size m (default: the trace header's); a job wider than the machine is an error.")
+PROCS = typer.Option(None, "--procs", "-m", help="Machine size m, 1 to 2,147,483,647 (default: the trace header's); a job wider than the machine is an error.")
 MONTHS = typer.Option(None, "--months", help="Keep the first N calendar months of the trace only.")
 SCALE_TO = typer.Option(None, "--scale-to", help="Scale the trace to this many processors (Ernemann et al. 2003, seed 0).")
 CALIBRATE_LOAD = typer.Option(

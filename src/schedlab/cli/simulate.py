@@ -214,8 +214,12 @@ def trace_name(workload, trace: str) -> str:
 def _describe_setup(workload, opts: TraceOptions) -> str:
     """The trace and its set-up for figure titles, e.g. 'KTH-SP2-1996-2.1-cln (first 1 months)'."""
     from ..report.run_report import titled
+    from ..workload.cut import PAST_END
 
-    return titled(workload.name or "trace", opts.to_dict())
+    config = opts.to_dict()
+    if workload.window.endswith(PAST_END):  # --months beyond the trace: the title states the real span
+        config["window"] = workload.window
+    return titled(workload.name or "trace", config)
 
 
 def _describe(workload, procs: int, kill: bool, opts: TraceOptions | None = None) -> str:

@@ -98,17 +98,35 @@ def cut_command(
     trace: str = TRACE,
     output: Path = OUTPUT,
     opts: TraceOptions = None,
+    after_months: Optional[int] = typer.Option(
+        None, "--after-months", metavar="S",
+        help="Drop the first S calendar months: keep months S+1..N (to the end without --months), the test "
+             "window of --split-months S, so a run's test row replays on the written trace."),
 ) -> None:
-    """Keep the jobs of the first N calendar months (--months, required); submit times rebased to 0."""
+    """Keep the jobs of calendar months 1..N (--months; S+1..N with --after-months S); submit times rebased to 0."""
     from ..workload import cut_months, read_trace
+    from ..workload.cut import cut_window
 
-    if opts.months is None:
-        raise OptionError("cut needs --months N (the calendar months to keep)")
+    positive("--after-months", after_months)
+    if after_months is not None and opts.months is not None and after_months >= opts.months:
+        raise OptionError(f"--after-months {after_months} keeps no month of --months {opts.months}")
+    if opts.months is None and after_months is None:
+        raise OptionError("cut needs --months N (the calendar months to keep) or --after-months S")
     check_output(output, "trace")
     if opts.scale_to is not None:  # scaling needs a cleaned trace
-        out = opts.load(trace)
-    else:
+        if after_months is None:
+            out = opts.load(trace)
+        else:  # the test part of --split-months S, scaled as a split run scales it
+            from ..optimize.calibrate import easy_util
+            from ..workload.spec import split_trace
+
+            out = split_trace(opts.spec(trace, split_months=after_months), utilisation=easy_util)[1]
+    elif after_months is None:
         out = cut_months(read_trace(trace, procs=opts.procs, format=opts.fmt), opts.months)
+    else:
+        out = cut_window(read_trace(trace, procs=opts.procs, format=opts.fmt), after_months, opts.months)
+        if len(out) == 0:
+            raise WorkloadError(f"{trace}: months {after_months + 1}-{opts.months or ''} hold no jobs")
     _write(out, output)
 
 

@@ -7,9 +7,10 @@ Every training command (``evolve greedy``; the rule-base commands reuse the same
   a test trace runs at its own size unless scaled);
 - ``--split-months K``: every training trace is cut in time; the optimizer sees only its first K
   calendar months, the months after K (up to ``--months`` when given) are a test workload.
-  User groups are assigned on the whole window first, so a user is in the same group in both
-  parts (the owner's priorities do not change at the split); the test part starts on an empty
-  machine (:func:`schedlab.workload.cut.split_months`).
+  Both are windows of the one calendar of ``--months`` (counted from the trace's start), and each
+  is grouped on its own jobs (:data:`schedlab.workload.spec.GROUPS_PER_WINDOW`): the training part
+  is exactly the workload ``--months K`` prepares, so its row replays with ``--months K``; the test
+  part starts on an empty machine (:func:`schedlab.workload.cut.split_months`).
 
 :class:`HeldOut` is the set of test workloads with their EASY baselines (computed once). Each
 generation the run evaluates the best strategy so far on it (:meth:`HeldOut.scores`, one

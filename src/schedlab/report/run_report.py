@@ -43,8 +43,8 @@ def setup_words(config: Mapping[str, Any]) -> str:
     parts = []
     if config.get("procs"):
         parts.append(f"on {int(config['procs']):,} processors")
-    if config.get("months"):
-        parts.append(_first_months(config["months"]))
+    if config.get("months"):  # "window": the dates kept, when the months reach past the trace (cut.window_label)
+        parts.append(_first_months(config["months"]) + (f" asked: {config['window']}" if config.get("window") else ""))
     if config.get("scale_to"):
         parts.append(f"scaled to {int(config['scale_to']):,} processors" + (", load-calibrated" if config.get("calibrate_load") else ""))
     return ", ".join(parts)

@@ -34,9 +34,24 @@ from ..errors import WorkloadError
 from .model import Workload
 from .swf import set_header_value
 
-__all__ = ["CleanReport", "clean", "job_width", "require_machine", "too_wide_jobs"]
+__all__ = ["MAX_PROCS", "CleanReport", "check_machine_size", "clean", "job_width", "require_machine", "too_wide_jobs"]
 
 MISSING_ESTIMATE_POLICIES = ("runtime", "drop")
+
+#: The largest machine size schedlab simulates (``--procs``, ``--scale-to``, a header's MaxProcs):
+#: 2^31 - 1 = 2,147,483,647 processors, 200 times the largest machine of the TOP500 lists (Sunway
+#: TaihuLight, 10.6 M cores). Below it every processor count is an exact int64 and float64 (so
+#: printed exactly) and a sum of widths over up to 2^32 jobs stays within int64; a size above it is a
+#: typo, refused in one line instead of overflowing the engine's int64 counters (issue 43, item 8).
+MAX_PROCS = 2**31 - 1
+
+
+def check_machine_size(option: str, value: int) -> None:
+    """Refuse a machine size below 1 or above :data:`MAX_PROCS`, naming ``option`` (one line)."""
+    if int(value) != value or value < 1:
+        raise WorkloadError(f"{option} must be a positive whole number, got {value}")
+    if value > MAX_PROCS:
+        raise WorkloadError(f"{option} {value} is above the largest machine schedlab simulates ({MAX_PROCS:,} processors)")
 
 
 @dataclass(frozen=True)
@@ -106,6 +121,7 @@ def require_machine(workload: Workload, procs: int | None) -> int:
         raise WorkloadError(f"{workload.name or 'the trace'} has no MaxProcs/MaxNodes header; pass --procs")
     if int(m) <= 0:
         raise WorkloadError(f"machine size must be positive, got {m}")
+    check_machine_size("--procs" if procs is not None else f"{workload.name or 'the trace'}: MaxProcs of the header", int(m))
     return int(m)
 
 

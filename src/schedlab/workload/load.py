@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import os
+import warnings
 from importlib import resources
 from pathlib import Path
 
-from ..errors import SWFError, WorkloadError
+import numpy as np
+
+from ..errors import SWFError, TraceNote, WorkloadError
 from .clean import clean, job_width, require_machine, too_wide_jobs
 from .cut import cut_months
 from .groups import assign_groups
 from .model import Workload
 from .swf import read_swf, swf_name
 
-__all__ = ["BUNDLED", "FORMATS", "bundled_path", "resolve_trace", "trace_folders", "workloads_dir", "read_trace", "load_trace", "refuse_too_wide",
+__all__ = ["BUNDLED", "FORMATS", "bundled_path", "resolve_trace", "trace_folders", "workloads_dir", "read_trace", "load_trace", "note_trace", "read_cleaned", "refuse_too_wide",
            "sniff_format", "parse_format"]
 
 #: trace formats ``read_trace`` reads; ``auto`` sniffs the file's first line
@@ -188,6 +191,51 @@ def refuse_too_wide(raw: Workload, procs: int | None = None, source: str | os.Pa
                         f"the machine ({origin}){more}; {remedy}")
 
 
+def read_cleaned(
+    spec: str | os.PathLike | Workload,
+    *,
+    procs: int | None = None,
+    missing_estimate: str = "runtime",
+    format: str | None = None,
+    site: str | None = None,
+) -> Workload:
+    """Read, refuse a too-wide job (:func:`refuse_too_wide`) and clean: the whole trace, before any cut
+    or grouping (the stages of :func:`load_trace` that every calendar window shares)."""
+    w = spec if isinstance(spec, Workload) else read_trace(spec, format=format)
+    refuse_too_wide(w, procs, None if isinstance(spec, Workload) else spec, format, site=site)
+    note_trace(w, procs)
+    w, _ = clean(w, procs=procs, missing_estimate=missing_estimate)
+    return w
+
+
+#: A header machine more than this many times wider than the widest job gets a note: UTIL is measured
+#: against the header's size, and a header claiming MaxProcs 100000 for jobs of at most 100
+#: processors (a typo, or a log of a partition of a larger machine) makes UTIL 0.06 % without a word.
+WIDE_HEADER_FACTOR = 100
+
+
+def note_trace(raw: Workload, procs: int | None = None) -> None:
+    """Notes (:class:`~schedlab.errors.TraceNote`, one line each) on what the reading would otherwise pass
+    without a word: jobs with a negative runtime, which cleaning drops (SWF's -1 = unknown included),
+    and, when the machine size is the header's, a machine more than :data:`WIDE_HEADER_FACTOR` times
+    wider than the widest job."""
+    name = raw.name or "the trace"
+    negative = np.flatnonzero(raw.runtime < 0)
+    if negative.size:
+        first = int(negative[0])
+        warnings.warn(TraceNote(f"{name}: {negative.size:,} job{'s' if negative.size > 1 else ''} with a negative runtime (job {int(raw.id[first])}: "
+                                f"{raw.runtime[first]:g} s; SWF's -1 is 'unknown') {'are' if negative.size > 1 else 'is'} dropped as unusable; "
+                                f"'schedlab workload clean' counts every job it drops"), stacklevel=3)
+    if procs is None and raw.machine_procs is not None and len(raw):
+        width = job_width(raw)[raw.runtime > 0]
+        widest = int(width.max()) if width.size else 0
+        if widest > 0 and raw.machine_procs > WIDE_HEADER_FACTOR * widest:
+            warnings.warn(TraceNote(f"{name}: the header's machine of {raw.machine_procs:,} processors is "
+                                    f"{raw.machine_procs / widest:,.0f} times the widest job ({widest:,}); UTIL is "
+                                    f"measured against {raw.machine_procs:,} processors (--procs gives another size)"),
+                          stacklevel=3)
+
+
 def load_trace(
     spec: str | os.PathLike | Workload,
     *,
@@ -206,9 +254,7 @@ def load_trace(
     A job wider than the machine is an error (:func:`refuse_too_wide`; ``site``: the grid site it is), never
     silently dropped. The stage of :func:`schedlab.workload.spec.prepare_trace` before splitting and scaling.
     """
-    w = spec if isinstance(spec, Workload) else read_trace(spec, format=format)
-    refuse_too_wide(w, procs, None if isinstance(spec, Workload) else spec, format, site=site)
-    w, _ = clean(w, procs=procs, missing_estimate=missing_estimate)
+    w = read_cleaned(spec, procs=procs, missing_estimate=missing_estimate, format=format, site=site)
     if months is not None:
         w = cut_months(w, months)
     return assign_groups(w)

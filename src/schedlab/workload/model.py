@@ -109,6 +109,8 @@ class Workload:
     timezone: str | None = None
     #: the header comment lines, verbatim (without the leading ';' and newline)
     header: tuple[str, ...] = field(default=())
+    #: the calendar window a cut kept, in dates (:func:`schedlab.workload.cut.window_label`); "" = not cut
+    window: str = ""
 
     def __post_init__(self) -> None:
         n = None
@@ -175,6 +177,7 @@ class Workload:
             "unix_start": self.unix_start,
             "timezone": self.timezone,
             "header": self.header,
+            "window": self.window,
         }
 
     def __iter__(self) -> Iterator[str]:  # pragma: no cover - convenience
@@ -212,7 +215,7 @@ class Workload:
     @classmethod
     def from_dataframe(cls, df, **meta) -> "Workload":
         merged = {**getattr(df, "attrs", {}), **meta}
-        merged = {k: v for k, v in merged.items() if k in {"machine_procs", "name", "unix_start", "timezone", "header"}}
+        merged = {k: v for k, v in merged.items() if k in {"machine_procs", "name", "unix_start", "timezone", "header", "window"}}
         if "header" in merged:
             merged["header"] = tuple(merged["header"])
         return cls.from_columns({c: df[c].to_numpy() for c in df.columns if c in ALL_COLUMNS}, **merged)

@@ -5,8 +5,9 @@ optimizers' training, test, federation and grid traces: resolve the name (:func:
 read it in its format, refuse a job wider than the machine (:func:`refuse_too_wide`), clean, cut to
 the first months, assign user groups (:func:`load_trace`), refuse an empty result, then scale
 (``--scale-to``, optionally ``--calibrate-load``, :func:`schedlab.workload.calibrate.rescale`).
-With ``split_months`` the cleaned trace is cut in time before scaling and :func:`split_trace`
-returns both parts, each scaled alike (held-out evaluation, :mod:`schedlab.optimize.heldout`).
+With ``split_months`` the cleaned trace is cut into two windows of the same calendar as ``--months``
+before grouping and scaling, and :func:`split_trace` returns both parts, each grouped on its own
+jobs and scaled alike (held-out evaluation, :mod:`schedlab.optimize.heldout`).
 """
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ from dataclasses import dataclass
 
 from ..errors import WorkloadError
 from .calibrate import Utilisation, rescale
+from .clean import check_machine_size
 from .cut import split_months
-from .load import load_trace, parse_format
+from .groups import assign_groups
+from .load import load_trace, parse_format, read_cleaned
 from .model import Workload
 
-__all__ = ["TraceSpec", "prepare_trace", "split_trace"]
+__all__ = ["GROUPS_PER_WINDOW", "TraceSpec", "prepare_trace", "split_trace"]
 
 
 def _positive(option: str, value: int | None) -> None:
@@ -49,9 +52,10 @@ class TraceSpec:
     split_months: int | None = None
 
     def __post_init__(self) -> None:
-        _positive("--procs", self.procs)
+        for option, size in (("--procs", self.procs), ("--scale-to", self.scale_to)):
+            if size is not None:
+                check_machine_size(option, size)  # at most MAX_PROCS processors
         _positive("--months", self.months)
-        _positive("--scale-to", self.scale_to)
         _positive("--split-months", self.split_months)
         if self.calibrate_load and self.scale_to is None:
             raise WorkloadError("--calibrate-load calibrates a scaled trace: give --scale-to too")
@@ -79,21 +83,38 @@ def prepare_trace(spec: TraceSpec, *, utilisation: Utilisation | None = None, si
     return rescale(_cleaned(spec, site), spec.scale_to, spec.calibrate_load, utilisation=utilisation)
 
 
-def split_trace(spec: TraceSpec, *, utilisation: Utilisation | None = None) -> tuple[Workload, Workload]:
-    """(first ``split_months`` months, the months after) of the prepared trace, named ``NAME[months 1-K]``
-    and ``NAME[months K+1-]``, each scaled as ``spec`` says; either part empty is a one-line error.
+#: Where the user groups of a split (``--split-months K``) are computed: on each window's own jobs.
+#: The training part is grouped on months 1-K, exactly as ``--months K`` groups it, so the training
+#: row of a run is the number ``simulate``/``compare --months K`` gives; the test part on months
+#: K+1-N alone. Grouping on the whole window (the earlier rule) let the test months decide who is a
+#: heavy user during training, which no single-window command reproduces (issue 43, item 5).
+GROUPS_PER_WINDOW = "each window on its own jobs"
 
-    User groups are assigned on the whole window first, so a user is in the same group in both parts;
-    the second part starts on an empty machine (:func:`schedlab.workload.cut.split_months`).
+
+def split_trace(spec: TraceSpec, *, utilisation: Utilisation | None = None) -> tuple[Workload, Workload]:
+    """(months 1-K, months K+1-N) of the trace, K = ``split_months``, N = ``months`` (None: to the end),
+    named ``NAME[months 1-K: DATES]`` and ``NAME[months K+1-N: DATES]`` (:func:`schedlab.workload.cut.window_label`), each
+    grouped on its own jobs (:data:`GROUPS_PER_WINDOW`) and scaled as ``spec`` says; either part empty
+    is a one-line error.
+
+    Both parts are windows of the one calendar of :func:`schedlab.workload.cut.cut_months`, counted from
+    the trace's start: the first part is the workload ``--months K`` prepares (same jobs, same groups);
+    the second starts on an empty machine (:func:`schedlab.workload.cut.split_months`).
     """
     k = spec.split_months
     if k is None:
         raise WorkloadError(f"{spec.trace}: no --split-months given")
-    w = _cleaned(spec, None)
-    train, test = split_months(w, k)
+    if spec.trace is None:
+        raise WorkloadError("no trace given")
+    w = read_cleaned(spec.trace, procs=spec.procs, format=spec.format)
+    if spec.months is not None and k >= spec.months:
+        raise WorkloadError(f"--split-months {k} leaves no test months within --months {spec.months}")
+    train, test = split_months(w, k, spec.months)
     name = w.name or str(spec.trace)
     if len(train) == 0 or len(test) == 0:
         raise WorkloadError(f"{spec.trace}: --split-months {k} leaves no jobs "
                             f"{'before' if len(train) == 0 else 'after'} the split")
-    return tuple(rescale(part.replace(name=f"{name}[months {a}]"), spec.scale_to, spec.calibrate_load, utilisation=utilisation)
-                 for part, a in ((train, f"1-{k}"), (test, f"{k + 1}-")))
+    parts = ((train, f"1-{k}"), (test, f"{k + 1}-{spec.months or ''}"))
+    return tuple(rescale(assign_groups(part).replace(name=f"{name}[months {months}: {part.window}]"),
+                         spec.scale_to, spec.calibrate_load, utilisation=utilisation)
+                 for part, months in parts)

@@ -255,6 +255,26 @@ def _token(line: bytes, index: int, value: float) -> str:
     return f"{float(value):g}"
 
 
+def _refuse_repeated_ids(path: Path, ids: np.ndarray) -> None:
+    """A job number (field 1) given to two jobs is an error naming the line of the second: every per-job
+    output (``--schedule-out``, job tables) is keyed by it, and SWF numbers jobs uniquely (Chapin et al.
+    1999). Renumbering would hide a file that was concatenated or edited by mistake; -1 (unknown) may repeat."""
+    known = np.flatnonzero(ids >= 0)
+    if known.size < 2:
+        return
+    _, first, counts = np.unique(ids[known], return_index=True, return_counts=True)
+    if counts.max() < 2:
+        return
+    seen = np.zeros(known.size, dtype=bool)
+    seen[first] = True
+    second = int(known[np.flatnonzero(~seen)[0]])  # the earliest repeat in file order
+    earlier = int(known[np.flatnonzero(ids[known] == ids[second])[0]])
+    repeats = int((counts - 1).sum())
+    more = f" ({repeats:,} repeated job numbers in the file)" if repeats > 1 else ""
+    raise SWFError(path, job_line(path, second), f"job number {int(ids[second])} repeats the job on line "
+                   f"{job_line(path, earlier)}{more}; job numbers (field 1) must be unique")
+
+
 def read_swf(path: str | os.PathLike, *, procs: int | None = None) -> Workload:
     """Read an SWF trace (``.swf`` or ``.swf.gz``) into a :class:`Workload`.
 
@@ -287,6 +307,7 @@ def read_swf(path: str | os.PathLike, *, procs: int | None = None) -> Workload:
             columns[name] = columns[name].astype(np.int64)
         else:
             columns[name] = np.ascontiguousarray(columns[name])
+    _refuse_repeated_ids(path, columns["id"])
     group = _groups_from_header(header, columns["user"])
     if group is not None:
         columns["group"] = group

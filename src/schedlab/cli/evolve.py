@@ -17,7 +17,7 @@ from .policies import DEFAULT_GREEDY, PLUGIN, load_strategy_file
 from .progress import EvaluationProgress
 from .rules import UTIL_GUARD
 from .versus_easy import (MAX_GROUP_RATIO, MAX_UTIL_DROP, check_guards, check_threshold, comparison_table, gate, mark_guards,
-                          wide_console)
+                          print_wide, wide_console)
 
 evolve_app = sub_app("evolve", "Evolve scheduling strategies for an owner's objective (the paper: Franke, Lepping, "
                                "Schwiegelshohn, 'Greedy Scheduling with Complex Objectives').")
@@ -127,7 +127,7 @@ def greedy(
     if result.interrupted:
         raise stopped(f"checkpoint saved in {out}; re-run the same command to resume")
     write_report(result)
-    wide_console().print(comparison_table(result.comparison, f"{result.best.label} vs EASY — {objective}",
+    print_wide(comparison_table(result.comparison, f"{result.best.label} vs EASY — {objective}",
                                           threshold=WORSE_THAN_EASY_PCT))
     typer.echo(f"best objective {result.best_f:.6g} after {result.evaluations} evaluations; best strategy: {out / 'best.json'}")
 
@@ -177,7 +177,7 @@ def compare(
                "collateral": {r["workload"]: r["collateral"] for r in rows if r["collateral"]}, "rows": rows}
         typer.echo(json.dumps(doc, allow_nan=False))
     else:
-        wide_console().print(comparison_table(rows, f"{chosen.label} vs EASY — {objective}", threshold=threshold))
+        print_wide(comparison_table(rows, f"{chosen.label} vs EASY — {objective}", threshold=threshold))
     gate(worse, fail_worse_than, guarded)
 
 

@@ -14,10 +14,25 @@ from ..errors import SchedlabError
 
 
 def wide_console() -> Console:
-    """stdout console at least 170 columns wide, so the comparison table (with its verdict and collateral
-    marks) never truncates numbers."""
+    """stdout console at least 140 columns wide, so the comparison table never truncates numbers."""
     width = Console().width
-    return Console(width=max(width, 170))
+    return Console(width=max(width, 140))
+
+
+def print_wide(table: Table) -> None:
+    """``table`` on stdout, at least 140 columns wide and never narrower than the table needs: its
+    names and numbers are never cut (the verdict column wraps first)."""
+    import io
+
+    width = wide_console().width
+    widest = wide_console().measure(table, options=Console().options.update_width(100_000)).maximum
+    while width < widest:  # rich crops rows wider than the console (no right border): widen until none is
+        probe = Console(width=width, file=io.StringIO(), record=True)
+        probe.print(table)
+        if all(line.rstrip()[-1:] in "┓┃┩│┘" for line in probe.export_text().splitlines()[1:] if line.strip()):
+            break
+        width += 2
+    Console(width=width).print(table)
 
 
 def comparison_table(rows: list[dict[str, Any]], title: str, label: str = "strategy",
@@ -26,16 +41,16 @@ def comparison_table(rows: list[dict[str, Any]], title: str, label: str = "strat
     rows have it, and a flag on workloads where the strategy is worse than EASY by more than ``threshold`` %
     or crosses a collateral mark (UTIL points, the worst group's AWRT ratio against EASY's)."""
     table = Table(title=title)
-    table.add_column("workload")
+    # names and numbers never cut: the verdict column (words) is the one that wraps to fit
+    table.add_column("workload", no_wrap=True, min_width=max((len(str(r["workload"])) for r in rows), default=8))
     sets = any("set" in r for r in rows)
     if sets:
         table.add_column("set")
     table.add_column("schedule", no_wrap=True)
     cols = ["objective", "AWRT1", "AWRT2", "AWRT3", "AWRT4", "AWRT5", "UTIL"]
-    for c in cols:
-        table.add_column(c, justify="right")
-    table.add_column("worst group", justify="right")
-    table.add_column("vs EASY", min_width=40)
+    for c in cols:  # UTIL's improvement is in points
+        table.add_column("UTIL (diff: pts)" if c == "UTIL" else c, justify="right", no_wrap=True)
+    table.add_column("worst group's AWRT; vs EASY", min_width=22)
     from ..optimize.versus_easy import gain_text, ratio_text, verdict_marks
     from ..report.table import fixed
 
@@ -43,12 +58,13 @@ def comparison_table(rows: list[dict[str, Any]], title: str, label: str = "strat
     for r in rows:
         marks = verdict_marks(r, threshold)
         verdict = f"[bold red]{chr(10).join(marks)}[/]" if marks else ("ok" if threshold is not None else "")
+        verdict = f"{ratio_text(r)} EASY's\n{verdict}" if r.get("worst_group") else verdict
         lead = [r.get("set", "")] if sets else []
-        table.add_row(r["workload"], *lead, label, *(fmt(r.get(c)) for c in cols), "", "")
-        table.add_row("", *([""] if sets else []), "EASY", *(fmt(r.get(f"{c}_easy")) for c in cols), "", "")
+        table.add_row(r["workload"], *lead, label, *(fmt(r.get(c)) for c in cols), "")
+        table.add_row("", *([""] if sets else []), "EASY", *(fmt(r.get(f"{c}_easy")) for c in cols), "")
         imp = [fmt(r.get(f"{c}_improvement_pct")) for c in cols[1:-1]]
-        table.add_row("", *([""] if sets else []), "improvement % (UTIL: pts)", gain_text(r), *imp,
-                      fmt(r.get("UTIL_diff_points")), ratio_text(r), verdict, end_section=True)
+        table.add_row("", *([""] if sets else []), "improvement %", gain_text(r), *imp,
+                      fmt(r.get("UTIL_diff_points")), verdict, end_section=True)
     return table
 
 

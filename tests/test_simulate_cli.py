@@ -233,23 +233,26 @@ def test_compare_gate_fails_when_the_objective_is_undefined(capsys, tmp_path, as
     swf = _one_group(tmp_path)
     code, out, err = run(capsys, "compare", swf, "--policies", "fcfs,easy", "--fail-worse-than", "5",
                          *(["--json"] if as_json else []))
-    one_line_error(code, err, "--fail-worse-than 5", "AWRT2", "undefined", "fcfs")
+    one_line_error(code, err, "AWRT2", "undefined", "fcfs")
     assert out == ""  # no table, no JSON that could be read as a pass
     # the same trace with a defined objective: the gate evaluates (FCFS is worse than EASY here)
     code, out, err = run(capsys, "compare", swf, "--policies", "fcfs,easy", "--fail-worse-than", "5",
                          "--objective", "AWRT1", "--json")
     doc = json.loads(out)
     assert code == 1 and doc["worse_than_easy"] == ["fcfs"], err
-    # without a gate an undefined objective stays a warning and a null
+    # without a gate too: compare judges every row against EASY, and an undefined objective cannot be
+    # judged (issue 43, one rule with evolve compare and the optimizers), so no "no strategy worse" line
     code, out, err = run(capsys, "compare", swf, "--policies", "fcfs,easy", "--json")
-    assert code == 0 and all(r["objective"] is None for r in json.loads(out)["rows"])
-    assert "warning" in err and "undefined for fcfs" in err
+    one_line_error(code, err, "AWRT2", "undefined for fcfs")
+    assert out == ""
 
 
-def test_compare_gate_fails_when_easys_objective_is_zero(capsys, tmp_path):
+def test_compare_gate_judges_a_zero_baseline_by_the_sign(capsys, tmp_path):
     swf = write_swf(tmp_path / "idle.swf", [(0, 10, 1, 10, 1), (100, 10, 1, 10, 1)])  # nobody waits
-    code, _, err = run(capsys, "compare", swf, "--policies", "fcfs", "--objective", "AWWT", "--fail-worse-than", "5")
-    one_line_error(code, err, "--fail-worse-than", "is 0")
+    code, out, err = run(capsys, "compare", swf, "--policies", "fcfs", "--objective", "AWWT", "--fail-worse-than", "5",
+                         "--json")
+    row = json.loads(out)["rows"][0]  # EASY's AWWT is 0 and so is FCFS's: not worse, no percentage of 0
+    assert code == 0 and row["objective_diff"] == 0.0 and row["vs_easy_pct"] is None and not row["worse_than_easy"], err
 
 
 # ---------------------------------------------------------------------------- one policy list (issue 32)

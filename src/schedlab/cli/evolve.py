@@ -15,7 +15,9 @@ from .options import (AS_JSON, DASK, EXTEND, SEED, SLURM_OPTION, SLURM_SHARES, S
                       executor_spec, with_trace_options)
 from .policies import DEFAULT_GREEDY, PLUGIN, load_strategy_file
 from .progress import EvaluationProgress
-from .versus_easy import check_threshold, comparison_table, gate, wide_console
+from .rules import UTIL_GUARD
+from .versus_easy import (MAX_GROUP_RATIO, MAX_UTIL_DROP, check_guards, check_threshold, comparison_table, gate, mark_guards,
+                          print_wide, wide_console)
 
 evolve_app = sub_app("evolve", "Evolve scheduling strategies for an owner's objective (the paper: Franke, Lepping, "
                                "Schwiegelshohn, 'Greedy Scheduling with Complex Objectives').")
@@ -92,6 +94,7 @@ def greedy(
     workers: Optional[int] = WORKERS,
     dask: Optional[str] = DASK,
     extend: bool = EXTEND,
+    util_guard: Optional[float] = UTIL_GUARD,
 ) -> None:
     """Evolve the parameters of the greedy sorting criteria for OBJECTIVE on the training TRACES."""
     from ..optimize.evolve import WORSE_THAN_EASY_PCT, EvolveConfig, evolve_greedy
@@ -108,19 +111,23 @@ def greedy(
     from ..workload.load import resolve_trace
 
     Objective(objective)  # cheap mistakes first: no compile wait before a typo's error
+    if util_guard is not None:
+        from ..optimize.gfs import check_rules_options
+
+        check_rules_options(util_guard=util_guard)
     for trace in (*traces, *test):
         resolve_trace(trace)
     warm_simulation(None, None, [Strategy("easy"), Strategy.greedy(DEFAULT_GREEDY)])
     bar = EvaluationProgress(lam)
     try:
         result = evolve_greedy(config, out, executor_spec=spec, workers=workers, on_start=bar.start, on_generation=bar.step,
-                               on_evaluation=bar.tick, extend=extend)
+                               on_evaluation=bar.tick, extend=extend, util_guard=util_guard)
     finally:
         bar.stop()
     if result.interrupted:
         raise stopped(f"checkpoint saved in {out}; re-run the same command to resume")
     write_report(result)
-    wide_console().print(comparison_table(result.comparison, f"{result.best.label} vs EASY — {objective}",
+    print_wide(comparison_table(result.comparison, f"{result.best.label} vs EASY — {objective}",
                                           threshold=WORSE_THAN_EASY_PCT))
     typer.echo(f"best objective {result.best_f:.6g} after {result.evaluations} evaluations; best strategy: {out / 'best.json'}")
 
@@ -135,17 +142,24 @@ def compare(
     opts: TraceOptions = None,
     threshold: float = THRESHOLD,
     fail_worse_than: Optional[float] = FAIL_WORSE_THAN,
+    max_util_drop: Optional[float] = MAX_UTIL_DROP,
+    max_group_ratio: Optional[float] = MAX_GROUP_RATIO,
     as_json: bool = AS_JSON,
 ) -> None:
     """Apply a trained strategy to other workloads: % improvement over EASY per workload and metric (as the paper's Figs. 2-3).
 
-    Workloads where the strategy's objective is worse than EASY's by more than --threshold % are
-    flagged; with --fail-worse-than PCT the command exits 1 when any workload is worse by more than PCT %."""
+    Workloads where the strategy's objective is worse than EASY's by more than --threshold % of |EASY| are
+    flagged, and those where UTIL falls more than 1 point below EASY's or a user group's AWRT is more than
+    twice EASY's are marked (COLLATERAL); with --fail-worse-than PCT the command exits 1 when any workload is
+    worse by more than PCT %, with --max-util-drop / --max-group-ratio when the collateral crosses them."""
     import json
 
     from ..optimize.evolve import EvolveConfig, compare_with_easy, load_training
 
+    from ..optimize.versus_easy import worse_than
+
     check_threshold(threshold, fail_worse_than)
+    check_guards(max_util_drop, max_group_ratio)
     chosen = load_strategy_file(strategy)
     from ..metrics import Objective
 
@@ -153,16 +167,18 @@ def compare(
     config = EvolveConfig(traces=tuple(traces), objective=objective, **opts.settings())
     workloads, machines = load_training(config)
     rows = compare_with_easy(chosen, workloads, machines, objective, threshold=threshold)
-    gated = fail_worse_than if fail_worse_than is not None else threshold
-    worse = [r["workload"] for r in rows if r["objective_improvement_pct"] is not None and r["objective_improvement_pct"] < -gated]
+    worse = [r["workload"] for r in rows
+             if fail_worse_than is not None and worse_than(r["objective_easy"], r["objective"], fail_worse_than)]
+    guarded = [f"{r['workload']}: {text}" for r in rows for text in mark_guards(r, max_util_drop, max_group_ratio)]
     if as_json:
         doc = {"strategy": chosen.label, "strategy_file": str(strategy), "objective_expression": str(obj),
                "trace_options": opts.to_dict(), "threshold_pct": threshold,
-               "worse_than_easy": [r["workload"] for r in rows if r["worse_than_easy"]], "rows": rows}
+               "worse_than_easy": [r["workload"] for r in rows if r["worse_than_easy"]],
+               "collateral": {r["workload"]: r["collateral"] for r in rows if r["collateral"]}, "rows": rows}
         typer.echo(json.dumps(doc, allow_nan=False))
     else:
-        wide_console().print(comparison_table(rows, f"{chosen.label} vs EASY — {objective}", threshold=threshold))
-    gate(worse, fail_worse_than)
+        print_wide(comparison_table(rows, f"{chosen.label} vs EASY — {objective}", threshold=threshold))
+    gate(worse, fail_worse_than, guarded)
 
 
 @evolve_app.command("slurm")

@@ -97,10 +97,10 @@ def write_report(result) -> None:
 
 def _print_result(result, objective: str, out: Path) -> None:
     from ..optimize.evolve import WORSE_THAN_EASY_PCT
-    from .versus_easy import comparison_table, wide_console
+    from .versus_easy import comparison_table, print_wide
 
-    wide_console().print(comparison_table(result.comparison, f"{result.best.label} vs EASY — {objective}", "rule base",
-                                   threshold=WORSE_THAN_EASY_PCT))
+    print_wide(comparison_table(result.comparison, f"{result.best.label} vs EASY — {objective}", "rule base",
+                           threshold=WORSE_THAN_EASY_PCT))
     typer.echo(f"best objective {result.best_f:.6g} after {result.evaluations} simulations; rule base: {out / 'best.json'}"
                f" (readable: {out / 'rules.txt'})")
 

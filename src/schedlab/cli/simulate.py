@@ -19,6 +19,7 @@ from ..strategy import STATIC_ORDERS, Strategy
 from .app import app
 from .policies import PLUGIN, POLICIES, load_strategy_file, parse_policy
 from .scojo import ScojoOptions, with_scojo_options
+from .versus_easy import MAX_GROUP_RATIO, MAX_UTIL_DROP
 from .options import (AS_JSON, SLURM_CONF, SLURM_OPTION, SLURM_QOS, SLURM_SHARES, TRACE_HELP, OptionError, TraceOptions,
                       check_output, echo_wrote, spliced, with_trace_options)
 
@@ -30,7 +31,7 @@ JSON_KEYS: tuple[str, ...] = ("trace", "trace_options", "strategy", "objective_e
 DEFAULT_POLICIES = "fcfs,list,easy,conservative"
 #: columns dropped, in this order, when a comparison table is wider than the terminal
 _DROP_ORDER = (*(f"BSLD{i}" for i in (5, 4, 3, 2, 1)), "mean_user_AWRT", "max_user_AWRT", "p95_wait", "max_wait", "mean_response", "mean_slowdown", "makespan", "AWWT", "AWRT5", "AWRT4", "AWRT3", "sim_seconds",
-               "mean_bounded_slowdown", "mean_wait")
+               "mean_bounded_slowdown", "mean_wait", "worst_group_awrt_ratio", "UTIL_diff_points")
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -130,15 +131,15 @@ def echo_run_notes(schedule) -> int:
 
 
 def score(schedule, objective: Objective, sim_seconds: float, *, bound: float = 10.0, easy=None,
-          who: str = "this schedule", fail_worse_than: float | None = None) -> dict:
+          who: str = "this schedule", judging: bool = False) -> dict:
     """The metrics of ``schedule`` (``who``'s) plus ``objective`` and ``sim_seconds``; ``easy``: EASY's
     metrics on the same trace (for ``EASY_*`` names). An objective using an undefined metric is None
-    with a warning, or under a gate ``fail_worse_than`` an error (:func:`.versus_easy.gate_objective`)."""
+    with a warning, or, ``judging`` against EASY, an error (:func:`.versus_easy.gate_objective`)."""
     from .versus_easy import gate_objective
 
     metrics = compute_metrics(schedule, bound=bound)
     row = metrics.to_dict()
-    row["objective"] = gate_objective(objective, metrics, easy, who, fail_worse_than)
+    row["objective"] = gate_objective(objective, metrics, easy, who, judging)
     row["sim_seconds"] = sim_seconds
     return row
 
@@ -168,8 +169,9 @@ def _print_table(rows, *, title: str, caption: str, label: str, every_column: st
     columns = [c for c in DEFAULT_COLUMNS if c not in ("mean_response", "mean_slowdown")] if len(rows) > 1 else list(
         DEFAULT_COLUMNS
     )
-    if any("vs_easy_pct" in r for _, r in rows):
-        columns.insert(columns.index("objective") + 1, "vs_easy_pct")
+    versus = [c for c in ("vs_easy_pct", "vs_easy_diff", "UTIL_diff_points", "worst_group_awrt_ratio")
+              if any(c in r for _, r in rows)]  # compare: the verdict and the collateral beside the objective
+    columns[columns.index("objective") + 1:columns.index("objective") + 1] = versus
     shown = [c for c in columns if any(c in r for _, r in rows)]
 
     def fits(table) -> bool:
@@ -317,17 +319,25 @@ def compare_command(
     csv_out: Optional[Path] = typer.Option(None, "--csv", help="Also write the table as CSV (all metrics)."),
     threshold: float = typer.Option(5.0, "--threshold", metavar="PCT", help="Flag strategies whose objective is worse than EASY's by more than PCT %."),
     fail_worse_than: Optional[float] = typer.Option(None, "--fail-worse-than", metavar="PCT", help="Exit 1 when a strategy's objective is worse than EASY's by more than PCT % (a gate)."),
+    max_util_drop: Optional[float] = MAX_UTIL_DROP,
+    max_group_ratio: Optional[float] = MAX_GROUP_RATIO,
     as_json: bool = AS_JSON,
     site: SlurmSite = None,
 ) -> None:
     """Simulate several strategies on one trace and print one table: rows strategies, columns metrics.
 
-    Column 'vs EASY %' is the objective's improvement over EASY on the same trace (positive =
-    better); strategies worse than EASY by more than --threshold % are flagged."""
+    Column 'vs EASY %' is the objective's improvement over EASY on the same trace, 100 (EASY - value) /
+    |EASY| (positive = better; with EASY's objective 0, column 'vs EASY diff' gives value - EASY);
+    strategies worse than EASY by more than --threshold % of |EASY| are flagged (WORSE), and those
+    whose UTIL falls more than 1 point below EASY's or that make a user group's AWRT more than twice
+    EASY's are marked (*, collateral; 'UTIL vs EASY pts' in points, 'worst group x EASY' the largest
+    AWRT_g / EASY's AWRT_g over the groups with jobs)."""
     obj = _check_options(objective, 1, bound)
-    from .versus_easy import check_threshold, gate
+    from ..optimize.versus_easy import worse_than
+    from .versus_easy import check_guards, check_threshold, gate, gate_objective, mark_guards
 
     check_threshold(threshold, fail_worse_than)
+    check_guards(max_util_drop, max_group_ratio)
     if csv_out is not None:
         check_output(csv_out, "CSV table")
     specs = [s for s in (p.strip() for p in policies.split(",")) if s]
@@ -346,25 +356,25 @@ def compare_command(
     status = Console(stderr=True)
     with status.status("simulating EASY (the baseline) ..."):
         easy_metrics = compute_metrics(run_strategy(workload, m, Strategy("easy"), kill=not no_kill)[0], bound=bound)
-    easy_value = score_or_none(obj, easy_metrics)
+    from ..optimize.versus_easy import judged
+
     for spec, strategy in zip(specs, strategies):
         with status.status(f"simulating {spec} ..."):
             schedule, seconds = run_strategy(workload, m, strategy, kill=not no_kill)
         echo_run_notes(schedule)
-        row = score(schedule, obj, seconds, bound=bound, easy=easy_metrics, who=spec, fail_worse_than=fail_worse_than)
-        row["vs_easy_pct"] = (None if easy_value in (None, 0) or row["objective"] is None
-                              else 100.0 * (easy_value - row["objective"]) / easy_value)
-        row["worse_than_easy"] = row["vs_easy_pct"] is not None and row["vs_easy_pct"] < -threshold
-        rows.append((spec, row))
-    if fail_worse_than is not None and easy_value in (None, 0):  # a gate that cannot evaluate fails
-        from .versus_easy import GateError, gate_objective
-
-        gate_objective(obj, easy_metrics, easy_metrics, "easy (the baseline)", fail_worse_than)
-        raise GateError(f"--fail-worse-than {fail_worse_than:g} cannot be evaluated: EASY's objective {obj} is 0, "
-                        "so no strategy can be worse than it by a percentage")
+        rows.append((spec, score(schedule, obj, seconds, bound=bound, easy=easy_metrics, who=spec, judging=True)))
+    easy_value = gate_objective(obj, easy_metrics, easy_metrics, "easy (the baseline)", True)
+    guarded = []
+    for spec, row in rows:
+        judged(row, row["objective"], easy_value, threshold, row, easy_metrics)
+        row["vs_easy_pct"] = row["objective_improvement_pct"]
+        if easy_value == 0:  # no percentage of 0: the table shows value - EASY
+            row["vs_easy_diff"] = row["objective_diff"]
+        guarded += [f"{spec}: {text}" for text in mark_guards(row, max_util_drop, max_group_ratio)]
     flagged = [spec for spec, r in rows if r["worse_than_easy"]]
-    gated = fail_worse_than if fail_worse_than is not None else threshold
-    worse = [spec for spec, r in rows if r["vs_easy_pct"] is not None and r["vs_easy_pct"] < -gated]
+    marked = {spec: r["collateral"] for spec, r in rows if r["collateral"]}
+    worse = flagged if fail_worse_than is None else [
+        spec for spec, r in rows if worse_than(easy_value, r["objective"], fail_worse_than)]
     written = []
     if csv_out is not None:
         from ..report.table import write_metrics_csv
@@ -372,15 +382,18 @@ def compare_command(
         written.append(write_metrics_csv(csv_out, rows, columns=CSV_KEYS))
     if as_json:
         typer.echo(json.dumps({"trace": trace_name(workload, trace), "trace_options": opts.to_dict(), "objective_expression": str(obj),
-                               "threshold_pct": threshold, "worse_than_easy": flagged,
+                               "threshold_pct": threshold, "worse_than_easy": flagged, "collateral": marked,
                                "rows": [dict(r, strategy=spec) for spec, r in rows]}, allow_nan=False))
         echo_wrote(written, err=True)  # stdout stays one JSON document
-        gate(worse, fail_worse_than)
+        gate(worse, fail_worse_than, guarded)
         return
     compiled = f"; kernels compiled/loaded in {compile_seconds:.1f} s (not in sim s)" if compile_seconds >= 0.5 else ""
-    shown = [(f"{spec} [bold red](WORSE)[/]" if r["worse_than_easy"] else spec, r) for spec, r in rows]
+    shown = [(spec + (" [bold red](WORSE)[/]" if r["worse_than_easy"] else "")
+              + ("[bold red]*[/]" if r["collateral"] else ""), r) for spec, r in rows]
     flag = (f"; (WORSE) = objective worse than EASY's by more than {threshold:g} %: {', '.join(flagged)}" if flagged
             else f"; no strategy worse than EASY by more than {threshold:g} %")
+    flag += ("; * = collateral beyond the marks: " + "; ".join(f"{spec}: {', '.join(c)}" for spec, c in marked.items()) if marked
+             else "; no UTIL drop or group slowdown beyond the marks")
     _print_table(
         shown,
         title=_describe(workload, m, not no_kill, opts),
@@ -389,15 +402,7 @@ def compare_command(
         every_column="--csv FILE or --json",
     )
     echo_wrote(written)
-    gate(worse, fail_worse_than)
-
-
-def score_or_none(objective: Objective, metrics) -> float | None:
-    """The objective on EASY's own metrics (its EASY_* names are EASY itself), None when undefined."""
-    try:
-        return objective(metrics, metrics)
-    except SchedlabError:
-        return None
+    gate(worse, fail_worse_than, guarded)
 
 
 def write_schedule_csv(schedule, path: Path, *, bound: float = 10.0) -> Path:

@@ -19,35 +19,53 @@ def wide_console() -> Console:
     return Console(width=max(width, 140))
 
 
+def print_wide(table: Table) -> None:
+    """``table`` on stdout, at least 140 columns wide and never narrower than the table needs: its
+    names and numbers are never cut (the verdict column wraps first)."""
+    import io
+
+    width = wide_console().width
+    widest = wide_console().measure(table, options=Console().options.update_width(100_000)).maximum
+    while width < widest:  # rich crops rows wider than the console (no right border): widen until none is
+        probe = Console(width=width, file=io.StringIO(), record=True)
+        probe.print(table)
+        if all(line.rstrip()[-1:] in "┓┃┩│┘" for line in probe.export_text().splitlines()[1:] if line.strip()):
+            break
+        width += 2
+    Console(width=width).print(table)
+
+
 def comparison_table(rows: list[dict[str, Any]], title: str, label: str = "strategy",
                      threshold: float | None = None) -> Table:
     """``label`` (the strategy), EASY and improvement rows per workload; ``set`` (train/test) when the
-    rows have it, and a flag on workloads where the strategy is worse than EASY by more than ``threshold`` %."""
+    rows have it, and a flag on workloads where the strategy is worse than EASY by more than ``threshold`` %
+    or crosses a collateral mark (UTIL points, the worst group's AWRT ratio against EASY's)."""
     table = Table(title=title)
-    table.add_column("workload")
+    # names and numbers never cut: the verdict column (words) is the one that wraps to fit
+    table.add_column("workload", no_wrap=True, min_width=max((len(str(r["workload"])) for r in rows), default=8))
     sets = any("set" in r for r in rows)
     if sets:
         table.add_column("set")
-    table.add_column("schedule")
+    table.add_column("schedule", no_wrap=True)
     cols = ["objective", "AWRT1", "AWRT2", "AWRT3", "AWRT4", "AWRT5", "UTIL"]
-    for c in cols:
-        table.add_column(c, justify="right")
-    table.add_column("vs EASY")
+    for c in cols:  # UTIL's improvement is in points
+        table.add_column("UTIL (diff: pts)" if c == "UTIL" else c, justify="right", no_wrap=True)
+    table.add_column("worst group's AWRT; vs EASY", min_width=22)
+    from ..optimize.versus_easy import gain_text, ratio_text, verdict_marks
     from ..report.table import fixed
 
     fmt = lambda v: "-" if v is None else fixed(v)  # noqa: E731
     for r in rows:
+        marks = verdict_marks(r, threshold)
+        verdict = f"[bold red]{chr(10).join(marks)}[/]" if marks else ("ok" if threshold is not None else "")
+        verdict = f"{ratio_text(r)} EASY's\n{verdict}" if r.get("worst_group") else verdict
         lead = [r.get("set", "")] if sets else []
         table.add_row(r["workload"], *lead, label, *(fmt(r.get(c)) for c in cols), "")
         table.add_row("", *([""] if sets else []), "EASY", *(fmt(r.get(f"{c}_easy")) for c in cols), "")
-        imp = [r.get(f"{c}_improvement_pct") for c in cols[:-1]] + [r.get("UTIL_diff_points")]
-        flag = (f"[bold red]WORSE > {threshold:g} %[/]" if r.get("worse_than_easy") else "ok") if threshold is not None else ""
-        table.add_row("", *([""] if sets else []), "improvement %", *(fmt(v) for v in imp), flag, end_section=True)
+        imp = [fmt(r.get(f"{c}_improvement_pct")) for c in cols[1:-1]]
+        table.add_row("", *([""] if sets else []), "improvement %", gain_text(r), *imp,
+                      fmt(r.get("UTIL_diff_points")), verdict, end_section=True)
     return table
-
-
-class GateError(SchedlabError, ValueError):
-    """A ``--fail-worse-than`` gate that cannot be evaluated (an undefined objective): exit 2, never a pass."""
 
 
 def check_threshold(threshold: float, fail_worse_than: float | None) -> None:
@@ -61,22 +79,65 @@ def check_threshold(threshold: float, fail_worse_than: float | None) -> None:
             raise OptionError(f"{name} must be a percentage >= 0, got {v:g}")
 
 
-def gate_objective(objective, metrics, easy, who: str, fail_worse_than: float | None) -> float | None:
-    """``objective`` of ``who``'s ``metrics`` (``easy``: EASY's metrics, for ``EASY_*`` names and as the
-    baseline). A term can be undefined (AWRT3 when user group 3 has no jobs): without a gate the value
-    is None and a warning line says why; a gate (``--fail-worse-than``) that cannot evaluate fails, with
-    one line naming the undefined term and ``who`` (exit 2), as ``evolve compare`` does."""
+def gate_objective(objective, metrics, easy, who: str, judging: bool) -> float | None:
+    """``objective`` of ``who``'s ``metrics`` (``easy``: EASY's metrics, for ``EASY_*`` names). A term can
+    be undefined (AWRT3 when user group 3 has no jobs). Where a verdict against EASY depends on the value
+    (``judging``: ``compare``, as ``evolve compare`` and the optimizers) it cannot be judged and is refused
+    with one line naming the term and ``who`` (:func:`~schedlab.optimize.versus_easy.objective_value`, the
+    one rule); where nothing is judged (``simulate``) the value is None and a warning line says why."""
+    from ..optimize.versus_easy import objective_value
+
     try:
-        return objective(metrics, easy, who=who)
+        return objective_value(objective, metrics, easy, who)
     except SchedlabError as exc:
-        if fail_worse_than is not None:
-            raise GateError(f"--fail-worse-than {fail_worse_than:g} cannot be evaluated: {exc}") from None
+        if judging:
+            raise
         typer.echo(f"warning: {exc}", err=True)
         return None
 
 
-def gate(worse: list[str], fail_worse_than: float | None) -> None:
-    """Exit 1 naming the workloads when the gate ``--fail-worse-than`` failed."""
+#: ``--max-util-drop POINTS``: the gate's limit on the utilisation a strategy may lose against EASY
+MAX_UTIL_DROP = typer.Option(None, "--max-util-drop", metavar="POINTS",
+                             help="exit 1 when a strategy's UTIL is below EASY's by more than POINTS percentage points "
+                                  "(a gate beside --fail-worse-than; default: no gate, a drop of more than 1 point is marked)")
+#: ``--max-group-ratio R``: the gate's limit on any user group's AWRT against EASY's
+MAX_GROUP_RATIO = typer.Option(None, "--max-group-ratio", metavar="R",
+                               help="exit 1 when a user group's AWRT is more than R times EASY's (groups with jobs; a gate "
+                                    "beside --fail-worse-than; default: no gate, a ratio above 2 is marked)")
+
+
+def check_guards(max_util_drop: float | None, max_group_ratio: float | None) -> None:
+    """``--max-util-drop`` is finite and >= 0 points, ``--max-group-ratio`` finite and >= 1 (checked before anything runs)."""
+    import math
+
+    from .options import OptionError
+
+    if max_util_drop is not None and not (math.isfinite(max_util_drop) and max_util_drop >= 0):
+        raise OptionError(f"--max-util-drop must be a number of UTIL points >= 0, got {max_util_drop:g}")
+    if max_group_ratio is not None and not (math.isfinite(max_group_ratio) and max_group_ratio >= 1):
+        raise OptionError(f"--max-group-ratio must be a ratio >= 1, got {max_group_ratio:g}")
+
+
+def mark_guards(row: dict[str, Any], max_util_drop: float | None, max_group_ratio: float | None) -> list[str]:
+    """``row``'s collateral marks under the guards given (the defaults for those not given), stored in
+    ``row["collateral"]``; returns the marks of the guards given, which fail the gate."""
+    from ..optimize.versus_easy import collateral_marks
+
+    marks = collateral_marks(row, max_util_drop, max_group_ratio)
+    row["collateral"] = list(marks.values())
+    given = {"util": max_util_drop, "group": max_group_ratio}
+    return [text for kind, text in marks.items() if given[kind] is not None]
+
+
+def gate(worse: list[str], fail_worse_than: float | None, guarded: list[str] = ()) -> None:
+    """Exit 1 naming the workloads when the gate ``--fail-worse-than`` failed, or naming what crossed a
+    guard (``guarded``: ``--max-util-drop``, ``--max-group-ratio``)."""
+    failed = False
     if fail_worse_than is not None and worse:
         typer.echo(f"worse than EASY by more than {fail_worse_than:g} % on: {', '.join(worse)}", err=True)
+        failed = True
+    if guarded:
+        typer.echo(f"beyond the collateral guards: {'; '.join(guarded)}", err=True)
+        failed = True
+    if failed:
         raise typer.Exit(1)

@@ -43,6 +43,26 @@ EASY_PREFIX = "EASY_"
 _FUNCTIONS: dict[str, Callable[..., float]] = {"max": max, "min": min}
 
 
+def _constant_zero(node: ast.AST) -> bool:
+    """True when ``node`` (a checked sub-expression) names no metric and evaluates to 0 (``0``, ``1-1``,
+    ``-0.0``, ``2*0``): a division by it is undefined whatever the schedule, so the objective is refused
+    when parsed, in every verb, before anything is simulated. A constant that itself divides by zero
+    was refused by its own check first."""
+    if any(isinstance(n, ast.Name) for n in ast.walk(node)):
+        return False
+
+    def value(n: ast.AST) -> float:
+        if isinstance(n, ast.Constant):
+            return float(n.value)
+        if isinstance(n, ast.UnaryOp):
+            return _UNARY[type(n.op)][1](value(n.operand))
+        if isinstance(n, ast.BinOp):
+            return _BINARY[type(n.op)][1](value(n.left), value(n.right))
+        return float(_FUNCTIONS[n.func.id]([value(a) for a in n.args]))  # type: ignore[attr-defined]
+
+    return value(node) == 0
+
+
 def _known() -> str:
     return ", ".join(METRIC_NAMES) + f" (each also as {EASY_PREFIX}<name>: EASY's value on the same trace)"
 
@@ -102,6 +122,9 @@ class Objective:
                 raise ObjectiveError(f"operator {op!r} not allowed in objective {text!r} {where}; use + - * / and parentheses")
             Objective._check(node.left, text, names)
             Objective._check(node.right, text, names)
+            if isinstance(node.op, ast.Div) and _constant_zero(node.right):  # undefined on every schedule
+                raise ObjectiveError(f"objective {text!r} divides by zero {where}: its divisor "
+                                     f"{ast.unparse(node.right)!r} is 0 whatever the schedule")
         elif isinstance(node, ast.UnaryOp):
             if type(node.op) not in _UNARY:
                 op = _OPERATOR_TEXT.get(type(node.op), type(node.op).__name__)

@@ -231,15 +231,31 @@ def evolve_greedy(
     on_generation: ProgressStep | None = None,
     on_evaluation: Callable[[str, int, int], None] | None = None,
     extend: bool = False,
+    util_guard: float | None = None,
 ) -> EvolveResult:
     """Run or resume a greedy optimization into run folder ``out``; compare the best with EASY (the
     report: :func:`schedlab.report.run_report.write_run_report`, from the result's config and training set).
 
-    ``extend``: continue a run folder made with fewer generations to ``config.generations``."""
-    from ..execute import make_executor
+    ``extend``: continue a run folder made with fewer generations to ``config.generations``.
+    ``util_guard``: train on the objective with the utilisation guard of ``rules --util-guard``
+    (:func:`schedlab.optimize.gfs.guarded_objective`, default None: off, the paper); the final table and
+    comparison.json are on the objective without it, as for ``rules``."""
+    import dataclasses
 
+    from ..execute import make_executor
+    from ..metrics import Objective
+
+    objective = Objective(config.objective).expr
+    if util_guard is not None:
+        from .gfs import UTIL_GUARD_READING, check_rules_options, guarded_objective
+
+        check_rules_options(util_guard=util_guard)
+        config = dataclasses.replace(config, objective=guarded_objective(objective, util_guard))
     training, easy, heldout = prepare(config)
-    cfg = config.to_dict()
+    cfg = dataclasses.replace(config, objective=objective).to_dict() if util_guard is not None else config.to_dict()
+    if util_guard is not None:  # only when given: run folders made before the guard keep resuming
+        cfg.update(util_guard=float(util_guard), util_guard_reading=UTIL_GUARD_READING,
+                   training_objective=training.objective)
     cfg["traces"] = [_config_trace(t) for t in config.traces]
     cfg.update(training_identity(training))
     cfg.update(heldout_config(config, heldout))
@@ -286,7 +302,7 @@ def evolve_greedy(
             result.best, result.best_f = _assemble(run, encodings, result.runs, executor)
             result.evaluations += len(CRITERIA) ** 3
     run.write_text("best.json", result.best.to_json() + "\n")
-    result.comparison = train_test_comparison(result.best, training, easy, heldout, config.objective)
+    result.comparison = train_test_comparison(result.best, training, easy, heldout, objective)
     run.write_text("comparison.json", json.dumps(result.comparison, indent=2) + "\n")
     return result
 

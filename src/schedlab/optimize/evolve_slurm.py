@@ -36,7 +36,7 @@ from .evolve import EvolveConfig, heldout_config, heldout_extra, train_test_comp
 from .greedy import TrainingSet
 from .heldout import HeldOut
 from .run import RunFolder, RunResult, optimize
-from .versus_easy import gain_pct
+from .versus_easy import COLLATERAL_KEYS, collateral, gain_pct, ratio_text
 
 #: the run kind in config.json (``schedlab.optimize.run`` names its verb)
 KIND = "slurm-tune"
@@ -276,14 +276,16 @@ def comparison_rows(per: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]
     """One row per (set, workload, schedule) from each schedule's rows against EASY
     (:func:`schedlab.optimize.evolve.train_test_comparison`, ``current`` among them): EASY, the site's
     current configuration, the tuned one and (given) the greedy strategy, each with its objective,
-    metrics and gain over EASY and over current."""
+    metrics, gain over EASY and over current, and its collateral against EASY (UTIL points, the worst
+    group's AWRT ratio, the marks: :func:`schedlab.optimize.versus_easy.judged`)."""
     metrics = ("AWRT", "AWRT1", "AWRT2", "AWRT3", "AWRT4", "AWRT5", "UTIL")
     out = []
     for i, cur in enumerate(per["current"]):
         key = {"set": cur["set"], "workload": cur["workload"], "jobs": cur["jobs"], "procs": cur["procs"]}
         easy = dict(key, schedule="EASY", objective=cur["objective_easy"], **{m: cur[f"{m}_easy"] for m in metrics})
-        rows = [easy] + [dict(key, schedule=label, objective=r[i]["objective"], **{m: r[i][m] for m in metrics})
-                         for label, r in per.items()]
+        easy.update(collateral(easy, easy), collateral=[])
+        rows = [easy] + [dict(key, schedule=label, objective=r[i]["objective"], **{m: r[i][m] for m in metrics},
+                              **{k: r[i][k] for k in COLLATERAL_KEYS}) for label, r in per.items()]
         for row in rows:
             row["gain_vs_easy_pct"] = gain_pct(easy["objective"], row["objective"])
             row["gain_vs_current_pct"] = gain_pct(cur["objective"], row["objective"])
@@ -300,11 +302,12 @@ def _fmt(v: Any, digits: int = 2) -> str:
 def comparison_table_rows(rows: Sequence[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
     """(header, cells) of the report's table: AWRT in hours, gains in %, UTIL in %."""
     head = ["set", "workload", "schedule", "objective", "vs EASY %", "vs current %",
-            "AWRT1 h", "AWRT2 h", "AWRT h", "UTIL %"]
+            "AWRT1 h", "AWRT2 h", "AWRT h", "UTIL %", "UTIL vs EASY pts", "worst group AWRT vs EASY", "collateral"]
     hours = lambda v: None if v is None else v / 3600.0  # noqa: E731
     cells = [[r["set"], r["workload"], r["schedule"], _fmt(r["objective"], 0), _fmt(r["gain_vs_easy_pct"]),
               _fmt(r["gain_vs_current_pct"]), _fmt(hours(r["AWRT1"])), _fmt(hours(r["AWRT2"])), _fmt(hours(r["AWRT"])),
-              _fmt(r["UTIL"])] for r in rows]
+              _fmt(r["UTIL"]), _fmt(r.get("UTIL_diff_points")), ratio_text(r), "; ".join(r.get("collateral") or ()) or "ok"]
+             for r in rows]
     return head, cells
 
 

@@ -69,7 +69,7 @@ class HeldOut:
 
     def scores(self, strategy: Any) -> dict[str, float | None]:
         """``test`` = sum of the objective of ``strategy`` over the test workloads, ``test_easy`` the
-        same for EASY, ``test_gain_pct`` = 100 (test_easy - test) / test_easy."""
+        same for EASY, ``test_gain_pct`` = 100 (test_easy - test) / |test_easy| (:func:`.versus_easy.gain_pct`)."""
         from ..sim.strategies import simulate_any  # a Strategy or a rule base
 
         obj = parsed_objective(self.objective)

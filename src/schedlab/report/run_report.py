@@ -232,7 +232,8 @@ def write_run_report(
     cols = ["objective", "AWRT", *GROUP_METRICS, "UTIL"]
     units = {"objective": "objective", "UTIL": "UTIL (%)", **{c: f"{c} (h)" for c in ("AWRT", *GROUP_METRICS)}}
     sets = any("set" in r for r in comparison)
-    head = "".join(f"<th>{c}</th>" for c in ["workload", *(["set"] if sets else []), "schedule", *(units[c] for c in cols)])
+    head = "".join(f"<th>{c}</th>" for c in ["workload", *(["set"] if sets else []), "schedule", *(units[c] for c in cols),
+                                             "worst group AWRT vs EASY", "verdict"])
     body = []
 
     def value(row: Mapping[str, Any], key: str, col: str) -> Any:
@@ -243,9 +244,13 @@ def write_run_report(
         lead = f"<td>{_fmt(row.get('workload'))}</td>" + (f"<td>{_fmt(row.get('set'))}</td>" if sets else "")
         for name, suffix in ((label, ""), ("EASY", "_easy")):
             cells = "".join(f"<td>{_fmt(value(row, c + suffix, c))}</td>" for c in cols)
-            body.append(f"<tr>{lead}<td>{html.escape(name)}</td>{cells}</tr>")
-        imp = [row.get(f"{c}_improvement_pct") for c in cols[:-1]] + [row.get("UTIL_diff_points")]
-        cells = "".join(f"<td>{_fmt(v)}</td>" for v in imp)
+            body.append(f"<tr>{lead}<td>{html.escape(name)}</td>{cells}<td></td><td></td></tr>")
+        from ..optimize.versus_easy import gain_text, ratio_text, verdict_marks  # the terminal table's texts
+
+        imp = [row.get(f"{c}_improvement_pct") for c in cols[1:-1]] + [row.get("UTIL_diff_points")]
+        cells = f"<td>{html.escape(gain_text(dict(row)))}</td>" + "".join(f"<td>{_fmt(v)}</td>" for v in imp)
+        verdict = "; ".join(verdict_marks(dict(row), None))
+        cells += f"<td>{html.escape(ratio_text(dict(row)))}</td><td>{'<b>' + html.escape(verdict) + '</b>' if verdict else 'ok'}</td>"
         flag = " <b>worse than EASY</b>" if row.get("worse_than_easy") else ""
         body.append(f"<tr>{lead}<td>improvement % (UTIL: points){flag}</td>{cells}</tr>")
     last = {k: (rows[-1] if rows else {}) for k, rows in histories.items()}

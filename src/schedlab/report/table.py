@@ -45,11 +45,14 @@ HEADINGS: dict[str, str] = {
     "mean_user_AWRT": "mean user AWRT s",
     "objective": "objective",
     "vs_easy_pct": "vs EASY %",
+    "vs_easy_diff": "vs EASY diff",
+    "UTIL_diff_points": "UTIL vs EASY pts",
+    "worst_group_awrt_ratio": "worst group x EASY",
     "sim_seconds": "sim s",
 }
 
 #: columns where a higher value is better (all others: lower is better)
-HIGHER_IS_BETTER: frozenset[str] = frozenset({"UTIL", "vs_easy_pct"})
+HIGHER_IS_BETTER: frozenset[str] = frozenset({"UTIL", "vs_easy_pct", "UTIL_diff_points"})
 #: columns that are not compared across rows
 NOT_RANKED: frozenset[str] = frozenset({"jobs", "procs", "makespan", "sim_seconds"})
 
@@ -69,7 +72,7 @@ def format_value(name: str, value: float | None) -> str:
         return f"{int(value):,}"
     if name == "sim_seconds":
         return fixed(value, 3) if value < 10 else fixed(value, 1)
-    if name in ("UTIL", "mean_slowdown", "mean_bounded_slowdown"):
+    if name in ("UTIL", "mean_slowdown", "mean_bounded_slowdown", "UTIL_diff_points", "worst_group_awrt_ratio"):
         return fixed(value)
     if abs(value) >= 100:
         return fixed(value, 0)

@@ -14,7 +14,7 @@ Slurm policy: the rows of ``schedlab.strategy.registry.KINDS``).
 import os as _os
 
 # numpy's OpenBLAS keeps its threads spinning for 2^28 cycles after every call before they sleep.
-# A simulation's metrics call np.dot a few times, so beside the process-pool workers of a run
+# numpy calls into it (the metrics did, CMA-ES and k-means still do), so beside the process-pool workers of a run
 # those spinning threads took 16 % of the CPU (perf, symbiotic CTC-1024 run, 2 workers on 2
 # cores), and each call burned ~27 ms of a core. 2^4 cycles instead: the same threads split the
 # same sums (the same bits), then sleep. Takes effect only when numpy is not imported yet: the

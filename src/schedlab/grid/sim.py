@@ -126,7 +126,9 @@ class GridSchedule:
         run = self.trace.run
         area = run * self.trace.workload.procs
         total = float(area.sum())
-        return float(np.dot(area, self.finish - self.trace.workload.submit) / total) if total > 0 else float("nan")
+        from ..metrics.basic import weighted_sum
+
+        return weighted_sum(area, self.finish - self.trace.workload.submit) / total if total > 0 else float("nan")
 
 
 def simulate_grid(sites: Sequence[Site] | GridTrace, exchange: str = "none", reading=None) -> GridSchedule:

@@ -105,12 +105,20 @@ def _fmt(v: float | None) -> str:
     return "None" if v is None else f"{v:.6g}"
 
 
+def weighted_sum(weight: np.ndarray, value: np.ndarray) -> float:
+    """sum_j w_j v_j with the same bits on every machine: numpy's own pairwise sum of the elementwise
+    products, not ``np.dot``, whose BLAS kernel (chosen per CPU, split over its threads) rounds the
+    last bit its own way once the partial sums pass 2^53 (CEA-Curie's AWRT differed between the
+    Haswell and SkylakeX kernels; README "Replays")."""
+    return float(np.sum(np.multiply(weight, value, dtype=np.float64)))
+
+
 def _weighted_mean(weight: np.ndarray, value: np.ndarray) -> float | None:
     """sum w v / sum w, or None when the weights sum to zero."""
     total = float(weight.sum())
     if total <= 0.0:
         return None
-    return float(np.dot(weight, value) / total)
+    return weighted_sum(weight, value) / total
 
 
 def _mean(value: np.ndarray) -> float | None:

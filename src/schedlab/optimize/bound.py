@@ -454,12 +454,14 @@ def read_front(run_dir) -> tuple[dict[str, Any], np.ndarray]:
 def zero_wait_floors(problem: BoundProblem) -> dict[str, float]:
     """AWRT and AWRT1..5 if every job started at its submit (response = processing time): no
     schedule of the trace, feasible or not, can be below these (a group without jobs: 0)."""
+    from ..metrics.basic import weighted_sum
+
     area = problem.p * problem.width
-    out = {"AWRT": float(area @ problem.p) / float(area.sum()) if area.sum() > 0 else 0.0}
+    out = {"AWRT": weighted_sum(area, problem.p) / float(area.sum()) if area.sum() > 0 else 0.0}
     for i in range(1, 6):
         mask = problem.group == i
         w = float(area[mask].sum())
-        out[f"AWRT{i}"] = float(area[mask] @ problem.p[mask]) / w if w > 0 else 0.0
+        out[f"AWRT{i}"] = weighted_sum(area[mask], problem.p[mask]) / w if w > 0 else 0.0
     return out
 
 

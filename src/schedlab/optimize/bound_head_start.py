@@ -77,7 +77,9 @@ class HeadStartAskTell(AskTell):
         return self.s["evaluations"]
 
     def _score(self, c: int, f: np.ndarray) -> float:
-        return float(self.s["weights"][c] @ (f / self.s["scale"]))
+        from ..metrics.basic import weighted_sum
+
+        return weighted_sum(self.s["weights"][c], f / self.s["scale"])
 
     def ask(self) -> list[np.ndarray]:
         s = self.s

@@ -101,6 +101,8 @@ class BoundProblem:
 
     def objectives_of(self, start: np.ndarray) -> np.ndarray:
         """(-UTIL, AWRT, AWRT1..5) of the schedule with these start times (eq. (5)-(7))."""
+        from ..metrics.basic import weighted_sum
+
         finish = start + self.p
         area = self.p * self.width
         response = finish - self.submit
@@ -108,11 +110,11 @@ class BoundProblem:
         total = float(area.sum())
         out = np.zeros(len(OBJECTIVES))
         out[0] = -(100.0 * total / (self.m * span) if span > 0 else 0.0)
-        out[1] = float(area @ response) / total if total > 0 else 0.0
+        out[1] = weighted_sum(area, response) / total if total > 0 else 0.0
         for i in range(1, 6):
             mask = self.group == i
             wsum = float(area[mask].sum())
-            out[1 + i] = float(area[mask] @ response[mask]) / wsum if wsum > 0 else 0.0
+            out[1 + i] = weighted_sum(area[mask], response[mask]) / wsum if wsum > 0 else 0.0
         return out
 
 

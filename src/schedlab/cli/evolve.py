@@ -68,8 +68,10 @@ def write_slurm_report(result) -> None:
 
     table = "<h2>EASY, the site's configuration, the tuned one</h2>" + html_table(*comparison_table_rows(result.comparison))
     history = result.run.history if result.run else []
+    current = {(r["set"], r["workload"]): r for r in result.comparison if r["schedule"] == "current"}
     write_run_report(result.run_dir, result.config, {"slurm": history}, result.versus_easy, _Shown(result.fragment),
-                     title="Tuned Slurm configuration", label="tuned slurm", extra_html=table)
+                     title="Tuned Slurm configuration", label="tuned slurm", extra_html=table,
+                     also={"current slurm": [current[r["set"], r["workload"]] for r in result.versus_easy]})
 
 
 @evolve_app.command("greedy")

@@ -41,6 +41,13 @@ from .versus_easy import gain_pct
 #: the run kind in config.json (``schedlab.optimize.run`` names its verb)
 KIND = "slurm-tune"
 #: keys of ``evolve greedy``'s config that do not belong to a Slurm tuning run
+#: config.json's ``optimizer_settings.x0`` of a Slurm tuning run, by optimizer ({} the slurm.conf's
+#: file name): how the optimizer uses the site's configuration it is given as ``x0`` (optimize/es.py,
+#: optimize/cmaes.py); another registered optimizer gets it as its ``x0`` argument
+START_READINGS = {"es": "the site's current configuration ({}): the first point of the first generation, the "
+                        "others uniform in the box",
+                  "cmaes": "the site's current configuration ({}): the mean of the first generation's distribution"}
+START_READING = "the site's current configuration ({}), given to the optimizer as x0"
 _GREEDY_ONLY = ("procedure", "gene_scale", "dispatch", "procedure_reading")
 #: the schedules of the final comparison, in the report's order
 SCHEDULES = ("EASY", "current", "tuned", "greedy")
@@ -89,6 +96,10 @@ class SlurmTuneConfig:
         for key in _GREEDY_ONLY:
             d.pop(key, None)
         d["kind"] = KIND
+        # the search starts from the site's configuration (evolve_slurm passes x0), not the optimizer's
+        # default start (cmaes: the box centre): config.json states the start that ran (issue 43 item 7)
+        d["optimizer_settings"] = dict(d["optimizer_settings"], x0=START_READINGS.get(self.optimizer, START_READING).format(
+            Path(self.slurm_conf).name))
         d["slurm_conf"] = Path(self.slurm_conf).name  # a label; the text is what the run is bound to
         d["slurm_conf_text"] = setup.conf_text
         d["slurm_options"] = {k: v for k, v in vars(setup.base.options).items()}

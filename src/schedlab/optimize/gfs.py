@@ -431,8 +431,11 @@ def rules_iterative(evolve_config, out, partitions=R.TABLE2_PARTITIONS, *, execu
     if select != "train":
         run.write_text("best.json", R.rulebase_to_json(result.best) + "\n")
     # one step per situation class: its best is the base's objective after it, its median that of the 13
-    # bases tried on it (as a generation's median; a class no pass reaches tries none)
-    hist = [{"gen": i + 1, "evaluations": 0, "best": r["objective"], "sigma": 0.0, "elapsed": r["elapsed"],
+    # bases tried on it (as a generation's median; a class no pass reaches tries none); its evaluations the
+    # simulations so far (a visited class simulates each strategy of the set on every training workload)
+    tries = np.cumsum([len(R.strategy_set(strategies)) * len(training.workloads) * bool(r["visited"])
+                       for r in state["history"]])
+    hist = [{"gen": i + 1, "evaluations": int(tries[i]), "best": r["objective"], "sigma": 0.0, "elapsed": r["elapsed"],
              "median": float(np.median([v for k, v in r.items() if k.startswith("f_")])) if r["visited"] else r["objective"],
              **({"extra": {k: r[k] for k in TEST_COLUMNS}} if heldout is not None else {})}
             for i, r in enumerate(state["history"])]

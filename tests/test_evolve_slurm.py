@@ -170,6 +170,27 @@ def test_the_run_states_its_start_and_charts_the_current_configuration(finished,
     assert "first point: " + html.escape(start) in page
 
 
+def test_plot_draws_an_evolve_slurm_run_folder(finished, monkeypatch, capsys, tmp_path):
+    """README: `schedlab plot RUN --out DIR` takes "a run folder of any kind"; it refused evolve
+    slurm's. It draws the report's AWRT chart from comparison.json (nothing simulated again)."""
+    from conftest import run
+    from schedlab.report import run_report
+
+    _, result = finished
+    drawn = []
+    figure = run_report.awrt_groups_figure
+    monkeypatch.setattr(run_report, "awrt_groups_figure", lambda *a, **k: drawn.append(figure(*a, **k)))
+    code, out, err = run(capsys, "plot", result.run_dir, "--out", tmp_path / "plots")
+    assert code == 0, err
+    assert (tmp_path / "plots" / "convergence.png").stat().st_size > 0
+    (panels,) = drawn
+    rows = {(r["set"], r["schedule"]): r for r in result.comparison}
+    for (title, bars), part in zip(panels, ("train", "test")):
+        assert list(bars) == ["tuned slurm", "current slurm", "EASY"], title
+        assert bars["current slurm"] == [rows[(part, "current")][f"AWRT{g}"] / 3600.0 for g in range(1, 6)]
+        assert bars["EASY"] == [rows[(part, "EASY")][f"AWRT{g}"] / 3600.0 for g in range(1, 6)]
+
+
 def test_ctrl_c_then_the_same_command_ends_like_an_uninterrupted_run(finished, tmp_path):
     from schedlab.optimize.evolve_slurm import evolve_slurm
 

@@ -62,16 +62,15 @@ def write_slurm_report(result) -> None:
     """report.html of a finished ``evolve slurm`` run (:class:`schedlab.optimize.evolve_slurm.SlurmTuneResult`),
     as ``evolve greedy`` writes it (the tuned configuration against EASY, convergence), with the
     four-way table and the fragment."""
-    from ..optimize.evolve_slurm import comparison_table_rows
+    from ..optimize.evolve_slurm import comparison_table_rows, schedule_rows
     from ..report.run_report import write_run_report
     from ..report.table import html_table
 
     table = "<h2>EASY, the site's configuration, the tuned one</h2>" + html_table(*comparison_table_rows(result.comparison))
     history = result.run.history if result.run else []
-    current = {(r["set"], r["workload"]): r for r in result.comparison if r["schedule"] == "current"}
     write_run_report(result.run_dir, result.config, {"slurm": history}, result.versus_easy, _Shown(result.fragment),
                      title="Tuned Slurm configuration", label="tuned slurm", extra_html=table,
-                     also={"current slurm": [current[r["set"], r["workload"]] for r in result.versus_easy]})
+                     also={"current slurm": schedule_rows(result.comparison, "current")})
 
 
 @evolve_app.command("greedy")

@@ -302,6 +302,16 @@ def comparison_rows(per: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]
     return out
 
 
+def schedule_rows(comparison: Sequence[dict[str, Any]], schedule: str) -> list[dict[str, Any]]:
+    """The rows of ``schedule`` (``tuned``, ``current``...) of :func:`comparison_rows` (comparison.json),
+    in its (set, workload) order, each with the EASY row's metrics as ``METRIC_easy``: what the
+    report's AWRT chart and ``schedlab plot RUN`` draw."""
+    easy = {(r["set"], r["workload"]): r for r in comparison if r["schedule"] == "EASY"}
+    return [dict(r, **{f"{m}_easy": v for m, v in easy[r["set"], r["workload"]].items()
+                       if m.startswith(("AWRT", "UTIL", "objective"))})
+            for r in comparison if r["schedule"] == schedule]
+
+
 def _fmt(v: Any, digits: int = 2) -> str:
     if v is None or (isinstance(v, float) and not math.isfinite(v)):
         return "-"

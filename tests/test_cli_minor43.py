@@ -16,3 +16,66 @@ def test_an_on_off_flag_shows_no_value_type_in_the_help(capsys, monkeypatch):
     assert "<int>" in next(x for x in out.splitlines() if "--procs" in x)  # options with a value keep their type
     code, _o, err = run(capsys, "simulate", "KTH-SP2", "--months", "1", "--json", "true")
     assert code == 2 and "true" in err
+
+
+NAME = "CTC-SP2-1996-3.1-cln[months 3-4]"  # workload.spec names a --split-months part so
+
+
+def _rendered(table, width: int) -> str:
+    from rich.console import Console
+
+    console = Console(width=width, record=True, file=open("/dev/null", "w"))
+    console.print(table)
+    return console.export_text()
+
+
+def test_the_versus_easy_table_names_its_units_and_never_cuts_a_workload_name():
+    """One unit, seconds, named in the headers (evolve tables had none); a narrow terminal wraps the
+    workload name instead of cutting it to "CTC-SP2-1996-3.…" (then train and test rows read alike)."""
+    from schedlab.cli.versus_easy import comparison_table
+
+    row = {"workload": NAME, "set": "test", "objective": 12_345_678.9, "objective_easy": 12_345_678.9,
+           **{f"AWRT{g}": 123_456.78 for g in range(1, 6)}, **{f"AWRT{g}_easy": 123_456.78 for g in range(1, 6)},
+           **{f"AWRT{g}_improvement_pct": -12.34 for g in range(1, 6)}, "objective_improvement_pct": -12.34,
+           "UTIL": 50.0, "UTIL_easy": 60.0, "UTIL_diff_points": -10.0}
+    text = _rendered(comparison_table([row], "t", "rule base", threshold=5.0), 140)  # wide_console's least width
+    head = text.split("┡")[0]
+    assert "AWRT1 s" in head and "UTIL %" in head, head
+    first = "".join(line.split("│")[1].strip() for line in text.splitlines() if line.startswith("│"))
+    assert "…" not in text and first.replace(" ", "").startswith(NAME.replace(" ", "")), text
+
+
+def test_the_evolve_slurm_table_is_in_seconds_as_every_other_verb_s():
+    """It showed AWRT in hours ("AWRT1 h"): 7,200 s read 2.00."""
+    from schedlab.optimize.evolve_slurm import comparison_table_rows
+
+    row = {"set": "train", "workload": NAME, "schedule": "tuned", "objective": 5.0, "gain_vs_easy_pct": 1.0,
+           "gain_vs_current_pct": 2.0, "AWRT1": 7200.0, "AWRT2": 3600.0, "AWRT": 5400.0, "UTIL": 61.5}
+    head, (cells,) = comparison_table_rows([row])
+    shown = dict(zip(head, cells))
+    assert shown["AWRT1 s"] == "7,200.00" and shown["AWRT2 s"] == "3,600.00" and shown["AWRT s"] == "5,400.00"
+    assert shown["UTIL %"] == "61.50" and shown["workload"] == NAME
+
+
+def test_a_split_run_is_titled_by_its_training_months():
+    """`--months 3 --split-months 2` trains on 2 months; titles said "first 3 months"."""
+    from schedlab.report.run_report import setup_words, training_setup
+
+    assert setup_words({"months": 3, "split_months": 2}) == "first 2 months (month 3 held out)"
+    assert setup_words({"months": 6, "split_months": 1}) == "first 1 month (months 2-6 held out)"
+    assert setup_words({"split_months": 2}) == "first 2 months (the months after held out)"
+    assert setup_words({"months": 3}) == "first 3 months"
+    assert "first 2 months (month 3 held out)" in training_setup({"traces": ["KTH-SP2"], "months": 3, "split_months": 2})
+
+
+def test_training_and_held_out_bests_have_their_own_axes(tmp_path):
+    """The held-out objective (other months: another scale) was drawn on the training objective's axis."""
+    from schedlab.report.run_report import convergence_figure
+
+    rows = [{"gen": g, "best": 10.0 - g, "median": 12.0, "test": 1000.0 + g} for g in (1, 2, 3)]
+    panels = convergence_figure({"free": rows}, tmp_path / "c.png", title="t")
+    assert panels == [("training objective (lower is better)", ["free best", "free median"]),
+                      ("held-out objective", ["free best on the held-out test set"])]
+    assert (tmp_path / "c.png").stat().st_size > 0
+    alone = convergence_figure({"free": [{k: v for k, v in r.items() if k != "test"} for r in rows]}, tmp_path / "d.png")
+    assert alone == [("training objective (lower is better)", ["free best", "free median"])]

@@ -225,7 +225,8 @@ def slurm(
     head, cells = comparison_table_rows(result.comparison)
     table = Table(title=f"Slurm: current vs tuned vs EASY — {objective}")
     for h in head:
-        table.add_column(h, justify="left" if h in ("set", "workload", "schedule") else "right")
+        table.add_column(h, justify="left" if h in ("set", "workload", "schedule") else "right",
+                         overflow="fold" if h == "workload" else "ellipsis")  # a name wraps, never cut
     for i, row in enumerate(cells):
         table.add_row(*map(escape, row), end_section=i + 1 == len(cells) or cells[i + 1][:2] != row[:2])
     wide_console().print(table)

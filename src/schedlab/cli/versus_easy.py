@@ -24,21 +24,25 @@ def comparison_table(rows: list[dict[str, Any]], title: str, label: str = "strat
     """``label`` (the strategy), EASY and improvement rows per workload; ``set`` (train/test) when the
     rows have it, and a flag on workloads where the strategy is worse than EASY by more than ``threshold`` %."""
     table = Table(title=title)
-    table.add_column("workload")
+    table.add_column("workload", overflow="fold")  # a narrow terminal wraps the name, never cuts it
     sets = any("set" in r for r in rows)
     if sets:
         table.add_column("set")
     table.add_column("schedule")
     cols = ["objective", "AWRT1", "AWRT2", "AWRT3", "AWRT4", "AWRT5", "UTIL"]
+    from rich.markup import escape
+
+    from ..report.table import HEADINGS, fixed
+
     for c in cols:
-        table.add_column(c, justify="right")
+        table.add_column(HEADINGS.get(c, c), justify="right")  # with the unit: AWRT in seconds, UTIL in %
     table.add_column("vs EASY")
-    from ..report.table import fixed
 
     fmt = lambda v: "-" if v is None else fixed(v)  # noqa: E731
     for r in rows:
         lead = [r.get("set", "")] if sets else []
-        table.add_row(r["workload"], *lead, label, *(fmt(r.get(c)) for c in cols), "")
+        # a name's "[months 3-4]" is text, not rich markup
+        table.add_row(escape(r["workload"]), *lead, label, *(fmt(r.get(c)) for c in cols), "")
         table.add_row("", *([""] if sets else []), "EASY", *(fmt(r.get(f"{c}_easy")) for c in cols), "")
         imp = [r.get(f"{c}_improvement_pct") for c in cols[:-1]] + [r.get("UTIL_diff_points")]
         flag = (f"[bold red]WORSE > {threshold:g} %[/]" if r.get("worse_than_easy") else "ok") if threshold is not None else ""

@@ -36,6 +36,18 @@ def _first_months(months: Any) -> str:
     return f"first {int(months)} month{'' if int(months) == 1 else 's'}"
 
 
+def _window(config: Mapping[str, Any]) -> str:
+    """The months a run trains on, in words ('' for the whole trace): with ``--split-months K`` the
+    first K (not the ``--months`` window the split cuts), the months after held out (issue 43: a
+    2-month training window was titled "first 3 months")."""
+    months, split = config.get("months"), config.get("split_months")
+    if not split:
+        return _first_months(months) if months else ""
+    first, last = int(split) + 1, int(months or 0)
+    rest = "the months after" if not months else f"month {last}" if first == last else f"months {first}-{last}"
+    return f"{_first_months(split)} ({rest} held out)"
+
+
 def setup_words(config: Mapping[str, Any]) -> str:
     """The trace options of a command or run config in words, e.g. 'first 2 months, scaled to 1,024
     processors, load-calibrated' ('' when none was given): figure titles and table titles name them,
@@ -43,8 +55,8 @@ def setup_words(config: Mapping[str, Any]) -> str:
     parts = []
     if config.get("procs"):
         parts.append(f"on {int(config['procs']):,} processors")
-    if config.get("months"):
-        parts.append(_first_months(config["months"]))
+    if _window(config):
+        parts.append(_window(config))
     if config.get("scale_to"):
         parts.append(f"scaled to {int(config['scale_to']):,} processors" + (", load-calibrated" if config.get("calibrate_load") else ""))
     return ", ".join(parts)
@@ -67,8 +79,8 @@ def training_setup(config: Mapping[str, Any], comparison: Sequence[Mapping[str, 
         words = [trace_label(spec)]
         if config.get("procs"):
             words.append(f"read on {int(config['procs']):,} processors")
-        if config.get("months"):
-            words.append(_first_months(config["months"]))
+        if _window(config):
+            words.append(_window(config))
         if config.get("scale_to"):
             scaled = f"scaled to {int(config['scale_to']):,} processors (Ernemann et al. 2003, seed {config.get('scale_seed', 0)})"
             if config.get("calibrate_load"):
@@ -127,15 +139,20 @@ def integer_steps(ax: Any, axis: str = "x") -> None:
 
 
 def convergence_figure(histories: Mapping[str, Sequence[Mapping[str, Any]]], path: Path, *,
-                       steps: str = "generation", title: str = "Convergence") -> None:
+                       steps: str = "generation", title: str = "Convergence") -> list[tuple[str, list[str]]]:
     """Best (solid) and generation median (dotted) objective per step, one colour per run; ``steps``
-    names the x axis (a generation, or what a run counts instead, e.g. situation classes)."""
+    names the x axis (a generation, or what a run counts instead, e.g. situation classes). The best's
+    objective on the held-out workloads, when the run has one, is on a panel of its own below (its
+    own y axis: other months or traces give another scale, issue 43). Returns the panels drawn:
+    (y label, line labels)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4))
+    held_out = any(_test_value(r, "test") is not None for rows in histories.values() for r in rows)
+    fig, axes = plt.subplots(2 if held_out else 1, 1, figsize=(7, 6.5 if held_out else 4), sharex=True, squeeze=False)
+    ax, low = axes[0][0], axes[-1][0]
     for i, (label, rows) in enumerate(histories.items()):
         if not rows:
             continue
@@ -145,16 +162,22 @@ def convergence_figure(histories: Mapping[str, Sequence[Mapping[str, Any]]], pat
         ax.plot(gen, [r["median"] for r in rows], color=colour, linestyle=":", label=f"{label} median")
         test = [_test_value(r, "test") for r in rows]
         if any(v is not None for v in test):
-            ax.plot(gen, [float("nan") if v is None else v for v in test], color=colour, linestyle="--",
-                    label=f"{label} best on the held-out test set")
-    ax.set_xlabel(steps)
-    integer_steps(ax)
-    ax.set_ylabel("objective (lower is better)")
+            low.plot(gen, [float("nan") if v is None else v for v in test], color=colour, linestyle="--",
+                     label=f"{label} best on the held-out test set")
+    low.set_xlabel(steps)
+    integer_steps(low)
+    ax.set_ylabel("training objective (lower is better)")
     ax.set_title(title)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize="small")
+    if held_out:
+        low.set_ylabel("held-out objective")
+    panels = []
+    for a in {id(ax): ax, id(low): low}.values():
+        a.grid(alpha=0.3)
+        a.legend(fontsize="small")
+        panels.append((a.get_ylabel(), [line.get_label() for line in a.get_lines()]))
     _save_figure(fig, path)
     plt.close(fig)
+    return panels
 
 
 def _test_value(row: Mapping[str, Any], key: str) -> Any:

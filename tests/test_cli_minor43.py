@@ -79,3 +79,36 @@ def test_training_and_held_out_bests_have_their_own_axes(tmp_path):
     assert (tmp_path / "c.png").stat().st_size > 0
     alone = convergence_figure({"free": [{k: v for k, v in r.items() if k != "test"} for r in rows]}, tmp_path / "d.png")
     assert alone == [("training objective (lower is better)", ["free best", "free median"])]
+
+
+def test_evolve_greedy_says_while_it_prepares_the_workloads(capsys, tmp_path, monkeypatch):
+    """On full CTC `evolve greedy` was silent 24 s before generation 1 (reading, groups, EASY's
+    schedules); a preparation longer than the notice delay now has its line, before the first
+    generation's (the delay: the kernels' compile line's)."""
+    import time
+
+    from schedlab.cli import compiling
+    from schedlab.optimize import evolve
+
+    real = evolve.prepare
+    monkeypatch.setattr(evolve, "prepare", lambda config: (time.sleep(compiling.NOTICE_AFTER + 0.5), real(config))[1])
+    code, _o, err = run(capsys, "evolve", "greedy", "KTH-SP2", "--months", "1", "--generations", "1", "--mu", "2",
+                        "--lambda", "4", "--workers", "1", "--out", tmp_path / "run")
+    assert code == 0, err
+    lines = err.splitlines()
+    at = next(i for i, ln in enumerate(lines) if ln.startswith("preparing the workloads"))
+    assert " done in " in lines[at], lines[at]
+    assert at < next(i for i, ln in enumerate(lines) if ln.startswith("free  gen 1/1")), err
+
+
+def test_the_grid_hypervolume_plot_has_a_title_and_units(tmp_path):
+    """Two sites, AWRT limit 50,000 s each: the hypervolume is an area of AWRT x AWRT, s^2."""
+    from schedlab.report.grid_report import plot_hypervolume
+
+    drawn = plot_hypervolume(tmp_path / "hv.png", [{"gen": 1, "hypervolume": 1.0}, {"gen": 2, "hypervolume": 2.0}],
+                             [50_000.0, 50_000.0], ["KTH-SP2", "SDSC-SP2"])
+    assert drawn is not None
+    title, ylabel = drawn
+    assert "Hypervolume" in title and "KTH-SP2 + SDSC-SP2" in title and "50,000, 50,000 s" in title
+    assert ylabel == "hypervolume (s^2)"
+    assert (tmp_path / "hv.png").stat().st_size > 0

@@ -48,6 +48,13 @@ def write_report(result) -> None:
                      result.best, schedule_plots=[p.name for p in paths])
 
 
+def _preparing(fn):
+    """Run the preparation ``fn`` of a training run, saying so while it lasts (full traces: tens of seconds)."""
+    from .compiling import say_while
+
+    return say_while("preparing the workloads (reading the traces, user groups, EASY's schedules)", fn)[0]
+
+
 class _Shown:
     """What report.html prints as the run's best: the fragment's text."""
 
@@ -115,7 +122,7 @@ def greedy(
     bar = EvaluationProgress(lam)
     try:
         result = evolve_greedy(config, out, executor_spec=spec, workers=workers, on_start=bar.start, on_generation=bar.step,
-                               on_evaluation=bar.tick, extend=extend)
+                               on_evaluation=bar.tick, extend=extend, preparing=_preparing)
     finally:
         bar.stop()
     if result.interrupted:

@@ -231,14 +231,18 @@ def evolve_greedy(
     on_generation: ProgressStep | None = None,
     on_evaluation: Callable[[str, int, int], None] | None = None,
     extend: bool = False,
+    preparing: Callable[[Callable[[], Any]], Any] | None = None,
 ) -> EvolveResult:
     """Run or resume a greedy optimization into run folder ``out``; compare the best with EASY (the
     report: :func:`schedlab.report.run_report.write_run_report`, from the result's config and training set).
 
-    ``extend``: continue a run folder made with fewer generations to ``config.generations``."""
+    ``extend``: continue a run folder made with fewer generations to ``config.generations``.
+    ``preparing(fn)`` runs the preparation ``fn`` (traces read and cut, user groups, EASY's schedules:
+    tens of seconds on a full trace), e.g. saying so while it lasts (:func:`schedlab.cli.compiling.say_while`);
+    default: just run it."""
     from ..execute import make_executor
 
-    training, easy, heldout = prepare(config)
+    training, easy, heldout = (preparing or (lambda fn: fn()))(lambda: prepare(config))
     cfg = config.to_dict()
     cfg["traces"] = [_config_trace(t) for t in config.traces]
     cfg.update(training_identity(training))

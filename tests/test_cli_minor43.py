@@ -112,3 +112,45 @@ def test_the_grid_hypervolume_plot_has_a_title_and_units(tmp_path):
     assert "Hypervolume" in title and "KTH-SP2 + SDSC-SP2" in title and "50,000, 50,000 s" in title
     assert ylabel == "hypervolume (s^2)"
     assert (tmp_path / "hv.png").stat().st_size > 0
+
+
+def test_the_readme_main_command_runs_every_policy_its_sentence_names(capsys):
+    """README: "compare FCFS, list scheduling, EASY and conservative backfilling and the Greedy
+    scheduler"; its command left greedy out."""
+    import json
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    sentence, command = re.search(r"Run the main job — (.*?):\n+```sh\n(.*?)\n```", readme, re.S).groups()
+    assert "Greedy scheduler" in sentence
+    policies = re.search(r"schedlab compare KTH-SP2 --policies (\S+)$", command).group(1).split(",")
+    assert policies == ["fcfs", "list", "easy", "conservative", "greedy"]
+    code, out, err = run(capsys, "compare", "KTH-SP2", "--months", "1", "--policies", ",".join(policies), "--json")
+    assert code == 0, err
+    assert [r["strategy"] for r in json.loads(out)["rows"]] == policies
+
+
+def test_an_undefined_group_names_the_groups_with_jobs_and_an_objective_they_support(capsys, tmp_path):
+    """SDSC-BLUE-like: no group-1 jobs, so the default objective 10*AWRT1 + 4*AWRT2 is undefined; the
+    error now names the groups that have jobs and an objective over them."""
+    from schedlab.metrics import Objective
+    from schedlab.metrics.objective import ObjectiveError
+
+    values = {"AWRT": 7.0, "AWRT1": None, "AWRT2": None, "AWRT3": 5.0, "AWRT4": None, "AWRT5": 2.0}
+    try:
+        Objective("10*AWRT1 + 4*AWRT2")(values)
+    except ObjectiveError as exc:
+        message = str(exc)
+    assert "user group 1 has no jobs; groups with jobs: 3, 5" in message
+    assert "--objective '10*AWRT3 + 4*AWRT5'" in message and "\n" not in message
+    assert Objective("10*AWRT3 + 4*AWRT5")(values) == 58.0  # the suggestion is defined here
+    # the CLI: one user, so group 1 only; the default objective's AWRT2 is undefined
+    lines = ["; Version: 2.2", "; MaxProcs: 4"] + [
+        f"{i} {i} 0 10 1 -1 -1 1 10 -1 1 1 1 1 1 1 -1 -1" for i in range(1, 5)]
+    (tmp_path / "one.swf").write_text("\n".join(lines) + "\n")
+    code, _o, err = run(capsys, "simulate", tmp_path / "one.swf")  # a warning: the table shows "-"
+    assert "groups with jobs: 1;" in err and "--objective 'AWRT1'" in err, err
+    code, _o, err = run(capsys, "evolve", "greedy", tmp_path / "one.swf", "--generations", "1", "--mu", "1",
+                        "--lambda", "2", "--workers", "1", "--out", tmp_path / "run")  # training refuses it
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "--objective 'AWRT1'" in err, err

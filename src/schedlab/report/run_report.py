@@ -322,7 +322,8 @@ def write_run_report(
     last = {k: (rows[-1] if rows else {}) for k, rows in histories.items()}
     gens, evals = HISTORY_COUNTS.get(str(config.get("kind")), ("generations", "evaluations"))
     runs = "".join(
-        f"<li>{html.escape(k)}: {r.get('gen', 0)} {gens}, {r.get('evaluations', 0)} {evals}, "
+        f"<li>{html.escape(k)}: {r.get('gen', 0)} {gens[:-1] if r.get('gen') == 1 else gens}, "
+        f"{r.get('evaluations', 0)} {evals[:-1] if r.get('evaluations') == 1 else evals}, "
         f"best {_fmt(r.get('best'))}, {_fmt(r.get('elapsed'))} s"
         + (f"; held-out test {_fmt(_test_value(r, 'test'))} vs EASY {_fmt(_test_value(r, 'test_easy'))} "
            f"(gain {_fmt(_test_value(r, 'test_gain_pct'))} %)" if _test_value(r, "test") is not None else "")

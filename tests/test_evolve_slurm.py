@@ -143,6 +143,54 @@ def test_the_written_fragment_and_sacctmgr_script_simulate_to_the_recorded_tuned
     assert html.escape(result.fragment.strip().splitlines()[-1]) in page and "EASY, the site's configuration" in page
 
 
+def test_the_run_states_its_start_and_charts_the_current_configuration(finished, monkeypatch):
+    """Issue 43 item 7: config.json said ``"x0": "box centre"`` while the search starts from the
+    site's configuration, and awrt_groups.png called the tuned Slurm "evolved greedy" with no bar
+    for the current configuration."""
+    from schedlab.cli.evolve import write_slurm_report
+    from schedlab.report import run_report
+
+    cfg, result = finished
+    start = json.loads((result.run_dir / "config.json").read_text())["optimizer_settings"]["x0"]
+    assert "site's current configuration (site.conf)" in start and "box centre" not in start
+    rows = {(r["set"], r["schedule"]): r for r in result.comparison}
+    # es: the site's configuration is generation 1's first candidate, so that generation's best is no worse
+    assert float(history(result.run_dir)[0]["best"]) <= rows[("train", "current")]["objective"]
+    drawn = []
+    figure = run_report.awrt_groups_figure
+    monkeypatch.setattr(run_report, "awrt_groups_figure", lambda *a, **k: drawn.append(figure(*a, **k)))
+    write_slurm_report(result)
+    (panels,) = drawn
+    assert [title.split(" (")[-1] for title, _ in panels] == ["train)", "test)"]
+    for (title, bars), part in zip(panels, ("train", "test")):
+        assert list(bars) == ["tuned slurm", "current slurm", "EASY"], title
+        for label, schedule in (("tuned slurm", "tuned"), ("current slurm", "current"), ("EASY", "EASY")):
+            assert bars[label] == [rows[(part, schedule)][f"AWRT{g}"] / 3600.0 for g in range(1, 6)], (title, label)
+    page = (result.run_dir / "report.html").read_text()
+    assert "first point: " + html.escape(start) in page
+
+
+def test_plot_draws_an_evolve_slurm_run_folder(finished, monkeypatch, capsys, tmp_path):
+    """README: `schedlab plot RUN --out DIR` takes "a run folder of any kind"; it refused evolve
+    slurm's. It draws the report's AWRT chart from comparison.json (nothing simulated again)."""
+    from conftest import run
+    from schedlab.report import run_report
+
+    _, result = finished
+    drawn = []
+    figure = run_report.awrt_groups_figure
+    monkeypatch.setattr(run_report, "awrt_groups_figure", lambda *a, **k: drawn.append(figure(*a, **k)))
+    code, out, err = run(capsys, "plot", result.run_dir, "--out", tmp_path / "plots")
+    assert code == 0, err
+    assert (tmp_path / "plots" / "convergence.png").stat().st_size > 0
+    (panels,) = drawn
+    rows = {(r["set"], r["schedule"]): r for r in result.comparison}
+    for (title, bars), part in zip(panels, ("train", "test")):
+        assert list(bars) == ["tuned slurm", "current slurm", "EASY"], title
+        assert bars["current slurm"] == [rows[(part, "current")][f"AWRT{g}"] / 3600.0 for g in range(1, 6)]
+        assert bars["EASY"] == [rows[(part, "EASY")][f"AWRT{g}"] / 3600.0 for g in range(1, 6)]
+
+
 def test_ctrl_c_then_the_same_command_ends_like_an_uninterrupted_run(finished, tmp_path):
     from schedlab.optimize.evolve_slurm import evolve_slurm
 

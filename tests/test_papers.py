@@ -125,6 +125,21 @@ def test_reproduce_cli_lists_shows_prints_and_refuses_in_one_line(capsys):
     one_line_error(*run(capsys, "reproduce", "ge/fig2", "--out", "R")[::2], "drop --out")
 
 
+def test_list_and_show_fill_an_item_s_params_and_print_needs_no_out(capsys):
+    """Issue 43: sg/fig4's item printed "Wk-1..Wk-{wk}" (its param wk is 6), and `--print` demanded
+    --out although it runs nothing; a setup that needs no folder still refuses one."""
+    code, out, _ = run(capsys, "reproduce", "--list")
+    line = next(x for x in out.splitlines() if x.startswith("sg/fig4 "))
+    assert code == 0 and "Wk-1..Wk-6," in line and "{" not in out
+    code, out, _ = run(capsys, "reproduce", "sg/fig4", "--show")
+    assert code == 0 and "Wk-1..Wk-6," in out and "{wk}" not in out
+    code, out, err = run(capsys, "reproduce", "ge/table3", "--print")
+    assert code == 0, err
+    assert out.startswith("schedlab evolve greedy CTC-SP2-1996-3.1-cln") and out.rstrip().endswith("--out DIR")
+    code, out, err = run(capsys, "reproduce", "sg/fig4", "--print")
+    assert code == 0 and "--workloads 6" in out, err
+
+
 def test_reproduce_runs_the_entry(tmp_path, capsys, monkeypatch):
     import schedlab.papers as papers
 

@@ -199,3 +199,42 @@ def test_a_key_failing_on_the_real_jobs_is_one_line(tmp_path, capsys):
     path.write_text(path.read_text().replace("width == 1", "width == 3"))
     code, out, err = run(capsys, "simulate", "KTH-SP2", "--plugin", path, "--order", "odd")
     one_line_error(code, err, str(path), "'odd'", "nan", "finite")
+
+
+@pytest.mark.parametrize("params", ["estimate, width, group, rank", "rank, group, width, estimate",
+                                    "estimate", "submit, estimate", "width, estimate, group, rank"])
+def test_a_static_key_gets_its_columns_by_name_in_any_order(params, tmp_path):
+    """Issue 43 item 3: the columns reach a static key by parameter name, not by position. The
+    hand-worked case of test_the_api_runs_a_user_order_by_hand, ordered by estimate: at 10 jobs 1
+    (estimate 10, 2 procs), 2 (30, 1 proc) and 3 (4, 4 procs) wait; smallest estimate first starts 3
+    at 10 (ends 14), then 1 and 2 at 14. Keyed by width instead (the old positional binding of
+    ``(estimate, width, ...)``) 2 and 1 start at 10 and 3 waits until 40."""
+    path = tmp_path / "sjf2.py"
+    path.write_text(f"from schedlab.strategy import register_order\n\n\n"
+                    f"@register_order('sjf2', 'smallest estimate first')\ndef sjf2({params}):\n    return estimate\n")
+    assert schedlab.load_plugin(path) == ("sjf2",)
+    w = _workload([(0, 10, 10, 4), (1, 10, 10, 2), (2, 30, 30, 1), (3, 4, 4, 4)], 4)
+    for rule in ("fcfs", "easy"):
+        s = simulate(w, Machine(4), Strategy(rule, "sjf2"))
+        validate_schedule(s)
+        np.testing.assert_array_equal(s.start, [0, 14, 14, 10], err_msg=rule)
+    key = registry.order_keys(registry.order("sjf2"), np.array([1, 4]), np.array([7.0, 3.0]), np.array([2, 3]),
+                              np.array([0, 1]), np.array([0.0, 5.0]))
+    np.testing.assert_array_equal(key, [7.0, 3.0])
+
+
+@pytest.mark.parametrize("params, bad", [("estimate, grp", "'grp'"), ("estimate, width=1", "'width'"),
+                                         ("*columns", "'columns'")])
+def test_a_static_key_with_an_unknown_parameter_is_one_line(params, bad, tmp_path, capsys):
+    """A misspelled name (``grp``), a default or a variadic parameter is refused at registration, in
+    one line naming the file, the order and the function, as a dynamic key's (README)."""
+    path = tmp_path / "sjf2.py"
+    path.write_text(f"from schedlab.strategy import register_order\n\n\n"
+                    f"@register_order('sjf2', 'x')\ndef sjf2({params}):\n    return 0.0\n")
+    with pytest.raises(StrategyError) as exc:
+        schedlab.load_plugin(path)
+    assert str(exc.value).startswith(f"{path}: queue order 'sjf2': sjf2: "), str(exc.value)
+    assert bad in str(exc.value)
+    code, out, err = run(capsys, "simulate", "KTH-SP2", "--months", "1", "--plugin", path, "--order", "sjf2")
+    one_line_error(code, err, str(path), "'sjf2'", bad)
+    assert registry.USER_ORDERS == []

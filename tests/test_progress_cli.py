@@ -58,8 +58,12 @@ def test_federation_ga_prints_plain_lines(tmp_path):
     done = _piped("federation", "run", *KTH, "--method", "ga-metl", "--package-size", "100", "--jobs", "200",
                   "--generations", "2", "--pop", "4", "--workers", "1", "--out", str(tmp_path / "f"))
     assert done.returncode == 0, done.stderr
-    lines = _lines(done.stderr, "ga-metl")
-    assert lines and lines[-1].split()[2] == "4/4" and "best p1" in lines[-1], done.stderr
+    # issue 43: 2 packages of 2 generations each said "gen 4/4" (steps over all packages): now which
+    # package, and which of its generations
+    lines = [ln for ln in done.stderr.splitlines() if ln.startswith("ga-metl  package ")]
+    assert lines[0].startswith("ga-metl  package 1/2 gen 1/2  best "), done.stderr
+    assert lines[-1].startswith("ga-metl  package 2/2 gen 2/2  best "), done.stderr
+    assert "gen 4/4" not in done.stderr and "gen 3/" not in done.stderr
 
 
 def test_the_bar_counts_whole_generations_and_a_finished_run_shows_its_figures(tmp_path):

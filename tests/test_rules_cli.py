@@ -91,6 +91,10 @@ SETTINGS_REFUSED = [
      ["--rho (12) must be at most --lambda (10)"]),
     ("rho above mu", ["--rules", "5", "--mu", "5", "--lambda", "10", "--participations", "2"],
      ["--rho (12) must be at most --mu (5)"]),
+    # issue 43: every conflict in the one line, not one per attempt
+    ("rho above mu and lambda, lambda not a multiple", ["--rules", "3", "--mu", "5", "--lambda", "8", "--participations", "2"],
+     ["--lambda (8) must be a multiple of --rules (3)", "--rho (12) must be at most --mu (5)",
+      "--rho (12) must be at most --lambda (8)"]),
     ("lambda 0", ["--lambda", "0"], ["--lambda must be a positive whole number"]),
     ("rho 1", ["--rho", "1"], ["--rho must be at least 2"]),
     ("clusters 0", ["--clusters", "0"], ["--clusters must be"]),

@@ -5,6 +5,19 @@ cli/main.py imports the verbs and runs the app."""
 from __future__ import annotations
 
 import typer
+import typer.core
+
+def _flag_type(self, ctx):
+    """The help's type column: none for an on/off flag (``--json``), which takes no value; typer
+    shows ``<bool>`` there, which reads as ``--json true`` (refused: "got unexpected extra
+    argument") (issue 43). Other options as typer shows them."""
+    if getattr(self, "is_flag", False) and not getattr(self, "count", False):
+        return None
+    return _typer_type(self, ctx)
+
+
+_typer_type = typer.core.TyperOption.display_type_rich
+typer.core.TyperOption.display_type_rich = _flag_type
 
 #: every group and command: no arguments shows the help, -h is --help, plain tracebacks off
 _FLAGS = {"no_args_is_help": True, "add_completion": False, "pretty_exceptions_enable": False,

@@ -25,12 +25,21 @@ def warm_up(what: str, fn: Callable[[], Any], *, stream=None) -> float:
     """Run ``fn`` (a tiny simulation); if it lasts over :data:`NOTICE_AFTER` s, one line says kernels
     compile, finished by the time taken (or by "interrupted" when ``fn`` did not finish: Ctrl-C).
     Returns the seconds ``fn`` took."""
+    return say_while(f"compiling the {what} kernels (once after an install or upgrade; later runs load them)", fn,
+                     stream=stream)[1]
+
+
+def say_while(text: str, fn: Callable[[], Any], *, stream=None) -> tuple[Any, float]:
+    """Run ``fn``; if it lasts over :data:`NOTICE_AFTER` s, the line ``text ...`` says what is under way
+    (a command is never silent for long before its first progress line, issue 43), finished by the
+    time taken (or "interrupted"). Returns (what ``fn`` returned, its seconds)."""
     stream = stream or sys.stderr
     shown = threading.Event()
+    out = None
 
     def notice() -> None:
         shown.set()
-        stream.write(f"compiling the {what} kernels (once after an install or upgrade; later runs load them) ...")
+        stream.write(f"{text} ...")
         stream.flush()
 
     timer = threading.Timer(NOTICE_AFTER, notice)
@@ -39,7 +48,7 @@ def warm_up(what: str, fn: Callable[[], Any], *, stream=None) -> float:
     timer.start()
     done = False
     try:
-        fn()
+        out = fn()
         done = True
     finally:
         timer.cancel()
@@ -47,7 +56,7 @@ def warm_up(what: str, fn: Callable[[], Any], *, stream=None) -> float:
         if shown.is_set():
             stream.write(f" done in {seconds:.1f} s\n" if done else f" interrupted after {seconds:.1f} s\n")
             stream.flush()
-    return seconds
+    return out, seconds
 
 
 def tiny_workload():

@@ -50,6 +50,13 @@ def write_report(result) -> None:
                      result.best, schedule_plots=[p.name for p in paths])
 
 
+def _preparing(fn):
+    """Run the preparation ``fn`` of a training run, saying so while it lasts (full traces: tens of seconds)."""
+    from .compiling import say_while
+
+    return say_while("preparing the workloads (reading the traces, user groups, EASY's schedules)", fn)[0]
+
+
 class _Shown:
     """What report.html prints as the run's best: the fragment's text."""
 
@@ -64,14 +71,15 @@ def write_slurm_report(result) -> None:
     """report.html of a finished ``evolve slurm`` run (:class:`schedlab.optimize.evolve_slurm.SlurmTuneResult`),
     as ``evolve greedy`` writes it (the tuned configuration against EASY, convergence), with the
     four-way table and the fragment."""
-    from ..optimize.evolve_slurm import comparison_table_rows
+    from ..optimize.evolve_slurm import comparison_table_rows, schedule_rows
     from ..report.run_report import write_run_report
     from ..report.table import html_table
 
     table = "<h2>EASY, the site's configuration, the tuned one</h2>" + html_table(*comparison_table_rows(result.comparison))
     history = result.run.history if result.run else []
     write_run_report(result.run_dir, result.config, {"slurm": history}, result.versus_easy, _Shown(result.fragment),
-                     title="Tuned Slurm configuration", label="tuned slurm", extra_html=table)
+                     title="Tuned Slurm configuration", label="tuned slurm", extra_html=table,
+                     also={"current slurm": schedule_rows(result.comparison, "current")})
 
 
 @evolve_app.command("greedy")
@@ -121,7 +129,7 @@ def greedy(
     bar = EvaluationProgress(lam)
     try:
         result = evolve_greedy(config, out, executor_spec=spec, workers=workers, on_start=bar.start, on_generation=bar.step,
-                               on_evaluation=bar.tick, extend=extend, util_guard=util_guard)
+                               on_evaluation=bar.tick, extend=extend, util_guard=util_guard, preparing=_preparing)
     finally:
         bar.stop()
     if result.interrupted:
@@ -240,7 +248,8 @@ def slurm(
     head, cells = comparison_table_rows(result.comparison)
     table = Table(title=f"Slurm: current vs tuned vs EASY — {objective}")
     for h in head:
-        table.add_column(h, justify="left" if h in ("set", "workload", "schedule") else "right")
+        table.add_column(h, justify="left" if h in ("set", "workload", "schedule") else "right",
+                         overflow="fold" if h == "workload" else "ellipsis")  # a name wraps, never cut
     for i, row in enumerate(cells):
         table.add_row(*map(escape, row), end_section=i + 1 == len(cells) or cells[i + 1][:2] != row[:2])
     wide_console().print(table)

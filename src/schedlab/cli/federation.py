@@ -96,10 +96,17 @@ class _Bar:
         from .compiling import warm_up
 
         def on_generation(package: int, row: dict) -> None:
-            self.view.step(label, f"best p{package} {row['best']:,.0f}")
+            self.view.step(label, f"best {row['best']:,.0f}")  # the count names the package
 
-        return {"on_start": lambda total, done: self.view.start(label, total, done), "on_generation": on_generation,
-                "warm": functools.partial(warm_up, "federation")}
+        def on_start(total: int, done: int, generations: int) -> None:
+            # the run's steps are its packages' generations: say which package and which of its generations
+            def count(d: int, t: int) -> str:
+                p = max(1, -(-d // generations))
+                return f"package {p}/{t // generations} gen {d - (p - 1) * generations}/{generations}"
+
+            self.view.start(label, total, done, count=count)
+
+        return {"on_start": on_start, "on_generation": on_generation, "warm": functools.partial(warm_up, "federation")}
 
     def stop(self) -> None:
         self.view.stop()

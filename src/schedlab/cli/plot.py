@@ -3,7 +3,8 @@
 A run folder's config.json names its kind (:class:`schedlab.optimize.run.RunFolder`); :data:`RUN_PLOTS`
 maps each kind to the function drawing it with the figures of ``report/``: an evolve greedy or rules
 run its schedules against EASY's (a rules run also the strategy in force over time), a bound run its
-hypervolume and its front, a grid pareto run its front with the heuristics and its hypervolume, a
+hypervolume and its front, an evolve slurm run its convergence and AWRT per group (tuned, current,
+EASY), a grid pareto run its front with the heuristics and its hypervolume, a
 federation run the makespan of its packages, a federation compare folder its table and makespan
 figures. (SCOJO-PECT writes no run folders: it is simulated, not
 optimized.)"""
@@ -25,7 +26,7 @@ class PlotOptionError(SchedlabError, ValueError):
 
 @app.command("plot")
 def plot_command(
-    inputs: List[Path] = typer.Argument(..., help="Schedules written by 'simulate --schedule-out' (CSV or Parquet; several are drawn together), or one RUN folder of any kind (evolve greedy, rules, bound, grid pareto, federation run or compare)."),
+    inputs: List[Path] = typer.Argument(..., help="Schedules written by 'simulate --schedule-out' (CSV or Parquet; several are drawn together), or one RUN folder of any kind (evolve greedy, evolve slurm, rules, bound, grid pareto, federation run or compare)."),
     out: Path = typer.Option(..., "--out", help="Folder for the figures (created): of schedules utilisation.png, gantt.png, waits.png and plots.html; of a RUN the figures of its kind."),
     procs: Optional[int] = typer.Option(None, "--procs", "-m", help="Machine size m of the schedules (required for schedule files)."),
     label: Optional[List[str]] = typer.Option(None, "--label", help="Legend label per schedule file (default: the file name)."),
@@ -153,10 +154,32 @@ def _federation_compare(run_dir: Path, out: Path, config: dict, o: dict) -> list
     return write_comparison_report(out, rows, base, sizes, base["platform"]["name"])
 
 
+def _slurm_tune(run_dir: Path, out: Path, config: dict, o: dict) -> list[Path]:
+    """An evolve slurm run: its convergence (history.csv) and AWRT per user group of the tuned
+    configuration, the site's current one and EASY (comparison.json), as its report draws them;
+    nothing is simulated again."""
+    import json
+
+    from ..optimize.evolve_slurm import schedule_rows
+    from ..optimize.history import read_history
+    from ..report.run_report import awrt_groups_figure, convergence_figure, setup_words
+
+    if not (run_dir / "comparison.json").exists():
+        raise PlotOptionError(f"{run_dir}: not a finished evolve slurm run (comparison.json missing)")
+    rows = json.loads((run_dir / "comparison.json").read_text())
+    words = setup_words(config)
+    paths = [out / "convergence.png", out / "awrt_groups.png"]
+    convergence_figure({"slurm": read_history(run_dir / "history.csv")}, paths[0],
+                       title=f"Convergence ({words})" if words else "Convergence")
+    awrt_groups_figure(schedule_rows(rows, "tuned"), paths[1], label="tuned slurm",
+                       also={"current slurm": schedule_rows(rows, "current")})
+    return paths
+
+
 #: run kind (config.json's ``kind``; a federation compare folder has none) -> ``(run_dir, out, config, options) -> paths written``
 RUN_PLOTS: dict[str, Callable[[Path, Path, dict, dict], list[Path]]] = {
     "greedy": _versus_easy, "rules-iterative": _versus_easy, "rules-symbiotic": _versus_easy,
-    "bound": _bound, "grid-pareto": _grid_pareto, "federation": _federation, "federation-compare": _federation_compare,
+    "slurm-tune": _slurm_tune, "bound": _bound, "grid-pareto": _grid_pareto, "federation": _federation, "federation-compare": _federation_compare,
 }
 
 

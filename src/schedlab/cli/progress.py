@@ -1,7 +1,8 @@
 """Progress of the long runs on stderr, one renderer for every verb (evolve, rules, bound, grid
 pareto, federation).
 
-On a terminal: a Rich bar per (sub-)run with its label, ``gen 3/10``, the run's figures and an ETA.
+On a terminal: a Rich bar per (sub-)run with its label, ``gen 3/10`` (the federation GA: ``package 2/5
+gen 3/10``), the run's figures and an ETA.
 Otherwise (CI, a batch system's job log): one plain line per generation, e.g.
 ``symbiotic  gen 3/10  evals 240  best 1.23457e+06  elapsed 12 s``, so a log shows that a run lives
 and how far it is without a bar's redraws. Runs whose generations take milliseconds (the
@@ -43,20 +44,24 @@ class RunProgress:
         self.runs: dict[str, dict[str, Any]] = {}
         self.bar = None
 
-    def start(self, label: str, total: int, done: int = 0, text: str = "-") -> None:
-        """A run of ``total`` generations, ``done`` of them already (a resumed run)."""
+    def start(self, label: str, total: int, done: int = 0, text: str = "-", count=None) -> None:
+        """A run of ``total`` generations, ``done`` of them already (a resumed run); ``count(done,
+        total)`` says how far it is (default ``gen 3/10``; a run of several searches says which, e.g.
+        the federation GA's ``package 2/5 gen 3/10``)."""
         now = time.monotonic()
-        run = self.runs[label] = {"total": int(total), "done": int(done), "t0": now, "shown": None, "beat": now}
+        count = count or (lambda d, t: f"{self.unit} {d}/{t}")
+        run = self.runs[label] = {"total": int(total), "done": int(done), "t0": now, "shown": None, "beat": now,
+                                  "count": count}
         if not self.terminal:
             return
         if self.bar is None:  # shown only once the run folder is accepted and the run begins
             from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
             self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
-                                TextColumn(f"{self.unit} {{task.fields[done]}}/{{task.fields[of]}}"),
+                                TextColumn("{task.fields[count]}"),
                                 TextColumn("{task.fields[text]}"), TimeRemainingColumn(), console=self.console)
             self.bar.start()
-        run["task"] = self.bar.add_task(label, total=total, completed=done, done=int(done), of=int(total), text=text)
+        run["task"] = self.bar.add_task(label, total=total, completed=done, count=count(int(done), int(total)), text=text)
 
     def advance(self, label: str, completed: float) -> None:
         """``completed`` generations including a fraction of the running one (a smooth bar and ETA;
@@ -72,7 +77,7 @@ class RunProgress:
             run["beat"] = now
             running = int(completed) + 1
             share = 100.0 * (completed - int(completed))
-            self._write(f"{label}  {self.unit} {running}/{run['total']} running: {share:.0f} % of its evaluations done"
+            self._write(f"{label}  {run['count'](running, run['total'])} running: {share:.0f} % of its evaluations done"
                         f"  ({now - run['t0']:.0f} s since start)")
 
     def step(self, label: str, text: str, done: Optional[int] = None, elapsed: Optional[float] = None) -> None:
@@ -81,14 +86,14 @@ class RunProgress:
         run = self.runs[label]
         run["done"] = done = int(done) if done is not None else run["done"] + 1
         if self.terminal:
-            self.bar.update(run["task"], completed=done, done=done, text=text)
+            self.bar.update(run["task"], completed=done, count=run["count"](done, run["total"]), text=text)
             return
         now = time.monotonic()
         if run["shown"] is not None and done < run["total"] and now - run["shown"] < self.every:
             return
         run["shown"] = run["beat"] = now
         seconds = elapsed if elapsed is not None else now - run["t0"]
-        self._write(f"{label}  {self.unit} {done}/{run['total']}  {text}  elapsed {seconds:.0f} s")
+        self._write(f"{label}  {run['count'](done, run['total'])}  {text}  elapsed {seconds:.0f} s")
 
     @staticmethod
     def _write(line: str) -> None:

@@ -33,20 +33,20 @@ def reproduce_command(
     show: bool = typer.Option(False, "--show", help="Show NAME's set-up (trace, processors, months, scaling, load, groups, objective, budgets) and exit."),
     out: Optional[str] = typer.Option(None, "--out", help="Output of the run: its folder (or CSV file for compare set-ups)."),
     set_: List[str] = typer.Option([], "--set", metavar="NAME=VALUE", help="Override a budget (e.g. generations=2 for a quick run; a swept budget takes a list, e.g. pop=4,6) or a param of the set-up; repeat."),
-    print_only: bool = typer.Option(False, "--print", help="Print the schedlab command instead of running it."),
+    print_only: bool = typer.Option(False, "--print", help="Print the schedlab command instead of running it (without --out, a run folder is shown as DIR)."),
 ) -> None:
     """Run one experiment of the papers by its set-up name: Franke et al.'s greedy (ge/...) and fuzzy-rule
     (gf/...) strategies, Grimme et al.'s Grid bounds (ng/...), Gabaldon et al.'s federation GA (sg/...).
 
     Options after NAME that reproduce does not know (e.g. --workers 2) are passed to the verb it runs.
     """
-    from ..papers import command, describe, get_setup, load_setups
+    from ..papers import command, describe, get_setup, item_text, load_setups
 
     setups = load_setups()
     if list_:
         width = max(map(len, setups))
         for s in setups.values():
-            typer.echo(f"{s.name:<{width}}  {s.short_paper:<5} {s.item}" + ("  [variant]" if s.variant else ""))
+            typer.echo(f"{s.name:<{width}}  {s.short_paper:<5} {item_text(s)}" + ("  [variant]" if s.variant else ""))
         return
     if name is None:
         raise OptionError("give a set-up NAME or --list")
@@ -55,6 +55,8 @@ def reproduce_command(
         for label, text in describe(setup):
             typer.echo(f"{label}: {text}")
         return
+    if print_only and out is None and setup.out_option == "--out":
+        out = "DIR"  # the command shown names where its run folder goes; running it needs a real --out
     argv = command(setup, _overrides(set_), out=out) + list(ctx.args)
     line = "schedlab " + shlex.join(argv)
     if print_only:

@@ -48,11 +48,14 @@ def comparison_table(rows: list[dict[str, Any]], title: str, label: str = "strat
         table.add_column("set")
     table.add_column("schedule", no_wrap=True)
     cols = ["objective", "AWRT1", "AWRT2", "AWRT3", "AWRT4", "AWRT5", "UTIL"]
-    for c in cols:  # UTIL's improvement is in points
-        table.add_column("UTIL (diff: pts)" if c == "UTIL" else c, justify="right", no_wrap=True)
-    table.add_column("worst group's AWRT; vs EASY", min_width=22)
+    from rich.markup import escape
+
     from ..optimize.versus_easy import gain_text, ratio_text, verdict_marks
-    from ..report.table import fixed
+    from ..report.table import HEADINGS, fixed
+
+    for c in cols:  # with the unit: AWRT in seconds, UTIL in % (its improvement in points)
+        table.add_column(HEADINGS.get(c, c) + (" (diff: pts)" if c == "UTIL" else ""), justify="right", no_wrap=True)
+    table.add_column("worst group's AWRT; vs EASY", min_width=22)
 
     fmt = lambda v: "-" if v is None else fixed(v)  # noqa: E731
     for r in rows:
@@ -60,7 +63,8 @@ def comparison_table(rows: list[dict[str, Any]], title: str, label: str = "strat
         verdict = f"[bold red]{chr(10).join(marks)}[/]" if marks else ("ok" if threshold is not None else "")
         verdict = f"{ratio_text(r)} EASY's\n{verdict}" if r.get("worst_group") else verdict
         lead = [r.get("set", "")] if sets else []
-        table.add_row(r["workload"], *lead, label, *(fmt(r.get(c)) for c in cols), "")
+        # a name's "[months 3-4]" is text, not rich markup
+        table.add_row(escape(r["workload"]), *lead, label, *(fmt(r.get(c)) for c in cols), "")
         table.add_row("", *([""] if sets else []), "EASY", *(fmt(r.get(f"{c}_easy")) for c in cols), "")
         imp = [fmt(r.get(f"{c}_improvement_pct")) for c in cols[1:-1]]
         table.add_row("", *([""] if sets else []), "improvement %", gain_text(r), *imp,

@@ -201,7 +201,7 @@ class Objective:
         if value is None:
             raise ObjectiveError(
                 f"objective {self._expr!r} uses {node.id}, which is undefined for {whose}"
-                + (f" (user group {name[-1]} has no jobs)" if name[:4] in ("AWRT", "BSLD") and name[4:].isdigit() else "")
+                + (f" ({_group_hint(name, source)})" if name[:4] in ("AWRT", "BSLD") and name[4:].isdigit() else "")
             )
         return float(value)
 
@@ -221,3 +221,17 @@ class Objective:
 
     def __hash__(self) -> int:
         return hash(ast.dump(self._tree))
+
+
+def _group_hint(name: str, metrics: Mapping[str, float | None] | None) -> str:
+    """Why a per-group metric is undefined, and an objective the trace supports (issue 43: the default
+    objective failed on a trace without group-1 jobs with no hint of another): the groups that have
+    jobs, and the papers' weighting 10, 4 over the first two of them (or that group alone; AWRT, over
+    all jobs, is always defined)."""
+    kind, group = name[:4], name[4:]
+    have = [g for g in range(1, 6) if (metrics or {}).get(f"{kind}{g}") is not None]
+    if not have:
+        return f"user group {group} has no jobs"
+    suggestion = f"10*{kind}{have[0]} + 4*{kind}{have[1]}" if len(have) > 1 else f"{kind}{have[0]}"
+    return (f"user group {group} has no jobs; groups with jobs: {', '.join(map(str, have))}; an objective this "
+            f"trace supports: --objective '{suggestion}', or AWRT over all jobs")

@@ -232,6 +232,7 @@ def evolve_greedy(
     on_evaluation: Callable[[str, int, int], None] | None = None,
     extend: bool = False,
     util_guard: float | None = None,
+    preparing: Callable[[Callable[[], Any]], Any] | None = None,
 ) -> EvolveResult:
     """Run or resume a greedy optimization into run folder ``out``; compare the best with EASY (the
     report: :func:`schedlab.report.run_report.write_run_report`, from the result's config and training set).
@@ -239,7 +240,10 @@ def evolve_greedy(
     ``extend``: continue a run folder made with fewer generations to ``config.generations``.
     ``util_guard``: train on the objective with the utilisation guard of ``rules --util-guard``
     (:func:`schedlab.optimize.gfs.guarded_objective`, default None: off, the paper); the final table and
-    comparison.json are on the objective without it, as for ``rules``."""
+    comparison.json are on the objective without it, as for ``rules``.
+    ``preparing(fn)`` runs the preparation ``fn`` (traces read and cut, user groups, EASY's schedules:
+    tens of seconds on a full trace), e.g. saying so while it lasts (:func:`schedlab.cli.compiling.say_while`);
+    default: just run it."""
     import dataclasses
 
     from ..execute import make_executor
@@ -251,7 +255,7 @@ def evolve_greedy(
 
         check_rules_options(util_guard=util_guard)
         config = dataclasses.replace(config, objective=guarded_objective(objective, util_guard))
-    training, easy, heldout = prepare(config)
+    training, easy, heldout = (preparing or (lambda fn: fn()))(lambda: prepare(config))
     cfg = dataclasses.replace(config, objective=objective).to_dict() if util_guard is not None else config.to_dict()
     if util_guard is not None:  # only when given: run folders made before the guard keep resuming
         cfg.update(util_guard=float(util_guard), util_guard_reading=UTIL_GUARD_READING,

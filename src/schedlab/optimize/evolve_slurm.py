@@ -41,6 +41,13 @@ from .versus_easy import COLLATERAL_KEYS, collateral, gain_pct, ratio_text
 #: the run kind in config.json (``schedlab.optimize.run`` names its verb)
 KIND = "slurm-tune"
 #: keys of ``evolve greedy``'s config that do not belong to a Slurm tuning run
+#: config.json's ``optimizer_settings.x0`` of a Slurm tuning run, by optimizer ({} the slurm.conf's
+#: file name): how the optimizer uses the site's configuration it is given as ``x0`` (optimize/es.py,
+#: optimize/cmaes.py); another registered optimizer gets it as its ``x0`` argument
+START_READINGS = {"es": "the site's current configuration ({}): the first point of the first generation, the "
+                        "others uniform in the box",
+                  "cmaes": "the site's current configuration ({}): the mean of the first generation's distribution"}
+START_READING = "the site's current configuration ({}), given to the optimizer as x0"
 _GREEDY_ONLY = ("procedure", "gene_scale", "dispatch", "procedure_reading")
 #: the schedules of the final comparison, in the report's order
 SCHEDULES = ("EASY", "current", "tuned", "greedy")
@@ -89,6 +96,10 @@ class SlurmTuneConfig:
         for key in _GREEDY_ONLY:
             d.pop(key, None)
         d["kind"] = KIND
+        # the search starts from the site's configuration (evolve_slurm passes x0), not the optimizer's
+        # default start (cmaes: the box centre): config.json states the start that ran (issue 43 item 7)
+        d["optimizer_settings"] = dict(d["optimizer_settings"], x0=START_READINGS.get(self.optimizer, START_READING).format(
+            Path(self.slurm_conf).name))
         d["slurm_conf"] = Path(self.slurm_conf).name  # a label; the text is what the run is bound to
         d["slurm_conf_text"] = setup.conf_text
         d["slurm_options"] = {k: v for k, v in vars(setup.base.options).items()}
@@ -293,6 +304,16 @@ def comparison_rows(per: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]
     return out
 
 
+def schedule_rows(comparison: Sequence[dict[str, Any]], schedule: str) -> list[dict[str, Any]]:
+    """The rows of ``schedule`` (``tuned``, ``current``...) of :func:`comparison_rows` (comparison.json),
+    in its (set, workload) order, each with the EASY row's metrics as ``METRIC_easy``: what the
+    report's AWRT chart and ``schedlab plot RUN`` draw."""
+    easy = {(r["set"], r["workload"]): r for r in comparison if r["schedule"] == "EASY"}
+    return [dict(r, **{f"{m}_easy": v for m, v in easy[r["set"], r["workload"]].items()
+                       if m.startswith(("AWRT", "UTIL", "objective"))})
+            for r in comparison if r["schedule"] == schedule]
+
+
 def _fmt(v: Any, digits: int = 2) -> str:
     if v is None or (isinstance(v, float) and not math.isfinite(v)):
         return "-"
@@ -300,12 +321,13 @@ def _fmt(v: Any, digits: int = 2) -> str:
 
 
 def comparison_table_rows(rows: Sequence[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
-    """(header, cells) of the report's table: AWRT in hours, gains in %, UTIL in %."""
+    """(header, cells) of the report's table: AWRT in seconds (as every verb's table, issue 43), gains
+    in %, UTIL in %."""
     head = ["set", "workload", "schedule", "objective", "vs EASY %", "vs current %",
-            "AWRT1 h", "AWRT2 h", "AWRT h", "UTIL %", "UTIL vs EASY pts", "worst group AWRT vs EASY", "collateral"]
-    hours = lambda v: None if v is None else v / 3600.0  # noqa: E731
+            "AWRT1 s", "AWRT2 s", "AWRT s", "UTIL %", "UTIL vs EASY pts", "worst group AWRT vs EASY", "collateral"]
+    # AWRT in seconds, as report.table.HEADINGS (optimize does not import report)
     cells = [[r["set"], r["workload"], r["schedule"], _fmt(r["objective"], 0), _fmt(r["gain_vs_easy_pct"]),
-              _fmt(r["gain_vs_current_pct"]), _fmt(hours(r["AWRT1"])), _fmt(hours(r["AWRT2"])), _fmt(hours(r["AWRT"])),
+              _fmt(r["gain_vs_current_pct"]), _fmt(r["AWRT1"]), _fmt(r["AWRT2"]), _fmt(r["AWRT"]),
               _fmt(r["UTIL"]), _fmt(r.get("UTIL_diff_points")), ratio_text(r), "; ".join(r.get("collateral") or ()) or "ok"]
              for r in rows]
     return head, cells

@@ -177,7 +177,7 @@ def run_federation(
     executor_spec: str | None = "serial",
     workers: int | None = None,
     jobs: FederatedJobs | None = None,
-    on_start: Callable[[int, int], None] | None = None,
+    on_start: Callable[[int, int, int], None] | None = None,
     on_generation: Callable[[int, dict], None] | None = None,
     on_evaluation: Callable[[int, int, int], None] | None = None,
     checkpoint_every: int | None = None,
@@ -224,9 +224,9 @@ def run_federation(
         return _finish(run, config, jobs, sched, seconds, pkg_rows, cpu)
     problems = tuple(PackageProblem(jobs.take(sl), platform, config.options, method) for sl in slices)
     state = run.load_checkpoint() or {"done": [], "current": None}
-    if on_start is not None:
+    if on_start is not None:  # (generations of all packages, those done, generations per package)
         on_start(len(slices) * config.ga.generations, len(state["done"]) * config.ga.generations
-                 + (len(state["current"]["rows"]) if state.get("current") else 0))
+                 + (len(state["current"]["rows"]) if state.get("current") else 0), config.ga.generations)
     choice = None
     if executor_spec == "auto":  # --workers not given: from the measured cost of an evaluation
         choice = choose_workers(problems[len(state["done"]) if len(state["done"]) < len(problems) else 0], config.ga.pop)

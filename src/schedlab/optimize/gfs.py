@@ -100,7 +100,7 @@ class GFSSettings:
 
     Checked on construction, before anything runs or is written: every constraint that
     composition (:meth:`SymbioticGFS.ask`), selection and breeding rely on, each message naming
-    the command-line flags (:data:`GFS_FLAGS`) involved."""
+    the command-line flags (:data:`GFS_FLAGS`) involved; all conflicts at once, in one line."""
 
     rules: int = 50  # N_r
     mu: int = 50
@@ -117,26 +117,29 @@ class GFSSettings:
         f = GFS_FLAGS
         for name in ("rules", "mu", "lam", "participations", "rho", "k", "n_best"):
             check_whole(f[name], getattr(self, name))
+        problems = []  # every conflict of the settings, in one line (not one per attempt)
         if self.lam % self.rules:  # ask: every round splits the lambda offspring into bases of N_r rules
-            raise RunError(f"{f['lam']} ({self.lam}) must be a multiple of {f['rules']} ({self.rules}): every rule "
-                           f"takes part in exactly {f['participations']} bases of {f['rules']} different rules")
+            problems.append(f"{f['lam']} ({self.lam}) must be a multiple of {f['rules']} ({self.rules}): every rule "
+                            f"takes part in exactly {f['participations']} bases of {f['rules']} different rules")
         if self.mu < self.rules:
-            raise RunError(f"{f['mu']} ({self.mu}) must be at least {f['rules']} ({self.rules}): \"as no rule exists "
-                           f"twice in a Fuzzy system, each population must consist of at least mu = 50 potential "
-                           f"rules\" (Section 4.3.1)")
+            problems.append(f"{f['mu']} ({self.mu}) must be at least {f['rules']} ({self.rules}): \"as no rule exists "
+                            f"twice in a Fuzzy system, each population must consist of at least mu = 50 potential "
+                            f"rules\" (Section 4.3.1)")
         if self.rho < 2:  # _breed: the first parent, rho // 2 - 1 similar ones, rho - rho // 2 random ones
-            raise RunError(f"{f['rho']} must be at least 2, got {self.rho}: an offspring recombines {f['rho']} "
-                           f"parents (Eq. 13)")
+            problems.append(f"{f['rho']} must be at least 2, got {self.rho}: an offspring recombines {f['rho']} "
+                            f"parents (Eq. 13)")
         # _breed draws rho different parents from those kept: mu, but only lambda after the first generation
         if self.rho > self.mu:
-            raise RunError(f"{f['rho']} ({self.rho}) must be at most {f['mu']} ({self.mu}): each offspring rule "
-                           f"recombines {f['rho']} different parents out of the {f['mu']} kept; lower {f['rho']} "
-                           f"or raise {f['mu']}")
+            problems.append(f"{f['rho']} ({self.rho}) must be at most {f['mu']} ({self.mu}): each offspring rule "
+                            f"recombines {f['rho']} different parents out of the {f['mu']} kept; lower {f['rho']} "
+                            f"or raise {f['mu']}")
         if self.rho > self.lam:
-            raise RunError(f"{f['rho']} ({self.rho}) must be at most {f['lam']} ({self.lam}): each offspring rule "
-                           f"recombines {f['rho']} different parents, and after the first generation only its "
-                           f"{f['lam']} offspring rules are there to choose them from; lower {f['rho']} or raise "
-                           f"{f['lam']}")
+            problems.append(f"{f['rho']} ({self.rho}) must be at most {f['lam']} ({self.lam}): each offspring rule "
+                            f"recombines {f['rho']} different parents, and after the first generation only its "
+                            f"{f['lam']} offspring rules are there to choose them from; lower {f['rho']} or raise "
+                            f"{f['lam']}")
+        if problems:
+            raise RunError("; ".join(problems))
         # a generation holds its offspring, parents and N_f bases of N_r rules (lam * N_s rules) as float64 genes
         check_memory(f"{f['lam']} {self.lam} with {f['participations']} {self.participations}",
                      8.0 * GENES * (self.lam * (self.participations + 3) + self.mu), "the rules and bases of a generation")
@@ -435,8 +438,11 @@ def rules_iterative(evolve_config, out, partitions=R.TABLE2_PARTITIONS, *, execu
     if select != "train":
         run.write_text("best.json", R.rulebase_to_json(result.best) + "\n")
     # one step per situation class: its best is the base's objective after it, its median that of the 13
-    # bases tried on it (as a generation's median; a class no pass reaches tries none)
-    hist = [{"gen": i + 1, "evaluations": 0, "best": r["objective"], "sigma": 0.0, "elapsed": r["elapsed"],
+    # bases tried on it (as a generation's median; a class no pass reaches tries none); its evaluations the
+    # simulations so far (a visited class simulates each strategy of the set on every training workload)
+    tries = np.cumsum([len(R.strategy_set(strategies)) * len(training.workloads) * bool(r["visited"])
+                       for r in state["history"]])
+    hist = [{"gen": i + 1, "evaluations": int(tries[i]), "best": r["objective"], "sigma": 0.0, "elapsed": r["elapsed"],
              "median": float(np.median([v for k, v in r.items() if k.startswith("f_")])) if r["visited"] else r["objective"],
              **({"extra": {k: r[k] for k in TEST_COLUMNS}} if heldout is not None else {})}
             for i, r in enumerate(state["history"])]

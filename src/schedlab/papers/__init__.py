@@ -245,10 +245,16 @@ def paper_sizes(trace_name: str, setups: dict[str, Setup] | None = None) -> dict
     return {k: sorted(v) for k, v in sizes.items()}
 
 
+def item_text(setup: Setup) -> str:
+    """The entry's item with its params' values in place of their ``{name}`` (e.g. sg/fig4's
+    "Wk-1..Wk-{wk}" reads "Wk-1..Wk-6"), as ``--list`` and ``--show`` print it."""
+    return _PLACEHOLDER.sub(lambda m: str(setup.params.get(m.group(1), m.group(0))), setup.item)
+
+
 def describe(setup: Setup) -> list[tuple[str, str]]:
     """The set-up as (label, text) rows, for ``reproduce --list NAME`` and result READMEs."""
     rows = [("set-up", setup.name + (" (a variant the papers did not use)" if setup.variant else "")),
-            ("paper", f"{setup.paper} ({setup.short_paper}), {setup.item}"),
+            ("paper", f"{setup.paper} ({setup.short_paper}), {item_text(setup)}"),
             ("traces", ", ".join(setup.traces))]
     if setup.procs is not None:
         rows.append(("processors", f"{setup.procs:,}"))

@@ -114,20 +114,28 @@ def plot_front(path, F: np.ndarray, references: dict[str, dict], names: Sequence
     plt.close(fig)
 
 
-def plot_hypervolume(path, history: Sequence[dict], ref: Sequence[float]) -> None:
-    """Hypervolume of the feasible front per generation (reference point ``ref``)."""
+def plot_hypervolume(path, history: Sequence[dict], ref: Sequence[float], names: Sequence[str] = ()) -> tuple[str, str]:
+    """Hypervolume of the feasible front per generation (reference point ``ref``, an AWRT in seconds
+    per site ``names``), titled and with its unit (issue 43: it had neither): the volume dominated in
+    the space of the sites' AWRTs, in seconds to the power of the sites. Returns (title, y label)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    k = len(ref)
+    title = (f"Hypervolume of the feasible front per generation{': ' + ' + '.join(names) if names else ''}\n"
+             f"(space of the {k} sites' AWRT, reference point {', '.join(f'{v:,.0f}' for v in ref)} s)")
+    ylabel = f"hypervolume (s{'^' + str(k) if k > 1 else ''})"
     fig, ax = plt.subplots(figsize=(6.4, 4.0))
     ax.plot([r["gen"] for r in history], [r["hypervolume"] for r in history], color="tab:blue")
     ax.set_xlabel("generation")
-    ax.set_ylabel(f"hypervolume (ref = {', '.join(f'{v:,.0f}' for v in ref)})")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize="medium")
     fig.tight_layout()
     _save(fig, path)
     plt.close(fig)
+    return title, ylabel
 
 
 def write_front_report(run_dir: str | Path, result: Any, references: dict[str, dict], names: Sequence[str],
@@ -142,4 +150,4 @@ def write_front_report(run_dir: str | Path, result: Any, references: dict[str, d
     if len(names) == 2:
         pts = np.array([[p["AWRT_1"], p["AWRT_2"]] for p in result.points if p["feasible"]]).reshape(-1, 2)
         plot_front(run_dir / "front.png", result.front_F, references, names, points=pts)
-    plot_hypervolume(run_dir / "hypervolume.png", result.history, [limit] * len(names))
+    plot_hypervolume(run_dir / "hypervolume.png", result.history, [limit] * len(names), names)

@@ -36,6 +36,18 @@ def _first_months(months: Any) -> str:
     return f"first {int(months)} month{'' if int(months) == 1 else 's'}"
 
 
+def _window(config: Mapping[str, Any]) -> str:
+    """The months a run trains on, in words ('' for the whole trace): with ``--split-months K`` the
+    first K (not the ``--months`` window the split cuts), the months after held out (issue 43: a
+    2-month training window was titled "first 3 months")."""
+    months, split = config.get("months"), config.get("split_months")
+    if not split:
+        return _first_months(months) if months else ""
+    first, last = int(split) + 1, int(months or 0)
+    rest = "the months after" if not months else f"month {last}" if first == last else f"months {first}-{last}"
+    return f"{_first_months(split)} ({rest} held out)"
+
+
 def setup_words(config: Mapping[str, Any]) -> str:
     """The trace options of a command or run config in words, e.g. 'first 2 months, scaled to 1,024
     processors, load-calibrated' ('' when none was given): figure titles and table titles name them,
@@ -43,8 +55,8 @@ def setup_words(config: Mapping[str, Any]) -> str:
     parts = []
     if config.get("procs"):
         parts.append(f"on {int(config['procs']):,} processors")
-    if config.get("months"):  # "window": the dates kept, when the months reach past the trace (cut.window_label)
-        parts.append(_first_months(config["months"]) + (f" asked: {config['window']}" if config.get("window") else ""))
+    if _window(config):  # "window": the dates kept, when the months reach past the trace (cut.window_label)
+        parts.append(_window(config) + (f" asked: {config['window']}" if config.get("window") else ""))
     if config.get("scale_to"):
         parts.append(f"scaled to {int(config['scale_to']):,} processors" + (", load-calibrated" if config.get("calibrate_load") else ""))
     return ", ".join(parts)
@@ -67,8 +79,8 @@ def training_setup(config: Mapping[str, Any], comparison: Sequence[Mapping[str, 
         words = [trace_label(spec)]
         if config.get("procs"):
             words.append(f"read on {int(config['procs']):,} processors")
-        if config.get("months"):
-            words.append(_first_months(config["months"]))
+        if _window(config):
+            words.append(_window(config))
         if config.get("scale_to"):
             scaled = f"scaled to {int(config['scale_to']):,} processors (Ernemann et al. 2003, seed {config.get('scale_seed', 0)})"
             if config.get("calibrate_load"):
@@ -80,6 +92,39 @@ def training_setup(config: Mapping[str, Any], comparison: Sequence[Mapping[str, 
             words.append(f"{int(jobs[i]):,} jobs on {int(machines[i]):,} processors")
         parts.append(", ".join(words))
     return "; ".join(parts)
+
+
+#: what a history row's ``gen`` and ``evaluations`` count, by the run's kind (config.json ``kind``;
+#: other kinds: generations and evaluations): Algorithm 2 steps through situation classes, and each
+#: class simulates every strategy of its set on every training workload
+HISTORY_COUNTS = {"rules-iterative": ("situation classes", "simulations")}
+
+
+def run_settings(config: Mapping[str, Any]) -> str:
+    """The search's settings in words, read from the run's config by its kind (issue 43 item 7: a
+    rules run has no optimizer, procedure or top-level mu; its settings are its own keys), so that
+    the report states what ran."""
+    kind = config.get("kind", "greedy")
+    if kind == "rules-iterative":
+        from ..strategy import rules as R
+
+        chosen = config.get("strategy_set", "all")
+        return (f"Algorithm 2 (iterative, deterministic: no seed): {config.get('situation_classes')} situation "
+                f"classes in turn, each trying the {len(R.strategy_set(chosen))} strategies of the set {chosen!r} "
+                f"(unvisited classes: {config.get('unvisited')}).")
+    if kind == "rules-symbiotic":
+        g = config.get("symbiotic", {})
+        return (f"Symbiotic evolution of fuzzy rules: {g.get('rules')} rules per base, mu={g.get('mu')} parent rules, "
+                f"lambda={g.get('lam')} offspring rules, {g.get('participations')} bases per rule, rho={g.get('rho')}, "
+                f"k={g.get('k')} clusters, n={g.get('n_best')}; {g.get('bases_per_generation')} bases per generation, "
+                f"generations={config.get('generations')}, seed={config.get('seed')}.")
+    words = [f"Optimizer {config.get('optimizer')}"]
+    if "procedure" in config:
+        words.append(f"procedure {config.get('procedure')}")
+    words += [f"mu={config.get('mu')}", f"lambda={config.get('lambda')}", f"generations={config.get('generations')}",
+              f"seed={config.get('seed')}"]
+    start = (config.get("optimizer_settings") or {}).get("x0")
+    return ", ".join(words) + (f"; first point: {start}" if start else "") + "."
 
 
 def _save_figure(fig: Any, path: Path) -> None:
@@ -94,15 +139,20 @@ def integer_steps(ax: Any, axis: str = "x") -> None:
 
 
 def convergence_figure(histories: Mapping[str, Sequence[Mapping[str, Any]]], path: Path, *,
-                       steps: str = "generation", title: str = "Convergence") -> None:
+                       steps: str = "generation", title: str = "Convergence") -> list[tuple[str, list[str]]]:
     """Best (solid) and generation median (dotted) objective per step, one colour per run; ``steps``
-    names the x axis (a generation, or what a run counts instead, e.g. situation classes)."""
+    names the x axis (a generation, or what a run counts instead, e.g. situation classes). The best's
+    objective on the held-out workloads, when the run has one, is on a panel of its own below (its
+    own y axis: other months or traces give another scale, issue 43). Returns the panels drawn:
+    (y label, line labels)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4))
+    held_out = any(_test_value(r, "test") is not None for rows in histories.values() for r in rows)
+    fig, axes = plt.subplots(2 if held_out else 1, 1, figsize=(7, 6.5 if held_out else 4), sharex=True, squeeze=False)
+    ax, low = axes[0][0], axes[-1][0]
     for i, (label, rows) in enumerate(histories.items()):
         if not rows:
             continue
@@ -112,16 +162,22 @@ def convergence_figure(histories: Mapping[str, Sequence[Mapping[str, Any]]], pat
         ax.plot(gen, [r["median"] for r in rows], color=colour, linestyle=":", label=f"{label} median")
         test = [_test_value(r, "test") for r in rows]
         if any(v is not None for v in test):
-            ax.plot(gen, [float("nan") if v is None else v for v in test], color=colour, linestyle="--",
-                    label=f"{label} best on the held-out test set")
-    ax.set_xlabel(steps)
-    integer_steps(ax)
-    ax.set_ylabel("objective (lower is better)")
+            low.plot(gen, [float("nan") if v is None else v for v in test], color=colour, linestyle="--",
+                     label=f"{label} best on the held-out test set")
+    low.set_xlabel(steps)
+    integer_steps(low)
+    ax.set_ylabel("training objective (lower is better)")
     ax.set_title(title)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize="small")
+    if held_out:
+        low.set_ylabel("held-out objective")
+    panels = []
+    for a in {id(ax): ax, id(low): low}.values():
+        a.grid(alpha=0.3)
+        a.legend(fontsize="small")
+        panels.append((a.get_ylabel(), [line.get_label() for line in a.get_lines()]))
     _save_figure(fig, path)
     plt.close(fig)
+    return panels
 
 
 def _test_value(row: Mapping[str, Any], key: str) -> Any:
@@ -129,31 +185,44 @@ def _test_value(row: Mapping[str, Any], key: str) -> Any:
     return row.get("extra", {}).get(key, row.get(key))
 
 
-def awrt_groups_figure(comparison: Sequence[Mapping[str, Any]], path: Path) -> None:
-    """Grouped bars of AWRT_1..5 (hours): evolved strategy vs EASY, one panel per workload; one legend
-    above the panels, so that it covers no bar."""
+def awrt_groups_figure(comparison: Sequence[Mapping[str, Any]], path: Path, *, label: str = "evolved greedy",
+                       also: Mapping[str, Sequence[Mapping[str, Any]]] | None = None
+                       ) -> list[tuple[str, dict[str, list[float]]]]:
+    """Grouped bars of AWRT_1..5 (hours): the run's strategy (``label``, as the report's table names
+    it), the schedules of ``also`` (label -> rows with AWRT1..5, one per row of ``comparison``, e.g.
+    the site's current Slurm configuration) and EASY, one panel per workload (and set: train / test);
+    one legend above the panels, so that it covers no bar. Returns the plotted panels: (title,
+    {bar label: AWRT_1..5 in hours})."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     n = max(1, len(comparison))
+    also = dict(also or {})
+    panels: list[tuple[str, dict[str, list[float]]]] = []
     fig, axes = plt.subplots(1, n, figsize=(5 * n, 3.8), squeeze=False)
-    for ax, row in zip(axes[0], comparison):
+    for i, (ax, row) in enumerate(zip(axes[0], comparison)):
         xs = range(len(GROUP_METRICS))
-        mine = [(row.get(m) or 0.0) / HOUR for m in GROUP_METRICS]
-        easy = [(row.get(f"{m}_easy") or 0.0) / HOUR for m in GROUP_METRICS]
-        ax.bar([x - 0.2 for x in xs], mine, width=0.4, label="evolved greedy", color="C0")
-        ax.bar([x + 0.2 for x in xs], easy, width=0.4, label="EASY", color="C1")
+        series = [(label, row, "", "C0"), *((k, rows[i], "", f"C{2 + j}") for j, (k, rows) in enumerate(also.items())),
+                  ("EASY", row, "_easy", "C1")]
+        width = 0.8 / len(series)
+        title = str(row.get("workload")) + (f" ({row['set']})" if row.get("set") else "")
+        panels.append((title, {}))
+        for j, (name, values, suffix, colour) in enumerate(series):
+            hours = [(values.get(m + suffix) or 0.0) / HOUR for m in GROUP_METRICS]
+            panels[-1][1][name] = hours
+            ax.bar([x + (j - (len(series) - 1) / 2) * width for x in xs], hours, width=width, label=name, color=colour)
         ax.set_xticks(list(xs), [m.replace("AWRT", "group ") for m in GROUP_METRICS])
         ax.set_ylabel("AWRT (h)")
-        ax.set_title(str(row.get("workload")), pad=4)
+        ax.set_title(title, pad=4)
         ax.grid(axis="y", alpha=0.3)
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", ncol=2, frameon=False, bbox_to_anchor=(0.5, 1.0))
+    fig.legend(handles, labels, loc="upper center", ncol=len(labels), frameon=False, bbox_to_anchor=(0.5, 1.0))
     fig.tight_layout(rect=(0, 0, 1, 0.92))
     _save_figure(fig, path)
     plt.close(fig)
+    return panels
 
 
 def public_config(config: Mapping[str, Any]) -> dict[str, Any]:
@@ -216,19 +285,21 @@ def write_run_report(
     label: str = "evolved greedy",
     extra_html: str = "",
     steps: str = "generation",
+    also: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
 ) -> Path:
     """Write report.html (+ convergence.png, awrt_groups.png) into ``run_dir``; return its path.
 
     ``schedule_plots`` are image files in ``run_dir`` (from
     :func:`schedlab.report.schedule_plots.write_schedule_plots`) shown in their own section;
-    ``steps`` what the history rows count (the convergence plot's x axis)."""
+    ``steps`` what the history rows count (the convergence plot's x axis); ``also`` further schedules
+    for the AWRT chart (:func:`awrt_groups_figure`)."""
     from .schedule_plots import plots_section
 
     run_dir = Path(run_dir)
     words = setup_words(config)
     convergence_figure(histories, run_dir / "convergence.png", steps=steps,
                        title=f"Convergence ({words})" if words else "Convergence")
-    awrt_groups_figure(comparison, run_dir / "awrt_groups.png")
+    awrt_groups_figure(comparison, run_dir / "awrt_groups.png", label=label, also=also)
     cols = ["objective", "AWRT", *GROUP_METRICS, "UTIL"]
     units = {"objective": "objective", "UTIL": "UTIL (%)", **{c: f"{c} (h)" for c in ("AWRT", *GROUP_METRICS)}}
     sets = any("set" in r for r in comparison)
@@ -254,8 +325,10 @@ def write_run_report(
         flag = " <b>worse than EASY</b>" if row.get("worse_than_easy") else ""
         body.append(f"<tr>{lead}<td>improvement % (UTIL: points){flag}</td>{cells}</tr>")
     last = {k: (rows[-1] if rows else {}) for k, rows in histories.items()}
+    gens, evals = HISTORY_COUNTS.get(str(config.get("kind")), ("generations", "evaluations"))
     runs = "".join(
-        f"<li>{html.escape(k)}: {r.get('gen', 0)} generations, {r.get('evaluations', 0)} evaluations, "
+        f"<li>{html.escape(k)}: {r.get('gen', 0)} {gens[:-1] if r.get('gen') == 1 else gens}, "
+        f"{r.get('evaluations', 0)} {evals[:-1] if r.get('evaluations') == 1 else evals}, "
         f"best {_fmt(r.get('best'))}, {_fmt(r.get('elapsed'))} s"
         + (f"; held-out test {_fmt(_test_value(r, 'test'))} vs EASY {_fmt(_test_value(r, 'test_easy'))} "
            f"(gain {_fmt(_test_value(r, 'test_gain_pct'))} %)" if _test_value(r, "test") is not None else "")
@@ -270,9 +343,7 @@ td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}}pre{{background:#
 </head><body>
 <h1>{html.escape(title)} — {html.escape(str(config.get('objective', '')))}</h1>
 <p>Trained on {html.escape(training_setup(config, comparison))}.</p>
-<p>Optimizer {html.escape(str(config.get('optimizer')))}, procedure {html.escape(str(config.get('procedure')))},
-mu={config.get('mu')}, lambda={config.get('lambda')}, generations={config.get('generations')},
-seed={config.get('seed')}.</p>
+<p>{html.escape(run_settings(config))}</p>
 <ul>{runs}</ul>
 <h2>Against EASY (greedy-es-sorting-criteria, Table III)</h2>
 <table><tr>{head}</tr>{''.join(body)}</table>

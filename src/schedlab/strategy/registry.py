@@ -81,7 +81,7 @@ class QueueOrder:
     key: Callable | None
     aliases: tuple[str, ...] = ()
     source: str | None = None  # a user order's plugin file (None: built in)
-    submit: bool = False  # a user key taking the jobs' submit times too (keyword ``submit``)
+    takes: tuple[str, ...] = ()  # a user static key's parameters, passed by name (user_code.STATIC_FIELDS)
     dynamic: Callable | None = None  # a user's dynamic key (plain Python, one job at a time)
     compiled: object = None  # ... compiled (schedlab.strategy.user_code.compile_user)
 
@@ -309,8 +309,9 @@ def order(name: str) -> QueueOrder:
 
 
 def order_keys(row: QueueOrder, width, estimate, group, rank, submit) -> np.ndarray:
-    """``row``'s static sort key of every job, as float64 (``submit`` reaches only a user key that
-    takes it, by that keyword). A user order's key is checked: one
+    """``row``'s static sort key of every job, as float64. A user key receives the columns its
+    parameters name (:data:`~schedlab.strategy.user_code.STATIC_FIELDS`), by name, so
+    ``key(estimate, width)`` gets each where its name says (issue 43 item 3). A user order's key is checked: one
     finite number per job, else a one-line :class:`~schedlab.errors.StrategyError` naming its file
     (and the line where its key failed)."""
     if row.source is None:
@@ -319,9 +320,10 @@ def order_keys(row: QueueOrder, width, estimate, group, rank, submit) -> np.ndar
 
     where = f"{row.source}: queue order {row.name!r}"
     try:
-        columns = [np.array(c) for c in (width, estimate, group, rank)]  # copies: the user's code may write
-        extra = {"submit": np.array(submit, dtype=np.float64)} if row.submit else {}
-        key = np.asarray(row.key(*columns, **extra), dtype=np.float64)
+        columns = {"width": width, "estimate": estimate, "group": group, "rank": rank,
+                   "submit": np.asarray(submit, dtype=np.float64)}
+        # copies: the user's code may write into them
+        key = np.asarray(row.key(**{p: np.array(columns[p]) for p in row.takes}), dtype=np.float64)
     except Exception as exc:  # the user's code: any failure is one line naming the file
         raise StrategyError(f"{_at_line(exc, row.source)}: queue order {row.name!r}: key failed: "
                             f"{type(exc).__name__}: {exc}") from None
@@ -354,11 +356,14 @@ def register_order(name: str, help: str, key: Callable | None = None, *, dynamic
                    source: str | None = None):
     """Register a queue order ``name`` (without ``key``, a decorator).
 
-    Static (the default): ``key(width, estimate, group, rank)`` gives each job's sort key (numpy
-    arrays of the jobs' processors, estimates, user groups 0..5 and submit ranks 0..n-1 in, and the
-    submit times if the key has a parameter ``submit``; one finite number per job out; smaller
-    first, ties by submit order). The order runs through the built-in static orders' compiled
-    kernels (the key is computed once per job before a simulation).
+    Static (the default): ``key(width, estimate, group, rank)`` gives each job's sort key: its
+    parameters are any of the names :data:`schedlab.strategy.user_code.STATIC_FIELDS` in any order
+    (``width, estimate, group, rank, submit``: numpy arrays of the jobs' processors, estimates, user
+    groups 0..5, submit ranks 0..n-1 and submit times), each passed by name; one finite number per
+    job out; smaller first, ties by submit order. A parameter outside those names (or with a
+    default) is refused here in one line naming the file and the function, as for a dynamic key.
+    The order runs through the built-in static orders' compiled kernels (the key is computed once
+    per job before a simulation).
 
     ``dynamic=True``: ``key`` is plain Python over one job and the machine at a pass, taking any of
     the names of :data:`schedlab.strategy.user_code.KEY_FIELDS` (``width, estimate, group, submit,
@@ -386,11 +391,10 @@ def register_order(name: str, help: str, key: Callable | None = None, *, dynamic
         compiled = compile_user(key, KEY_FIELDS, "float64", what=f"queue order {name!r}", where=source)
         _put(USER_ORDERS, QueueOrder(name, str(help), None, source=source, dynamic=key, compiled=compiled))
         return key
-    try:
-        takes_submit = "submit" in inspect.signature(key).parameters
-    except (TypeError, ValueError):  # a builtin without a signature: the four columns only
-        takes_submit = False
-    row = QueueOrder(name, str(help), key, source=source, submit=takes_submit)
+    from .user_code import STATIC_FIELDS, parameters
+
+    takes = parameters(key, STATIC_FIELDS, what=f"queue order {name!r}", where=source)
+    row = QueueOrder(name, str(help), key, source=source, takes=takes)
     sample = np.array([1, 4]), np.array([10.0, 3600.0]), np.array([1, 2]), np.array([0, 1]), np.array([0.0, 60.0])
     order_keys(row, *sample)  # a key of the wrong shape or NaN fails here, naming the file
     _put(USER_ORDERS, row)

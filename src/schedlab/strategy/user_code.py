@@ -69,14 +69,17 @@ def signature(fields, result: str):
     return typ(result)(*(typ(t) for _, t, _ in fields))
 
 
-def compile_user(fn, fields, result: str, *, what: str, where: str, required: tuple[str, ...] = ()):
-    """``fn`` (plain Python over some of ``fields``' names) compiled to a cfunc of every field, in
-    order; ``what`` (e.g. ``"queue order 'x'"``) and ``where`` (its file) name it in errors."""
-    import numba
+#: a static queue key's parameters (:func:`schedlab.strategy.register_order`): numpy arrays of every
+#: job, passed by name, any subset in any order
+STATIC_FIELDS: tuple[str, ...] = ("width", "estimate", "group", "rank", "submit")
 
-    name = getattr(fn, "__name__", repr(fn))
-    head = f"{where}: {what}: {name}"
-    names = [f for f, _, _ in fields]
+
+def parameters(fn, names, *, what: str, where: str, required: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The parameter names of the user's function ``fn``, each one of ``names`` (the caller passes
+    them by name, so their order is the user's); a parameter outside ``names``, with a default or
+    variadic, a missing ``required`` one, or no Python signature at all is a one-line
+    :class:`~schedlab.errors.StrategyError` naming ``where`` (the file), ``what`` and the function."""
+    head = f"{where}: {what}: {getattr(fn, '__name__', repr(fn))}"
     try:
         params = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):
@@ -91,6 +94,17 @@ def compile_user(fn, fields, result: str, *, what: str, where: str, required: tu
     missing = [r for r in required if r not in taken]
     if missing:
         raise StrategyError(f"{head}: must take {', '.join(map(repr, missing))}")
+    return tuple(taken)
+
+
+def compile_user(fn, fields, result: str, *, what: str, where: str, required: tuple[str, ...] = ()):
+    """``fn`` (plain Python over some of ``fields``' names) compiled to a cfunc of every field, in
+    order; ``what`` (e.g. ``"queue order 'x'"``) and ``where`` (its file) name it in errors."""
+    import numba
+
+    name = getattr(fn, "__name__", repr(fn))
+    names = [f for f, _, _ in fields]
+    taken = parameters(fn, names, what=what, where=where, required=required)
     call = f"_user({', '.join(f'{p}={p}' for p in taken)})"
     body = f"return {call}" if result != "int64" else f"{call}\n        return 0"
     source = (f"def _wrapped({', '.join(names)}):\n    try:\n        {body}\n"

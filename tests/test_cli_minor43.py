@@ -30,15 +30,16 @@ def _rendered(table, width: int) -> str:
 
 
 def test_the_versus_easy_table_names_its_units_and_never_cuts_a_workload_name():
-    """One unit, seconds, named in the headers (evolve tables had none); a narrow terminal wraps the
-    workload name instead of cutting it to "CTC-SP2-1996-3.…" (then train and test rows read alike)."""
-    from schedlab.cli.versus_easy import comparison_table
+    """One unit, seconds, named in the headers (evolve tables had none); the workload name is never cut
+    to "CTC-SP2-1996-3.…" (then train and test rows read alike): the table prints as wide as it needs."""
+    from schedlab.cli.versus_easy import comparison_table, fitting_width
 
     row = {"workload": NAME, "set": "test", "objective": 12_345_678.9, "objective_easy": 12_345_678.9,
            **{f"AWRT{g}": 123_456.78 for g in range(1, 6)}, **{f"AWRT{g}_easy": 123_456.78 for g in range(1, 6)},
            **{f"AWRT{g}_improvement_pct": -12.34 for g in range(1, 6)}, "objective_improvement_pct": -12.34,
            "UTIL": 50.0, "UTIL_easy": 60.0, "UTIL_diff_points": -10.0}
-    text = _rendered(comparison_table([row], "t", "rule base", threshold=5.0), 140)  # wide_console's least width
+    table = comparison_table([row], "t", "rule base", threshold=5.0)
+    text = _rendered(table, fitting_width(table))  # the width print_wide gives it: 140 columns or more
     head = text.split("┡")[0]
     assert "AWRT1 s" in head and "UTIL %" in head, head
     first = "".join(line.split("│")[1].strip() for line in text.splitlines() if line.startswith("│"))

@@ -120,14 +120,13 @@ def run_strategy(workload, procs: int, strategy: Strategy, *, kill: bool = True,
     return schedule, statistics.median(times)
 
 
-def echo_run_notes(schedule) -> int:
+def echo_run_notes(schedule) -> None:
     """Print, to stderr, the lines a run needs its user to see (a ``--policy slurm`` run's
     :attr:`~schedlab.slurm.policy.SlurmRun.notes`: a slurm.conf whose CPUs differ from the trace's
-    machine, jobs without a time limit); the machine size the schedule was made on."""
+    machine, jobs without a time limit)."""
     run = getattr(schedule, "slurm", None)
     for line in (run.notes if run is not None else ()):
         typer.echo(f"note: {line}", err=True)
-    return schedule.machine.procs
 
 
 def score(schedule, objective: Objective, sim_seconds: float, *, bound: float = 10.0, easy=None,
@@ -270,7 +269,8 @@ def simulate_command(
 
     compile_seconds = warm_simulation(workload, m, [strategy], kill=not no_kill)
     schedule, seconds = run_strategy(workload, m, strategy, kill=not no_kill, repeat=repeat)
-    m = echo_run_notes(schedule)  # --policy slurm: the slurm.conf's CPUs, which UTIL and procs are against
+    echo_run_notes(schedule)
+    m = schedule.machine.procs  # --policy slurm: the slurm.conf's CPUs, which UTIL and procs are against
     written: list[Path] = []
     if schedule.timeshare is not None:
         from .scojo import scojo_keys

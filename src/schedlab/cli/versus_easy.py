@@ -19,20 +19,27 @@ def wide_console() -> Console:
     return Console(width=max(width, 140))
 
 
-def print_wide(table: Table) -> None:
-    """``table`` on stdout, at least 140 columns wide and never narrower than the table needs: its
-    names and numbers are never cut (the verdict column wraps first)."""
+def fitting_width(table: Table) -> int:
+    """The console width :func:`print_wide` prints ``table`` at: at least 140 columns (or the terminal's)
+    and never narrower than the table needs, so its names and numbers are never cut (the verdict
+    column wraps first)."""
     import io
 
     width = wide_console().width
     widest = wide_console().measure(table, options=Console().options.update_width(100_000)).maximum
-    while width < widest:  # rich crops rows wider than the console (no right border): widen until none is
-        probe = Console(width=width, file=io.StringIO(), record=True)
+    while width < widest:  # rich cuts a cell with an ellipsis, or crops a row wider than the console (no
+        probe = Console(width=width, file=io.StringIO(), record=True)  # right border): widen until neither
         probe.print(table)
-        if all(line.rstrip()[-1:] in "┓┃┩│┘" for line in probe.export_text().splitlines()[1:] if line.strip()):
+        text = probe.export_text()
+        if "…" not in text and all(line.rstrip()[-1:] in "┓┃┩│┘" for line in text.splitlines()[1:] if line.strip()):
             break
         width += 2
-    Console(width=width).print(table)
+    return width
+
+
+def print_wide(table: Table) -> None:
+    """``table`` on stdout at :func:`fitting_width`: its names and numbers are never cut."""
+    Console(width=fitting_width(table)).print(table)
 
 
 def comparison_table(rows: list[dict[str, Any]], title: str, label: str = "strategy",

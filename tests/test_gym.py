@@ -128,7 +128,7 @@ def test_a_window_episode_is_simulate_on_the_same_jobs(backfill, warm):
     env = SchedEnv(w, backfill=backfill, episode_jobs=256, warm=warm, objective="AWRT + 0.5*mean_wait")
     rewards = play(env, first, seed=11)
     a, s, b = env._episode
-    assert b - s == 256 and s - a == min(warm, s)
+    assert b - s == 256 and s - a == warm
     order = np.argsort(w.submit, kind="stable")
     sub = w.take(np.sort(order[a:b]))
     ref = simulate(sub, Machine(w.machine_procs), Strategy(RULE[backfill]))
@@ -196,15 +196,43 @@ def test_fork_is_exact(seed, cut, mode):
     assert not np.isnan(s1).any()
 
 
-def test_vector_form_steps_several_episodes_at_once():
-    vec = make_vec(3, kth(), episode_jobs=32, window=4)
+@pytest.mark.parametrize("backfill", ["none", "easy"])
+def test_vector_form_is_the_single_environment_stepped_together(backfill):
+    """Each environment of the stacked batch gives the single environment's schedule and reward for
+    the same seed and actions (slot 0 for one, a masked random policy for the other), and restarts
+    at the step after its episode ended (next-step autoreset)."""
+    vec = make_vec(3, kth(), episode_jobs=48, window=4, backfill=backfill, reward="step")
     obs, info = vec.reset(seed=[1, 2, 3])
-    assert obs.shape == (3, 4 * 6 + 4) and info["action_mask"].shape == (3, 4)
-    ends = 0
-    for _ in range(400):
-        obs, r, term, trunc, info = vec.step(np.zeros(3, dtype=np.int64))
+    assert obs.shape == (3, 4 * 6 + 4) and obs.dtype == np.float32 and info["action_mask"].shape == (3, 4)
+    rng = np.random.default_rng(0)
+    picks, rewards, firsts, ends = [], [[], [], []], {}, 0
+    while len(firsts) < 3:
+        mask = info["action_mask"]
+        a = np.array([0, rng.choice(np.flatnonzero(mask[1])) if mask[1].any() else 0, 0])
+        picks.append(int(a[1]))
+        obs, r, term, trunc, info = vec.step(a)
+        for k in range(3):
+            if k not in firsts:
+                rewards[k].append(r[k])
+                if term[k]:
+                    firsts[k] = vec.envs[k].schedule().start.copy()
         ends += int(term.sum())
-    assert ends >= 3 and obs.dtype == np.float32
+    for k, seed in enumerate([1, 2, 3]):
+        env = SchedEnv(kth(), episode_jobs=48, window=4, backfill=backfill, reward="step")
+        it = iter(picks)
+        got = play(env, (lambda o, i: next(it)) if k == 1 else first, seed=seed)
+        np.testing.assert_array_equal(env.schedule().start, firsts[k])
+        np.testing.assert_allclose(got, rewards[k], rtol=1e-12)
+    obs, r, term, trunc, info = vec.step(np.zeros(3, dtype=np.int64))
+    vec.close()
+
+
+def test_vector_form_of_strategy_decisions():
+    vec = make_vec(2, kth(), mode="strategy", episode_jobs=32)
+    obs, info = vec.reset(seed=0)
+    assert obs.shape == (2, 7) and info["action_mask"].shape == (2, 13)
+    for _ in range(20):
+        obs, r, term, trunc, info = vec.step(np.array([1, 12]))
     vec.close()
 
 

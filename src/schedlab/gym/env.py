@@ -15,8 +15,8 @@ The contract (docs/gym.md has it in full):
   f_t = f over the episode's jobs started so far (an undefined metric of a partial set reads 0;
   f_0 = 0), so the step rewards sum to the end reward.
 - **episode**: the whole trace, or ``episode_jobs`` consecutive jobs (in submit order) from a start
-  drawn uniformly with the reset's seed, after ``warm`` earlier jobs run under ``backfill``'s rule
-  (a warm machine; they are not the episode's and count in no reward).
+  drawn uniformly with the reset's seed among those with ``warm`` jobs before them, which run first
+  under ``backfill``'s rule (a warm machine; they are not the episode's and count in no reward).
 - :meth:`snapshot`/:meth:`restore`/:meth:`fork`: the whole state, exactly.
 """
 
@@ -149,7 +149,8 @@ class SchedEnv(gymnasium.Env):
         n = len(self.workload)
         if self.episode_jobs is None:
             return 0, 0, n
-        s = int(self.np_random.integers(0, n - self.episode_jobs + 1))
+        lo = min(self.warm, n - self.episode_jobs)  # every episode gets its whole warm-up when the trace allows
+        s = int(self.np_random.integers(lo, n - self.episode_jobs + 1))
         return max(0, s - self.warm), s, s + self.episode_jobs
 
     def _slice(self, a: int, b: int):
@@ -216,13 +217,15 @@ class SchedEnv(gymnasium.Env):
         else:
             more = observe.pass_step(J, S, self._G, cur, tf, self._sdisp[a], self._sord[a], self._sd, self._x, self._obs)
         self._done = not more
-        reward = 0.0
+        return self._obs.copy(), self._reward(), self._done, False, self._info()
+
+    def _reward(self) -> float:
+        """The reward of the step just taken (module docstring)."""
         if self.reward_mode == "step":
             value = self._objective(partial=True)
             reward, self._last = -(value - self._last), value
-        elif self._done:
-            reward = -self._objective(partial=False)
-        return self._obs.copy(), reward, self._done, False, self._info()
+            return reward
+        return -self._objective(partial=False) if self._done else 0.0
 
     # ------------------------------------------------------------------ schedules and rewards
     def schedule(self, *, warm: bool = False, strategy: Strategy | None = None) -> Schedule:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from .._config import njit
 from ..sim import step
 from ..sim.ops import queue
-from ..sim.state import EST, EST_H, EST_N, ESTEND, FREE, GROUP, M, SUBMIT, WIDTH
+from ..sim.state import EST, EST_H, EST_N, ESTEND, FREE, GROUP, M, SUBMIT, WIDTH, Jobs, Site
 
 JOB_FEATURES = ("present", "wait", "estimate", "procs", "group", "fits")
 MACHINE_FEATURES = ("free", "waiting", "next_estimated_end", "overdue")
@@ -94,3 +94,14 @@ def pass_step(J, S, G, cur, tf, dispatch, order, sd_mode, x, obs):
         obs[k] = x[k]
     return more
 
+
+
+@njit
+def batch_job_step(Jf, Ji, ctr, x, si, sf, pt, pf, cur, tf, slots, live, backfill, sd_mode, obs, mask, tau, more):
+    """:func:`job_step` for every live environment k of a batch whose states are stacked along the
+    first axis (``Jf[k]``, ``Ji[k]`` its jobs; ``ctr[k]`` .. ``pf[k]`` its site); ``more[k]`` as it returns."""
+    for k in range(slots.shape[0]):
+        if live[k]:
+            J = Jobs(Jf[k], Ji[k])
+            S = Site(ctr[k], x[k], si[k], sf[k], pt[k], pf[k])
+            more[k] = job_step(J, S, cur[k], tf[k], slots[k], backfill, sd_mode, obs[k], mask[k], tau)

@@ -299,6 +299,18 @@ class SchedEnv(gymnasium.Env):
         other.restore(self.snapshot())
         return other
 
+    def rollout(self) -> float:
+        """Finish the episode with the queue's first job at every decision left (FCFS / EASY from
+        here, one compiled call) and return the end reward -f(schedule); a search evaluates a
+        :meth:`fork` this way (see examples/gym_lookahead.py)."""
+        if self._S is None:
+            raise GymError("nothing to roll out: call reset() first")
+        if not self._done:
+            engine.run_first(self._EJ, self._S, self._cur, self._tf, self._bf)
+            self._done = True
+            self._observe()
+        return -self._objective(partial=False)
+
     def decisions(self) -> int:
         """Decisions taken in this episode."""
         return int(self._cur[engine.C_STEPS])

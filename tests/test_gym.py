@@ -276,3 +276,24 @@ def test_nothing_in_schedlab_imports_the_gym_package():
             if any(n == "gymnasium" or n.startswith("gymnasium.") or n.endswith("gym") or ".gym." in n for n in names):
                 wrong.append(str(path.relative_to(src)))
     assert wrong == []
+
+
+def test_the_observation_of_a_hand_worked_decision():
+    """m = 4, tau = 10 s. A (t=0, 3 procs, est 10, group 2) runs; at t=5 B (2 procs, est 30, group 1,
+    submitted at 1) and C (1 proc, est 10, group 4, submitted at 5) wait: a decision (C fits)."""
+    from schedlab.workload import Workload
+
+    w = Workload.from_columns({"submit": np.array([0.0, 1.0, 5.0]), "runtime": np.array([10.0, 30.0, 10.0]),
+                               "estimate": np.array([10.0, 30.0, 10.0]), "procs": np.array([3, 2, 1]),
+                               "group": np.array([2, 1, 4])}, machine_procs=4)
+    env = SchedEnv(w, window=3, time_scale=10.0, backfill="none")
+    obs, info = env.reset(seed=0)
+    assert info["time"] == 0.0 and list(info["action_mask"]) == [1, 0, 0]
+    obs, r, done, _, info = env.step(0)  # A starts; B arrives at 1 (nothing fits: no decision), C at 5
+    assert info["time"] == 5.0 and list(info["action_mask"]) == [1, 1, 0]
+    jobs = obs[:18].reshape(3, 6)
+    np.testing.assert_allclose(jobs[0], [1, 4 / 14, 30 / 40, 2 / 4, 1 / 5, 0], rtol=1e-6)  # B: waited 4 s
+    np.testing.assert_allclose(jobs[1], [1, 0, 10 / 20, 1 / 4, 4 / 5, 1], rtol=1e-6)  # C: just arrived, fits
+    assert not jobs[2].any()
+    # machine: 1 of 4 free, 2 waiting of window 3, A's estimated end in 5 s, nothing overdue
+    np.testing.assert_allclose(obs[18:], [1 / 4, 2 / 5, 5 / 15, 0], rtol=1e-6)

@@ -149,3 +149,18 @@ def test_snapshot_and_restore_resume_exactly(seed, rule, cut):
     again = play(k, choices)
     np.testing.assert_array_equal(first, again)
     assert not np.isnan(first).any()
+
+
+def test_a_blocked_job_off_the_head_is_the_reserved_head_for_easy():
+    # m = 4: A (t=0, 3 procs, 10 s) runs. At t=1: B (2 procs, est 100), C (4, est 10), E (1, est 50);
+    # 1 processor free, E fits. Naming C: C's reservation is A's end (10) with 0 spare, so E
+    # (1 + 50 > 10, 1 > 0 spare) may not start. Had B been the head (reservation 10, 2 spare), E would.
+    w = small_workload([(0, 10, 10, 3), (1, 100, 100, 2), (1, 10, 10, 4), (1, 50, 50, 1)], 4)
+    J, S, cur, tf = _engine(w)
+    act = lambda j: step.act_job(J, S, cur, tf, j, step.BF_EASY, step.SD_JOB)  # noqa: E731
+    step.advance(J, S, cur, tf, True, step.SD_JOB)
+    assert act(0) and tf[step.T_NOW] == 1
+    snap = step.snapshot(S, cur, tf)
+    assert act(2) and np.isnan(S.f[START, 3]) and tf[step.T_NOW] == 10
+    step.restore(S, cur, tf, snap)
+    assert act(1) and S.f[START, 3] == 1  # B named: E fits in B's 2 spare processors

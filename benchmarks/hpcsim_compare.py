@@ -9,7 +9,9 @@ Rows, each the median of ``--repeat`` runs of ``--episodes`` 256-job episodes wi
 every step ("the first job of the window"), reset included (HPCSim's reset also schedules the
 sequence with SJF and F1 to compute its reward baselines: that is its cost of an episode):
 HPCSim without and with backfilling (``backfil``), schedlab.gym FCFS and EASY on 256-job episodes of
-the same file. HPCSim's uncompressed SWF files: ``--swf NAME=PATH`` (schedlab reads the same file).
+the same file. The two count steps differently (HPCSim: one per job it starts by choice, backfilled jobs
+none; schedlab: one per decision, a blocked head named included), so episodes/s is printed too.
+HPCSim's uncompressed SWF files: ``--swf NAME=PATH`` (schedlab reads the same file).
 
     python benchmarks/hpcsim_compare.py --hpcsim-dir /tmp/hpcsim --swf lublin_256=/tmp/hpcsim/data/lublin_256.swf
 """
@@ -89,19 +91,19 @@ def main(argv=None) -> None:
     from schedlab.gym import SchedEnv
     from schedlab.workload import load_trace
 
-    print(f"{'trace':<11} {'environment':<28} {'steps':>7} {'seconds':>8} {'steps/s':>10} {'ratio':>7}")
+    print(f"{'trace':<11} {'environment':<28} {'steps':>7} {'seconds':>8} {'steps/s':>10} {'ratio':>7} {'episodes/s':>11} {'ratio':>7}")
     for item in args.swf:
         name, _, path = item.partition("=")
         w = load_trace(path)
         for backfil, bf in ((False, "none"), (True, "easy")):
             henv = hpcsim_env(args.hpcsim_dir, path, backfil)
             sec, steps = timed(lambda: hpcsim_episodes(henv, args.episodes), args.repeat)
-            base = steps / sec
-            print(f"{name:<11} {f'HPCSim backfil={backfil}':<28} {steps:>7} {sec:>8.3f} {base:>10,.0f}")
+            base, ebase = steps / sec, args.episodes / sec
+            print(f"{name:<11} {f'HPCSim backfil={backfil}':<28} {steps:>7} {sec:>8.3f} {base:>10,.0f} {'':>7} {ebase:>11,.1f}")
             env = SchedEnv(w, backfill=bf, episode_jobs=256)
             sec, steps = timed(lambda: schedlab_episodes(env, args.episodes), args.repeat)
             print(f"{name:<11} {f'schedlab.gym backfill={bf}':<28} {steps:>7} {sec:>8.3f} {steps / sec:>10,.0f} "
-                  f"{steps / sec / base:>6.1f}x")
+                  f"{steps / sec / base:>6.1f}x {args.episodes / sec:>11,.1f} {args.episodes / sec / ebase:>6.1f}x")
 
 
 if __name__ == "__main__":

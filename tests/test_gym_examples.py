@@ -46,3 +46,11 @@ def test_random_and_heuristic_policies_play_whole_windows(capsys):
     assert all(np.isfinite(v).all() and min(v) >= 1.0 for v in res.values())  # bounded slowdowns
     pol.main(["--episodes", "2", "--jobs", "32"])
     assert "smallest area" in capsys.readouterr().out
+
+
+def test_ppo_example_runs_end_to_end_at_a_tiny_budget(capsys):
+    pytest.importorskip("sb3_contrib", reason="the PPO example needs stable-baselines3 and sb3-contrib (torch): "
+                                              "pip install stable-baselines3 sb3-contrib")
+    res = example("gym_ppo").main(["--timesteps", "128", "--episodes", "2", "--n-steps", "64"])
+    assert res["ppo"].shape == (2,) and (res["ppo"] >= 1.0).all() and (res["easy"] >= 1.0).all()
+    assert "MaskablePPO 128 steps" in capsys.readouterr().out

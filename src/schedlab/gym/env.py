@@ -311,6 +311,10 @@ class SchedEnv(gymnasium.Env):
             self._observe()
         return -self._objective(partial=False)
 
+    def action_masks(self) -> np.ndarray:
+        """``info["action_mask"]`` as booleans (the method sb3-contrib's MaskablePPO asks an environment for)."""
+        return self._mask.astype(bool)
+
     def decisions(self) -> int:
         """Decisions taken in this episode."""
         return int(self._cur[engine.C_STEPS])

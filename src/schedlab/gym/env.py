@@ -138,6 +138,7 @@ class SchedEnv(gymnasium.Env):
             self.observation_space = spaces.Box(0.0, 100.0, (R_.N_FEATURES,), np.float32)
             self.action_space = spaces.Discrete(R_.N_STRATEGIES)
             self._mask = np.ones(R_.N_STRATEGIES, dtype=np.int8)
+        self._nact, self._job, self._raise = int(self.action_space.n), mode == "job", invalid == "raise"
         self._obs = np.zeros(self.observation_space.shape, dtype=np.float32)
         self._x = np.zeros(R_.N_FEATURES)
         self._S = None
@@ -204,14 +205,14 @@ class SchedEnv(gymnasium.Env):
         return info
 
     def step(self, action):
-        if self._S is None or self._done:
+        if self._done:  # also before the first reset
             raise GymError("the episode is over: call reset() first")
         a = int(action)
-        if not 0 <= a < self.action_space.n:
-            raise GymError(f"action {action!r} is outside 0..{self.action_space.n - 1}")
+        if a < 0 or a >= self._nact:
+            raise GymError(f"action {action!r} is outside 0..{self._nact - 1}")
         J, S, cur, tf = self._EJ, self._S, self._cur, self._tf
-        if self.mode == "job":
-            if self._mask[a] == 0 and self.invalid == "raise":
+        if self._job:
+            if self._raise and self._mask[a] == 0:
                 raise GymError(f"action {a} names an empty window slot ({int(self._mask.sum())} jobs in the window)")
             more = observe.job_step(J, S, cur, tf, a, self._bf, self._sd, self._obs, self._mask, self.tau)
         else:

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 gymnasium = pytest.importorskip("gymnasium", reason="the gym extra (pip install 'schedlab[gym]') is not installed")
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
-from conftest import BUNDLED_KTH, ROOT  # noqa: E402
+from conftest import BUNDLED_KTH, ROOT, trace_path  # noqa: E402
 from naive import naive_simulate, random_small_workload  # noqa: E402
 from schedlab.gym import ENV_ID, GymError, SchedEnv, make_vec  # noqa: E402
 from schedlab.metrics import compute_metrics  # noqa: E402
@@ -101,9 +101,13 @@ def test_strategy_mode_matches_the_naive_reference_switching_per_pass(seed, kill
     np.testing.assert_array_equal(env.schedule().start, start)
 
 
-def test_strategy_mode_replays_a_committed_rule_base_on_kth():
+@pytest.mark.parametrize("trace", ["kth", "SDSC-SP2-1998-4.2-cln.swf.gz", "lublin"])
+def test_strategy_mode_replays_a_rule_base_pass_for_pass(trace):
     rb = R.load_rulebase(ROOT / "docs/results/rules/iterative-KTH/best.json")
-    w = kth()
+    if trace == "lublin":  # the KTH base keeps one strategy there: a table of Table 2's classes drawn at random switches
+        table = np.random.default_rng(0).integers(0, R.N_STRATEGIES, 192)
+        rb = R.TableRuleBase(R.TABLE2_PARTITIONS, tuple(int(t) for t in table), R.DEFAULT_GREEDY)
+    w = {"kth": kth, "lublin": lambda: lublin(3000, 128, seed=3)}.get(trace, lambda: load_trace(str(trace_path(trace))))()
     ref = simulate_rulebase(w, w.machine_procs, rb)
     env = SchedEnv(w, mode="strategy", greedy=rb.greedy)
     packed, phi, psi = pack(rb), np.empty(max(getattr(rb, "n_rules", 1), 1)), np.empty(R.N_STRATEGIES)

@@ -42,8 +42,13 @@ def main(argv=None) -> dict:
     ap.add_argument("--episodes", type=int, default=30, help="held-out windows")
     ap.add_argument("--n-steps", type=int, default=1024, help="PPO rollout length")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=1,
+                    help="torch threads (default 1: a 2 x 64 MLP gains nothing from more, which contend on a shared machine)")
     args = ap.parse_args(argv)
+    import torch
     from sb3_contrib import MaskablePPO
+
+    torch.set_num_threads(args.threads)
 
     train, test = split_trace(TraceSpec("KTH-SP2-1996-2.1-cln.swf.gz", split_months=6))
     t0 = time.perf_counter()

@@ -201,6 +201,8 @@ def _contract(capsys, argv, promised: list[Path], json_out: bool, stop: bool) ->
         assert lines[-1].startswith("error: "), f"{shown}\n{err[-2000:]}"
     elif code == 1 and "--fail-worse-than" in argv:  # the gate's own verdict: a strategy is worse than EASY
         assert "worse than EASY" in out + err, f"{shown}\n{err[-2000:]}"
+    elif code == 1 and {"--max-util-drop", "--max-group-ratio"} & set(map(str, argv)):  # the collateral guards' verdict
+        assert "beyond the collateral guards" in err, f"{shown}\n{err[-2000:]}"
     elif code == 143 and stop:  # a huge budget, stopped as a batch system stops a job at its time limit
         assert "SIGTERM" in err, f"{shown}\n{err[-2000:]}"
     else:

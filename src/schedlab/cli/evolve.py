@@ -11,11 +11,10 @@ from rich.console import Console
 from ..metrics import DEFAULT_OBJECTIVE
 from ..strategy.registry import OPTIMIZERS
 from .app import stopped, sub_app
-from .options import (AS_JSON, DASK, EXTEND, SEED, SLURM_OPTION, SLURM_SHARES, SPLIT_MONTHS, TEST, WORKERS, TraceOptions,
+from .options import (AS_JSON, DASK, EXTEND, SEED, SLURM_OPTION, SLURM_SHARES, SPLIT_MONTHS, TEST, UTIL_GUARD, WORKERS, TraceOptions,
                       executor_spec, with_trace_options)
 from .policies import DEFAULT_GREEDY, PLUGIN, load_strategy_file
 from .progress import EvaluationProgress
-from .rules import UTIL_GUARD
 from .versus_easy import (MAX_GROUP_RATIO, MAX_UTIL_DROP, check_guards, check_threshold, comparison_table, gate, mark_guards,
                           print_wide, wide_console)
 

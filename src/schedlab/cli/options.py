@@ -192,3 +192,8 @@ def echo_wrote(paths, *, err: bool = False) -> None:
 #: continue a finished (or interrupted) run folder to a larger --generations (evolve, grid pareto)
 EXTEND = typer.Option(False, "--extend", help="Continue the run folder to a larger --generations than it was made with "
                       "(the result equals one run of the larger budget).")
+
+
+#: ``--util-guard`` of every training verb (``rules iterative|evolve``, ``evolve greedy``): one option, one help
+UTIL_GUARD = typer.Option(None, "--util-guard", metavar="DELTA", help="train on objective x (1 + max(0, EASY_UTIL - UTIL "
+                          "- DELTA)): a penalty when UTIL falls more than DELTA points below EASY's (default: off, the paper)")

@@ -15,7 +15,7 @@ import typer
 
 from ..metrics import DEFAULT_OBJECTIVE
 from .app import stopped, sub_app
-from .options import DASK, SEED, SPLIT_MONTHS, TEST, WORKERS, TraceOptions, check_output, executor_spec, with_trace_options
+from .options import DASK, SEED, SPLIT_MONTHS, TEST, UTIL_GUARD, WORKERS, TraceOptions, check_output, executor_spec, with_trace_options
 
 rules_app = sub_app("rules", "Rule-based scheduling: 7 state features pick one of 13 strategies per event (the paper: "
                              "Franke et al., 'Development of Scheduling Strategies with Genetic Fuzzy Systems').")
@@ -23,8 +23,6 @@ rules_app = sub_app("rules", "Rule-based scheduling: 7 state features pick one o
 
 STRATEGIES = typer.Option("all", "--strategies", help="strategy set the rules choose from: all (the paper's 13) or "
                           "backfill (the 8 EASY/CONS strategies: no FCFS dispatch, no Greedy)")
-UTIL_GUARD = typer.Option(None, "--util-guard", metavar="DELTA", help="train on objective x (1 + max(0, EASY_UTIL - UTIL "
-                          "- DELTA)): a penalty when UTIL falls more than DELTA points below EASY's (default: off, the paper)")
 SELECT = typer.Option("train", "--select", help="train (the paper: the best training objective) or test (the base with "
                       "the best held-out objective; needs --test or --split-months)")
 

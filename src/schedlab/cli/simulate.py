@@ -338,6 +338,9 @@ def compare_command(
 
     check_threshold(threshold, fail_worse_than)
     check_guards(max_util_drop, max_group_ratio)
+    # a gate (or a guard) judges, so an objective it cannot evaluate is refused in one line; without
+    # one, compare still shows every metric, with the objective '-', a warning and no verdict
+    gating = fail_worse_than is not None or max_util_drop is not None or max_group_ratio is not None
     if csv_out is not None:
         check_output(csv_out, "CSV table")
     specs = [s for s in (p.strip() for p in policies.split(",")) if s]
@@ -362,8 +365,8 @@ def compare_command(
         with status.status(f"simulating {spec} ..."):
             schedule, seconds = run_strategy(workload, m, strategy, kill=not no_kill)
         echo_run_notes(schedule)
-        rows.append((spec, score(schedule, obj, seconds, bound=bound, easy=easy_metrics, who=spec, judging=True)))
-    easy_value = gate_objective(obj, easy_metrics, easy_metrics, "easy (the baseline)", True)
+        rows.append((spec, score(schedule, obj, seconds, bound=bound, easy=easy_metrics, who=spec, judging=gating)))
+    easy_value = gate_objective(obj, easy_metrics, easy_metrics, "easy (the baseline)", gating)
     guarded = []
     for spec, row in rows:
         judged(row, row["objective"], easy_value, threshold, row, easy_metrics)
@@ -372,6 +375,7 @@ def compare_command(
             row["vs_easy_diff"] = row["objective_diff"]
         guarded += [f"{spec}: {text}" for text in mark_guards(row, max_util_drop, max_group_ratio)]
     flagged = [spec for spec, r in rows if r["worse_than_easy"]]
+    undefined = easy_value is None or any(r["objective"] is None for _, r in rows)  # (no gate: warned above)
     marked = {spec: r["collateral"] for spec, r in rows if r["collateral"]}
     worse = flagged if fail_worse_than is None else [
         spec for spec, r in rows if worse_than(easy_value, r["objective"], fail_worse_than)]
@@ -382,7 +386,8 @@ def compare_command(
         written.append(write_metrics_csv(csv_out, rows, columns=CSV_KEYS))
     if as_json:
         typer.echo(json.dumps({"trace": trace_name(workload, trace), "trace_options": opts.to_dict(), "objective_expression": str(obj),
-                               "threshold_pct": threshold, "worse_than_easy": flagged, "collateral": marked,
+                               "threshold_pct": threshold, "judged_against_easy": not undefined,
+                               "worse_than_easy": flagged, "collateral": marked,
                                "rows": [dict(r, strategy=spec) for spec, r in rows]}, allow_nan=False))
         echo_wrote(written, err=True)  # stdout stays one JSON document
         gate(worse, fail_worse_than, guarded)
@@ -391,6 +396,7 @@ def compare_command(
     shown = [(spec + (" [bold red](WORSE)[/]" if r["worse_than_easy"] else "")
               + ("[bold red]*[/]" if r["collateral"] else ""), r) for spec, r in rows]
     flag = (f"; (WORSE) = objective worse than EASY's by more than {threshold:g} %: {', '.join(flagged)}" if flagged
+            else "; the objective is undefined here (warning above): no strategy judged against EASY" if undefined
             else f"; no strategy worse than EASY by more than {threshold:g} %")
     flag += ("; * = collateral beyond the marks: " + "; ".join(f"{spec}: {', '.join(c)}" for spec, c in marked.items()) if marked
              else "; no UTIL drop or group slowdown beyond the marks")

@@ -57,8 +57,8 @@ def comparison_table(rows: list[dict[str, Any]], title: str, label: str = "strat
     cols = ["objective", "AWRT1", "AWRT2", "AWRT3", "AWRT4", "AWRT5", "UTIL"]
     from rich.markup import escape
 
-    from ..optimize.versus_easy import gain_text, ratio_text, verdict_marks
-    from ..report.table import HEADINGS, fixed
+    from ..optimize.versus_easy import ratio_text, verdict_marks
+    from ..report.table import HEADINGS, fixed, gain_text
 
     for c in cols:  # with the unit: AWRT in seconds, UTIL in % (its improvement in points)
         table.add_column(HEADINGS.get(c, c) + (" (diff: pts)" if c == "UTIL" else ""), justify="right", no_wrap=True)

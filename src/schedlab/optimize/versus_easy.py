@@ -137,20 +137,6 @@ def judged(row: dict[str, Any], value: float | None, objective_easy: float | Non
     return row
 
 
-def gain_text(row: dict[str, Any], digits: int = 2) -> str:
-    """The objective's gain over EASY as a table shows it: the % (:func:`gain_pct`),
-    or, when EASY's objective is 0 and no percentage exists, the difference value - EASY with its verdict
-    ("worse +12.30", "better -3.00", "0.00")."""
-    from ..report.table import fixed
-
-    gain, diff = row.get("objective_improvement_pct"), row.get("objective_diff")
-    if gain is not None:
-        return fixed(gain, digits)
-    if diff is None:
-        return "-"
-    return fixed(0.0, digits) if diff == 0 else f"{'worse' if diff > 0 else 'better'} {diff:+,.{digits}f}"
-
-
 def ratio_text(row: dict[str, Any]) -> str:
     """The worst user group's AWRT against EASY's, e.g. 'AWRT3 x2.41' ('-' when no group has jobs)."""
     group, ratio = row.get("worst_group"), row.get("worst_group_awrt_ratio")

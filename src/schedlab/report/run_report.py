@@ -316,7 +316,8 @@ def write_run_report(
         for name, suffix in ((label, ""), ("EASY", "_easy")):
             cells = "".join(f"<td>{_fmt(value(row, c + suffix, c))}</td>" for c in cols)
             body.append(f"<tr>{lead}<td>{html.escape(name)}</td>{cells}<td></td><td></td></tr>")
-        from ..optimize.versus_easy import gain_text, ratio_text, verdict_marks  # the terminal table's texts
+        from ..optimize.versus_easy import ratio_text, verdict_marks  # the terminal table's texts
+        from .table import gain_text
 
         imp = [row.get(f"{c}_improvement_pct") for c in cols[1:-1]] + [row.get("UTIL_diff_points")]
         cells = f"<td>{html.escape(gain_text(dict(row)))}</td>" + "".join(f"<td>{_fmt(v)}</td>" for v in imp)

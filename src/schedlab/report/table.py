@@ -153,3 +153,15 @@ def html_table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     th = "".join(f"<th>{html.escape(c)}</th>" for c in head)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows)
     return f"<table><tr>{th}</tr>{body}</table>"
+
+
+def gain_text(row: Mapping[str, object], digits: int = 2) -> str:
+    """The objective's gain over EASY as a table shows it: the % (:func:`schedlab.optimize.versus_easy.gain_pct`),
+    or, when EASY's objective is 0 and no percentage exists, the difference value - EASY with its verdict
+    ("worse +12.30", "better -3.00", "0.00")."""
+    gain, diff = row.get("objective_improvement_pct"), row.get("objective_diff")
+    if gain is not None:
+        return fixed(gain, digits)
+    if diff is None:
+        return "-"
+    return fixed(0.0, digits) if diff == 0 else f"{'worse' if diff > 0 else 'better'} {diff:+,.{digits}f}"

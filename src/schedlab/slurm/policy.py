@@ -263,6 +263,16 @@ class SlurmPolicy:
         check_options(self.options)
 
 
+def load_policy(conf, *, shares=None, options: str | None = None, qos=None) -> SlurmPolicy:
+    """The SlurmPolicy of a site's files: slurm.conf excerpt ``conf``, sshare ``shares`` and
+    sacctmgr QOS ``qos`` files (None: equal shares, no QOS), ``--slurm-option`` text ``options``."""
+    from .conf import read_conf, read_qos, read_shares
+
+    return SlurmPolicy(read_conf(conf), SlurmOptions(**parse_option_pairs(options or "")),
+                       shares=read_shares(shares) if shares is not None else None,
+                       qos_priority=read_qos(qos) if qos is not None else None)
+
+
 def _header_names(workload, label: str) -> dict[int, str]:
     """Number -> name from a trace header's ``Schedlab<label>: name=1 ...`` line (converted sacct/PBS
     logs), and for queues also ``Queue: 1 DSI`` lines (Parallel Workloads Archive headers)."""

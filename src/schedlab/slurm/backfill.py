@@ -233,10 +233,11 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
     space = P[P_NODE_SPACE]
     # the node_space map's records (bf_node_space_size): their ends, sorted, from the window's end
     # (backfill.c _add_reservation splits a record at a reservation's begin and at its end unless a
-    # record already ends there; a begin at the map's start still splits, leaving an empty record)
-    nse = np.empty(2 * (order.shape[0] + 1) + 1)
-    nse[0] = win_end
-    nrec = 1
+    # record already ends there; a begin at the map's start still splits, leaving an empty record).
+    # Counted only once the table could be full (1 + 2 reservations >= bf_node_space_size): the
+    # count is the distinct bounds before the window's end, whatever the order they came in.
+    nse = np.empty(1)
+    nrec = -1  # (not counted yet)
     max_test = P[P_BF_MAX_TEST]
     excl = O[O_BF_TOUCH_EXCLUSIVE]
     rb, re = RF[0], RF[1]
@@ -276,7 +277,6 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
     nres, tested, used = (CK[0, k0], CK[1, k0], CK[2, k0]) if k0 > 0 else (0, 0, 0)
     horizon = CKF[k0] if k0 > 0 else np.inf
     for q in range(nres):  # the reservations of the jobs before k0, made again
-        nrec = _space_add(nse, nrec, rb[q], re[q], res, win_end)
         _add_reservation(q, now, RF, RI, rnodes, first_rb, unres, top, ntop, part_nodes)
         if rb[q] < re[q]:
             rbits[:] = ZERO
@@ -532,11 +532,18 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
             used += cnt
         if t_found > win_end or t_found == np.inf:
             continue  # "Starts too far in the future to worry about"
+        if nrec < 0 and 1 + 2 * nres >= space:
+            nse = np.empty(2 * (order.shape[0] + 1) + 1)
+            nse[0] = win_end
+            nrec = 1
+            for q in range(nres):
+                nrec = _space_add(nse, nrec, rb[q], re[q], res, win_end)
         if nrec >= space:  # "table size limit of %u reached": the pass ends
             used -= cnt
             reach = pos
             break
-        nrec = _space_add(nse, nrec, rb[nres], re[nres], res, win_end)
+        if nrec >= 0:
+            nrec = _space_add(nse, nrec, rb[nres], re[nres], res, win_end)
         if space < np.inf and max(re[nres], rb[nres] + res) >= win_end:
             x = rb[nres] if rb[nres] >= win_end else max(re[nres], rb[nres] + res)
             horizon = min(horizon, x - W)  # a bound counts once the window reaches it

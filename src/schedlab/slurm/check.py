@@ -163,8 +163,14 @@ def text_report(r: CheckReport, source: str) -> str:
         dev = f"{100.0 * (sw - rw) / rw:+.1f} %" if rw > 0 else "n/a"
         lines.append(f"| {kind} {name} | {g['jobs']:,} | {rw:.1f} | {sw:.1f} | {dev} | "
                      f"{g['recorded_AWRT_s']:.1f} | {g['simulated_AWRT_s']:.1f} |")
-    bad = r.unexplained()
-    lines += ["", f"{len(bad):,} jobs the model cannot explain (|error| > {r.tolerance:g} s):"]
+    bad = sorted(r.unexplained(), key=lambda j: -abs(j["error"]))
+    lines += ["", f"{len(bad):,} jobs the model cannot explain (|error| > {r.tolerance:g} s), by reason:"]
+    reasons: dict[str, int] = {}
+    for j in bad:
+        key = j["why"].split(" (")[0].split(":")[0] if not j["why"].startswith("eligible") else "eligible after submission"
+        reasons[key] = reasons.get(key, 0) + 1
+    lines += [f"- {n:,}: {k}" for k, n in sorted(reasons.items(), key=lambda kv: -kv[1])]
+    lines += ["", "The largest errors:"] if bad else []
     for j in bad[:20]:
         lines.append(f"- job {j['id']} ({j['partition']}): recorded +{j['recorded_start'] - j['submit']:.0f} s, "
                      f"simulated +{j['simulated_start'] - j['submit']:.0f} s ({j['error']:+.0f} s): {j['why']}")

@@ -188,9 +188,10 @@ def test_a_job_in_no_partition_is_an_error_naming_it():
 
 
 # ------------------------------------------------------------------ conformance against the real Slurm
-def simulate_case(case, conf, cpus=4):
-    """The harness' job list through --policy slurm with the same slurm.conf (partitions by name)."""
-    s = simulate_slurm(case_workload(case, cpus), cpus, SlurmPolicy(parse_conf(conf, "case.conf")))
+def simulate_case(case, conf, cpus=4, options=None):
+    """The harness' job list through --policy slurm with the same slurm.conf (partitions by name);
+    ``options``: a SlurmOptions (e.g. the case's anchors, issue 44), else the defaults."""
+    s = simulate_slurm(case_workload(case, cpus), cpus, SlurmPolicy(parse_conf(conf, "case.conf"), options or SlurmOptions()))
     validate_schedule(s)
     return s
 

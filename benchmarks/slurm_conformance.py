@@ -99,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--anchors", action="store_true", help="simulate each case with the anchors the harness recorded "
                     "(controller_start from slurmctld's log, unix_start = the first submission's epoch second; issue 44)")
     ap.add_argument("--slurm-option", default="", help="more named options for the simulator (NAME=VALUE,...)")
+    ap.add_argument("--recorded", action="store_true", help="simulate each job with the submit time and run time the real "
+                    "Slurm recorded (whole seconds; a sleep of S s runs a little longer), as a site's log gives them")
     ap.add_argument("--variants", default="", help="also score these option sets on the same real runs, ';' between "
                     "sets (e.g. 'sched_on_end=immediate;node_space_limit=none'), each with --anchors if given")
     args = ap.parse_args(argv)
@@ -117,7 +119,13 @@ def main(argv: list[str] | None = None) -> int:
             for name, jobs, harness_conf, _ in todo:
                 if harness_conf == conf:
                     real[name] = cluster.run(jobs)
+    from dataclasses import replace as _replace
+
     from schedlab.slurm.policy import SlurmOptions, parse_option_pairs
+
+    if args.recorded:  # the jobs as the real Slurm recorded them (its log's submit and elapsed times)
+        todo = [(name, [_replace(j, submit=float(real[name].submit[i]), runtime=float(real[name].end[i] - real[name].start[i]))
+                        for i, j in enumerate(jobs)], hc, sc) for name, jobs, hc, sc in todo]
 
     for name, jobs, _, sim_conf in todo:
         opts = parse_option_pairs(args.slurm_option)

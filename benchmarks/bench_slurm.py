@@ -37,8 +37,9 @@ TRACES = {"CTC": "CTC-SP2-1996-3.1-cln.swf.gz", "KTH": "KTH-SP2-1996-2.1-cln.swf
 TARGET_RATIO = 3.0
 
 #: the configuration of docs/slurm-policy-spec.md's speed figures: multifactor priority with age,
-#: fair-share and size weights, backfill every 30 s over two days, 500 jobs tested per pass
-CONF = """PriorityType=priority/multifactor
+#: fair-share and size weights (live: slurmdbd), backfill every 30 s over two days, 500 jobs tested per pass
+CONF = """AccountingStorageType=accounting_storage/slurmdbd
+PriorityType=priority/multifactor
 PriorityWeightAge=1000
 PriorityWeightFairshare=10000
 PriorityWeightJobSize=100

@@ -14,7 +14,8 @@ from schedlab.slurm.layout import (F_LIMIT, F_RUNTIME, F_STATIC, F_SUBMIT, I_ACC
                                    O_KILL_PERIODIC, O_MAIN_FULL, O_RESERVE_FIRST_ONLY, O_STOP_PARTITION_ONLY,
                                    O_SUBMIT_IMMEDIATE, O_WILLRUN_EXACT, P_BATCH_DELAY, P_BF_INTERVAL, P_BF_MAX_TEST,
                                    P_BF_RES, P_BF_WINDOW, P_CALC, P_DAMP, P_DEPTH, P_HALF_LIFE, P_KILL_WAIT,
-                                   P_MAX_AGE, P_OVER_TIME, P_SCHED_INTERVAL, P_T0, P_W_AGE, P_W_FS)
+                                   P_MAX_AGE, P_OVER_TIME, P_SCHED_INTERVAL, P_T0, P_W_AGE, P_W_FS, P_BF_PHASE,
+                                   P_NODE_SPACE, P_BF_FIRST, P_TICK, O_END_IMMEDIATE)
 from schedlab.slurm.policy import prepare
 
 
@@ -278,7 +279,10 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
     N = free.shape[0]
     NP = part_nodes.shape[0]
     res = P[P_BF_RES]
-    win_end = np.floor((now + P[P_BF_WINDOW]) / res) * res
+    ph = P[P_BF_PHASE]
+    win_end = np.floor((now + ph + P[P_BF_WINDOW]) / res) * res - ph
+    # Slurm's node_space records, literally: [begin, end) pairs in time order (_add_reservation's splits)
+    records = [[np.floor((now + ph) / res) * res - ph, win_end]]
     max_test = P[P_BF_MAX_TEST]
     excl = O[O_BF_TOUCH_EXCLUSIVE]
     rb, re = RF[0], RF[1]
@@ -481,9 +485,13 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
                 break
         if t_found > win_end or t_found == np.inf:
             continue  # "Starts too far in the future to worry about"
+        if len(records) >= P[P_NODE_SPACE]:
+            reach = k
+            break  # "table size limit of %u reached"
         # reserve the selected nodes whole
-        rb[nres] = np.floor(t_found / res) * res
-        re[nres] = np.floor((t_found + L) / res) * res
+        rb[nres] = np.floor((t_found + ph) / res) * res - ph
+        re[nres] = np.floor((t_found + ph + L) / res) * res - ph
+        _split(records, rb[nres], re[nres], res)
         horizon = min(horizon, re[nres])  # until its end is skipped as past
         roff[nres] = used
         got = 0
@@ -596,6 +604,34 @@ def _recalc(now, last, usage, shares, fs, pend, npend, prio, run, nrun, JF, JI, 
     return changed
 
 
+def _split(records, b, e, res):
+    """backfill.c _add_reservation's record splits, step by step: a record is split at the begin
+    (the first record ending after it; none when a record ends exactly there) and at the end (at
+    least one resolution after the begin) inside the record holding it."""
+    b = max(b, records[0][0])
+    e = max(e, b + res)
+    for j, (rb_, re_) in enumerate(records):
+        if re_ > b:
+            records[j] = [rb_, b]
+            records.insert(j + 1, [b, re_])
+            j += 1
+            break
+        if re_ == b:
+            j += 1
+            break
+    else:
+        return
+    while j < len(records):
+        rb_, re_ = records[j]
+        if e < re_:
+            records[j] = [rb_, e]
+            records.insert(j + 1, [e, re_])
+            return
+        if e == re_:
+            return
+        j += 1
+
+
 def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, start, finish, by):
     """Simulate the jobs (sorted by submit) under the policy; fills ``start``/``finish`` and ``by``
     (1: started by the main scheduler, 2: by backfill). Order of work at one time: the decay pass
@@ -629,7 +665,16 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
     submit_run = np.inf
     last_event_run = -np.inf
     bf_on = O[O_BACKFILL] and P[P_BF_INTERVAL] > 0
-    last_bf = t0 - P[P_BF_INTERVAL]
+    last_bf = P[P_BF_FIRST] - P[P_BF_INTERVAL]
+    tick = P[P_TICK]
+    ph = 0.0 if np.isnan(tick) else tick
+    end_now = O[O_END_IMMEDIATE]
+    if not np.isnan(tick):
+        last_event_run = t0  # last_sched_time starts at the controller's start
+
+    def on_tick(t):
+        return t if np.isnan(tick) else tick + np.ceil(t - tick)
+
     changed_at = np.inf  # first change since the last backfill pass
     main_changed = True  # something changed since the last full main run
     i = 0
@@ -646,16 +691,21 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
         for q in range(nrun):
             if finish[run[q]] < now:
                 now = finish[run[q]]
+        now = min(now, submit_run)
         if npend > 0:
-            now = min(now, submit_run)
             if main_changed:
                 now = min(now, next_periodic)
             if bf_on and changed_at < np.inf:
-                now = min(now, max(last_bf + P[P_BF_INTERVAL], changed_at))
+                now = min(now, max(last_bf + P[P_BF_INTERVAL], on_tick(changed_at)))
             if need_prio:
                 now = min(now, next_calc)
         if now == np.inf:
             break  # nothing can happen any more (cannot occur: every job fits its partition)
+        if not end_now and next_periodic < now:  # every full run sets last_sched_time
+            g = next_periodic + np.floor((now - next_periodic) / P[P_SCHED_INTERVAL]) * P[P_SCHED_INTERVAL]
+            if g < now:
+                last_event_run = max(last_event_run, g)
+                next_periodic = g + P[P_SCHED_INTERVAL]
         # the decay pass at the last grid point <= now
         if need_prio and next_calc <= now:
             g = next_calc + np.floor((now - next_calc) / calc) * calc
@@ -689,7 +739,7 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
             if O[O_SUBMIT_IMMEDIATE]:
                 submit_run = now
             else:
-                submit_run = min(submit_run, max(np.ceil(JF[F_SUBMIT, i]), last_event_run + P[P_BATCH_DELAY]))
+                submit_run = min(submit_run, max(ph + np.ceil(JF[F_SUBMIT, i] - ph), last_event_run + P[P_BATCH_DELAY]))
             i += 1
             main_changed = True
             if changed_at == np.inf:
@@ -699,24 +749,33 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
             main_changed = True
             if changed_at == np.inf:
                 changed_at = now
-            npend, nrun = _main(now, False, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI, P, O,
-                                anode, acnt, alen, start, finish, expend, run, nrun, by)
-            last_event_run = now
-        if submit_run <= now:
+            if end_now:
+                npend, nrun = _main(now, False, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI, P, O,
+                                    anode, acnt, alen, start, finish, expend, run, nrun, by)
+                last_event_run = now
+            else:
+                submit_run = min(submit_run, max(ph + np.ceil(now - ph), last_event_run + P[P_BATCH_DELAY]))
+        full_due = next_periodic <= now
+        if submit_run <= now and (end_now or not full_due):
             submit_run = np.inf
             npend, nrun = _main(now, False, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI, P, O,
                                 anode, acnt, alen, start, finish, expend, run, nrun, by)
             last_event_run = now
-        if next_periodic <= now:
+        if full_due:
             next_periodic += (np.floor((now - next_periodic) / P[P_SCHED_INTERVAL]) + 1) * P[P_SCHED_INTERVAL]
+            if not end_now and submit_run < np.inf:
+                submit_run = np.inf
+                main_changed = True
             if main_changed and npend > 0:
                 npend, nrun = _main(now, True, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, JI, P, O,
                                     anode, acnt, alen, start, finish, expend, run, nrun, by)
                 main_changed = False  # a full run left nothing it could start; only a change can
+            if not end_now:
+                last_event_run = now
         if nrun > before:
             if changed_at == np.inf:
                 changed_at = now  # a start is a job update: backfill has work (_more_work)
-        if bf_on and changed_at < np.inf and now >= last_bf + P[P_BF_INTERVAL] and now >= changed_at:
+        if bf_on and changed_at < np.inf and now >= last_bf + P[P_BF_INTERVAL] and now >= on_tick(changed_at):
             order = _order(pend, npend, prio, tier, JI)
             npend, nrun, _, _ = _backfill(now, order, 0, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
                                           anode, acnt, alen, start, finish, expend, run, nrun, by, RF, RI, rnodes, CK, CKF)

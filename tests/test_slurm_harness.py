@@ -166,3 +166,23 @@ def test_real_slurm_backfill_and_stop_rule_as_the_spec_says():
     # reservation takes the whole node (reservation_granularity=node); F starts with H at G's end
     assert end[G] <= start[H] <= end[G] + 2
     assert end[G] <= start[F] <= end[G] + 2
+
+
+def test_the_controllers_start_is_read_from_its_log(tmp_path):
+    # issue 44: the anchor of slurmctld's periodic cycles, written into each case's result. The log
+    # line is stamped in UTC (the harness runs Slurm with TZ=UTC): 2026-12-02 01:50:00.250 UTC =
+    # 1796176200.25 s since the epoch (calendar.timegm of the whole second, plus 0.25)
+    import calendar
+
+    from schedlab.slurm.harness import SlurmCluster
+
+    cluster = SlurmCluster()
+    assert np.isnan(cluster.controller_epoch())  # not started: no log
+    cluster.folder = tmp_path
+    (tmp_path / "log").mkdir()
+    (tmp_path / "log" / "slurmctld.log").write_text(
+        "[2026-12-02T01:49:59.900] slurmctld version 22.05.8 started on cluster harness\n"
+        "[2026-12-02T01:50:00.250] Running as primary controller\n")
+    expected = calendar.timegm((2026, 12, 2, 1, 50, 0)) + 0.25
+    assert expected == 1796176200.25
+    assert cluster.controller_epoch() == expected

@@ -35,6 +35,7 @@ def run(rows, conf, procs=4, **options):
     return s
 
 
+DBD = "AccountingStorageType=accounting_storage/slurmdbd\n"  # age and fair-share weights need slurmdbd (spec 3.8)
 NODE4 = "NodeName=sl1 CPUs=4\nPartitionName=batch Default=YES MaxTime=60\nPartitionName=short MaxTime=60\n"
 
 
@@ -65,7 +66,7 @@ def test_partition_factor_alone():
 def test_age_factor_alone_capped_at_max_age():
     # PriorityWeightAge=1000, PriorityMaxAge=10 (min = 600 s); a job submitted at 0:
     # at 300 s 1000 * 300/600 = 500; at 1200 s capped: 1000; at submission 0 -> raised to 1
-    a = prepare(jobs([(0, 1, 10, 1, 1, 1)]), 4, SlurmPolicy(parse_conf("PriorityWeightAge=1000\nPriorityMaxAge=10\n" + NODE4)))
+    a = prepare(jobs([(0, 1, 10, 1, 1, 1)]), 4, SlurmPolicy(parse_conf(DBD + "PriorityWeightAge=1000\nPriorityMaxAge=10\n" + NODE4)))
     fs = np.ones(1)
     got = [ops._priority(0, t, a["JF"], a["JI"], a["P"], a["O"], fs) for t in (0.0, 300.0, 1200.0)]
     assert got == [1.0, 500.0, 1000.0]
@@ -88,7 +89,7 @@ def test_fair_share_reorders_the_queue_after_a_calc_period():
     # Z = 1000, so Z starts when X ends (600) and Y after Z (660). Without the weight: Y first.
     rows = [(0, 1, 600, 10, 1, 1), (10, 1, 60, 2, 1, 1), (20, 1, 60, 2, 1, 2)]
     base = "NodeName=sl1 CPUs=1\nPartitionName=batch Default=YES\nPriorityCalcPeriod=1\nPriorityDecayHalfLife=0\n"
-    fair = run(rows, base + "PriorityWeightFairshare=1000\nPriorityFlags=NO_FAIR_TREE\n", procs=1)
+    fair = run(rows, DBD + base + "PriorityWeightFairshare=1000\nPriorityFlags=NO_FAIR_TREE\n", procs=1)
     fifo = run(rows, base, procs=1)
     np.testing.assert_array_equal(fair.start, [0, 660, 600])
     np.testing.assert_array_equal(fifo.start, [0, 600, 660])
@@ -187,9 +188,10 @@ def test_a_job_in_no_partition_is_an_error_naming_it():
 
 
 # ------------------------------------------------------------------ conformance against the real Slurm
-def simulate_case(case, conf, cpus=4):
-    """The harness' job list through --policy slurm with the same slurm.conf (partitions by name)."""
-    s = simulate_slurm(case_workload(case, cpus), cpus, SlurmPolicy(parse_conf(conf, "case.conf")))
+def simulate_case(case, conf, cpus=4, options=None):
+    """The harness' job list through --policy slurm with the same slurm.conf (partitions by name);
+    ``options``: a SlurmOptions (e.g. the case's anchors, issue 44), else the defaults."""
+    s = simulate_slurm(case_workload(case, cpus), cpus, SlurmPolicy(parse_conf(conf, "case.conf"), options or SlurmOptions()))
     validate_schedule(s)
     return s
 

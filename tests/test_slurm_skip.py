@@ -66,8 +66,10 @@ def cases(draw, nodes=NODES, njobs=(2, 30), last_submit=60, cpus=6, max_test=(1,
                       f"bf_window={draw(st.sampled_from([1, 3, 10, 1440]))}",
                       f"bf_resolution={draw(st.sampled_from([1, 60, 300]))}",
                       f"bf_max_job_test={draw(st.sampled_from(max_test))}",
-                      f"sched_interval={draw(st.sampled_from([5, 60]))}"])
+                      f"sched_interval={draw(st.sampled_from([5, 60]))}"]
+                     + [f"bf_node_space_size={v}" for v in draw(st.sampled_from([[], [], [3], [8]]))])
     conf = ("PriorityType=priority/multifactor\nPriorityCalcPeriod=1\n"
+            "AccountingStorageType=accounting_storage/slurmdbd\n"
             f"PriorityWeightAge={draw(st.sampled_from([0, 1000]))}\nPriorityMaxAge={draw(st.sampled_from([5, 60]))}\n"
             f"PriorityWeightFairshare={draw(st.sampled_from([0, 10000]))}\nPriorityWeightJobSize=100\n"
             f"OverTimeLimit={draw(st.sampled_from([0, 1]))}\nSchedulerType=sched/backfill\n"
@@ -76,7 +78,11 @@ def cases(draw, nodes=NODES, njobs=(2, 30), last_submit=60, cpus=6, max_test=(1,
                            kill_check=draw(st.sampled_from(["periodic-30s", "exact"])),
                            will_run_batching=draw(st.sampled_from(["doubling-30s", "exact"])),
                            bf_max_job_test_counts=draw(st.sampled_from(["tried", "popped"])),
-                           fairshare=draw(st.sampled_from(["fair-tree", "classic"])))
+                           fairshare=draw(st.sampled_from(["fair-tree", "classic"])),
+                           # issue 44: the anchors, and the main run after a job end
+                           controller_start=draw(st.sampled_from(["settled", "-7.5", "3"])),
+                           unix_start=draw(st.sampled_from(["header", "30", "1000000017"])),
+                           sched_on_end=draw(st.sampled_from(["tick-after-batch-delay", "immediate"])))
     return rows, procs, conf, options
 
 
@@ -106,7 +112,7 @@ def test_skipping_passes_keeps_every_start_on_a_kth_month():
 # Age weight and PriorityCalcPeriod=1 make a pass due every minute with nothing submitted or ended
 # and the queue order unchanged; in each case a later pass starts a job the first one did not, so
 # a skip that ignored the horizon would start it only at the next job end.
-AGE = ("PriorityType=priority/multifactor\nPriorityCalcPeriod=1\nPriorityWeightAge=1000\nPriorityMaxAge=60\n"
+AGE = ("AccountingStorageType=accounting_storage/slurmdbd\nPriorityType=priority/multifactor\nPriorityCalcPeriod=1\nPriorityWeightAge=1000\nPriorityMaxAge=60\n"
        "PriorityWeightJobSize=100\n")
 
 

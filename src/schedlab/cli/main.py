@@ -12,7 +12,7 @@ from .app import _stop_reported, app, stopped, sub_app  # noqa: F401  (stopped, 
 
 def _register() -> None:
     # Each verb lives in its own module; importing it registers its commands on `app`.
-    from . import bound, evolve, federation, grid, plot, reproduce, rules, simulate, workload  # noqa: F401
+    from . import bound, evolve, federation, grid, plot, reproduce, rules, simulate, slurm, workload  # noqa: F401
 
 
 def _usage_message(exc) -> str:

@@ -9,9 +9,11 @@ import numpy as np
 
 from .._config import njit
 from .layout import (F_LIMIT, I_AOFF, I_CPUS, I_PART, O_BF_COUNT_POPPED, O_BF_TOUCH_EXCLUSIVE, O_RESERVE_FIRST_ONLY,
-                     O_WILLRUN_EXACT, P_BF_MAX_TEST, P_BF_RES, P_BF_WINDOW, P_KILL_WAIT, P_OVER_TIME)
+                     O_WILLRUN_EXACT, P_BF_MAX_TEST, P_BF_PHASE, P_BF_RES, P_BF_WINDOW, P_KILL_WAIT,
+                     P_NODE_SPACE, P_OVER_TIME)
 from .nodespace import (ONE, ZERO, _held_direct, _nwords, _planes_extend, _planes_now, _planes_of, _set_bit, _slot_add,
                         _slot_grown, lowbit, popcount)
+from ..sim.profile import _lower
 from .ops import NO_NRT, _remove, _start
 
 
@@ -163,6 +165,26 @@ def _can_start_from(k, order, now, excl, part_free, frb, fcum, nfl, JF, JI):
     return -1
 
 
+@njit(**NO_NRT)
+def _space_add(nse, nrec, b, e, res, win_end):
+    """Slurm's node_space record count after a reservation [b, e) (backfill.c _add_reservation): a
+    reservation occupies at least one bf_resolution slot (e >= b + res); a record is split at b and
+    at e when they lie before the window's end and no record ends there yet. ``nse[:nrec]``: the
+    records' ends, sorted. Returns the new count."""
+    e = max(e, b + res)
+    for x in (b, e):
+        if x >= win_end:
+            continue
+        lo = _lower(nse, nrec, x)
+        if nse[lo] == x:
+            continue
+        for z in range(nrec, lo, -1):
+            nse[z] = nse[z - 1]
+        nse[lo] = x
+        nrec += 1
+    return nrec
+
+
 @njit
 def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
               anode, acnt, alen, start, finish, expend, run, nrun, by, RF, RI, rnodes, CK, CKF, trim=False):
@@ -206,7 +228,16 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
     N = free.shape[0]
     NP = part_nodes.shape[0]
     res = P[P_BF_RES]
-    win_end = np.floor((now + P[P_BF_WINDOW]) / res) * res
+    ph = P[P_BF_PHASE]  # bf_resolution rounds Unix time: trace time + ph is a multiple of res at a boundary
+    win_end = np.floor((now + ph + P[P_BF_WINDOW]) / res) * res - ph
+    space = P[P_NODE_SPACE]
+    # the node_space map's records (bf_node_space_size): their ends, sorted, from the window's end
+    # (backfill.c _add_reservation splits a record at a reservation's begin and at its end unless a
+    # record already ends there; a begin at the map's start still splits, leaving an empty record).
+    # Counted only once the table could be full (1 + 2 reservations >= bf_node_space_size): the
+    # count is the distinct bounds before the window's end, whatever the order they came in.
+    nse = np.empty(1)
+    nrec = -1  # (not counted yet)
     max_test = P[P_BF_MAX_TEST]
     excl = O[O_BF_TOUCH_EXCLUSIVE]
     rb, re = RF[0], RF[1]
@@ -300,6 +331,7 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
             reach = k
             break
         j = order[k]
+        pos = k  # (k is reused below for bit planes)
         p = JI[I_PART, j]
         need = JI[I_CPUS, j]
         L = JF[F_LIMIT, j]
@@ -472,8 +504,8 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
         if t_found <= win_end and t_found < np.inf:
             # reserve the selected nodes whole: the partition's unheld nodes with CPUs free at
             # t_found, lowest-numbered first
-            rb[nres] = np.floor(t_found / res) * res
-            re[nres] = np.floor((t_found + L) / res) * res
+            rb[nres] = np.floor((t_found + ph) / res) * res - ph
+            re[nres] = np.floor((t_found + ph + L) / res) * res - ph
             horizon = min(horizon, re[nres])  # until its end is skipped as past
             roff[nres] = used
             got = 0
@@ -500,6 +532,21 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
             used += cnt
         if t_found > win_end or t_found == np.inf:
             continue  # "Starts too far in the future to worry about"
+        if nrec < 0 and 1 + 2 * nres >= space:
+            nse = np.empty(2 * (order.shape[0] + 1) + 1)
+            nse[0] = win_end
+            nrec = 1
+            for q in range(nres):
+                nrec = _space_add(nse, nrec, rb[q], re[q], res, win_end)
+        if nrec >= space:  # "table size limit of %u reached": the pass ends
+            used -= cnt
+            reach = pos
+            break
+        if nrec >= 0:
+            nrec = _space_add(nse, nrec, rb[nres], re[nres], res, win_end)
+        if space < np.inf and max(re[nres], rb[nres] + res) >= win_end:
+            x = rb[nres] if rb[nres] >= win_end else max(re[nres], rb[nres] + res)
+            horizon = min(horizon, x - W)  # a bound counts once the window reaches it
         _add_reservation(nres, now, RF, RI, rnodes, first_rb, unres, top, ntop, part_nodes)
         if rb[nres] < re[nres]:
             if S + 2 > xs.shape[0]:

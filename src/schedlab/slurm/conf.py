@@ -3,7 +3,7 @@
 Read: ``Priority*`` lines (type, weights, PriorityMaxAge, PriorityDecayHalfLife,
 PriorityCalcPeriod, PriorityFavorSmall, PriorityFlags), ``SchedulerType``,
 ``SchedulerParameters`` (sched_interval, default_queue_depth, batch_sched_delay, bf_interval,
-bf_window, bf_resolution, bf_max_job_test, ...), ``OverTimeLimit``, ``KillWait``, ``NodeName`` lines (CPUs) and
+bf_window, bf_resolution, bf_max_job_test, bf_node_space_size, ...), ``AccountingStorageType``, ``OverTimeLimit``, ``KillWait``, ``NodeName`` lines (CPUs) and
 ``PartitionName`` lines (Nodes, MaxTime, DefaultTime, PriorityJobFactor, PriorityTier, Default).
 Every other setting, and every read setting whose value the policy does not model, is listed once
 in :attr:`SlurmConf.ignored` as ``FILE:LINE: Key (reason)``, never dropped silently. A line that is
@@ -35,6 +35,9 @@ SCHED_DEFAULTS = {
     "bf_window": 1440,  # minutes, "Default: 1440 (1 day)"
     "bf_resolution": 60,  # seconds, "Default: 60"
     "bf_max_job_test": 500,  # "Default: 500"
+    # backfill.c: bf_node_space_size defaults to bf_max_job_test (0 here: that default); a value
+    # below 2 or over 2 * 1,000,000 is refused by Slurm with an error and replaced by it
+    "bf_node_space_size": 0,
 }
 #: SchedulerParameters that bound Slurm's own run time; simulated passes take none (spec section 9)
 SCHED_NO_EFFECT = frozenset((
@@ -79,6 +82,9 @@ class SlurmConf:
     node_names: list = field(default_factory=list)
     partitions: list = field(default_factory=list)
     ignored: list = field(default_factory=list)
+    #: AccountingStorageType (Slurm's default: accounting_storage/none; age and fair-share weights
+    #: need accounting_storage/slurmdbd, priority_multifactor.c init: "can only be used with SlurmDBD")
+    accounting_storage: str = "accounting_storage/none"
     #: node name -> the line that defined it (a name defined twice is an error, as in Slurm)
     node_lines: dict = field(default_factory=dict, repr=False)
     #: partition lines kept until the nodes are known: (lineno, tokens)
@@ -254,12 +260,18 @@ def _setting(conf: SlurmConf, number: int, key: str, value: str, ignore) -> None
             name = name.lower()
             if name in SCHED_DEFAULTS:
                 conf.sched[name] = int(v)
-                if conf.sched[name] < (-1 if name == "bf_interval" else 1 if name != "batch_sched_delay" else 0):
+                if name == "bf_node_space_size" and not 2 <= conf.sched[name] <= 2_000_000:
+                    ignore(number, f"SchedulerParameters bf_node_space_size={v}",
+                           "Slurm refuses it (\"Invalid SchedulerParameters bf_node_space_size\") and uses bf_max_job_test")
+                    conf.sched[name] = 0
+                elif conf.sched[name] < (-1 if name == "bf_interval" else 1 if name != "batch_sched_delay" else 0):
                     raise ValueError(f"{name}={v} is out of range")
             elif name in SCHED_NO_EFFECT:
                 ignore(number, f"SchedulerParameters {name}", "bounds Slurm's own run time; simulated passes take none")
             else:
                 ignore(number, f"SchedulerParameters {name}", "not modelled")
+    elif k == "accountingstoragetype":
+        conf.accounting_storage = value
     elif k == "priorityusageresetperiod" and value.upper() == "NONE":
         pass  # the default, which the policy models: usage is never reset
     else:

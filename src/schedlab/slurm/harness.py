@@ -141,6 +141,10 @@ class SlurmResult:
     origin: int
     conf: str
     ignored: tuple[str, ...]
+    #: when slurmctld became the primary controller (its log's "Running as primary controller"
+    #: line, milliseconds), in seconds since ``origin`` (negative: before the first submission); the
+    #: anchor of its periodic cycles (simulator option ``controller_start``); nan when not logged
+    controller_start: float = float("nan")
 
     def rows(self) -> list[dict]:
         """One dict per job (for a table: ``pandas.DataFrame(result.rows())``)."""
@@ -522,7 +526,17 @@ class SlurmCluster:
             origin=origin,
             conf=self.conf_text,
             ignored=self.ignored,
+            controller_start=self.controller_epoch() - origin,
         )
+
+    def controller_epoch(self) -> float:
+        """The epoch time (ms) of slurmctld's "Running as primary controller" log line; nan if absent."""
+        path = self.folder / "log" / "slurmctld.log" if self.folder is not None else None
+        text = path.read_text(errors="replace") if path is not None and path.exists() else ""
+        m = re.search(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?)\] Running as primary controller", text, re.M)
+        if not m:
+            return float("nan")
+        return _dt.datetime.fromisoformat(m.group(1)).replace(tzinfo=_dt.timezone.utc).timestamp()
 
 
 def _subreaper(on: bool) -> int | None:

@@ -21,9 +21,10 @@ import numpy as np
 
 from .._config import njit
 from .backfill import _backfill, _nothing_fits
-from .layout import (F_SUBMIT, I_AOFF, I_CPUS, I_PART, O_ACCRUE_AT_END, O_BACKFILL, O_DECAY_EXACT, O_FAIR_TREE,
-                     O_MAIN_FULL, O_STOP_PARTITION_ONLY, O_SUBMIT_IMMEDIATE, P_BATCH_DELAY, P_BF_INTERVAL, P_CALC,
-                     P_DAMP, P_DEPTH, P_HALF_LIFE, P_SCHED_INTERVAL, P_T0, P_W_AGE, P_W_FS)
+from .layout import (F_SUBMIT, I_AOFF, I_CPUS, I_PART, O_ACCRUE_AT_END, O_BACKFILL, O_DECAY_EXACT, O_END_IMMEDIATE,
+                     O_FAIR_TREE, O_MAIN_FULL, O_STOP_PARTITION_ONLY, O_SUBMIT_IMMEDIATE, P_BATCH_DELAY, P_BF_FIRST,
+                     P_BF_INTERVAL, P_CALC, P_DAMP, P_DEPTH, P_HALF_LIFE, P_SCHED_INTERVAL, P_T0, P_TICK, P_W_AGE,
+                     P_W_FS)
 from .ops import NO_NRT, _charge, _compact, _fs_factors, _insert, _order, _priority, _remove, _start
 
 
@@ -118,6 +119,15 @@ def _recalc(now, last, usage, shares, fs, pend, npend, prio, run, nrun, JF, JI, 
     return changed
 
 
+@njit(**NO_NRT)
+def _on_tick(t, tick):
+    """The first one-second tick of the controller at or after ``t`` (ticks at ``tick`` + whole
+    seconds); ``t`` itself when ``tick`` is nan (a settled controller whose phase is not known)."""
+    if np.isnan(tick):
+        return t
+    return tick + np.ceil(t - tick)
+
+
 @njit
 def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, start, finish, by, skip=True):
     """Simulate the jobs (sorted by submit) under the policy; fills ``start``/``finish`` and ``by``
@@ -163,7 +173,12 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
     submit_run = np.inf
     last_event_run = -np.inf
     bf_on = O[O_BACKFILL] and P[P_BF_INTERVAL] > 0
-    last_bf = t0 - P[P_BF_INTERVAL]
+    last_bf = P[P_BF_FIRST] - P[P_BF_INTERVAL]  # backfill_agent sleeps bf_interval after the controller starts
+    tick = P[P_TICK]  # the background loop's and the backfill thread's one-second ticks (nan: none)
+    ph = 0.0 if np.isnan(tick) else tick
+    end_now = O[O_END_IMMEDIATE]
+    if not np.isnan(tick):
+        last_event_run = t0  # last_sched_time starts at the controller's start
     changed_at = np.inf  # first change since the last backfill pass
     main_changed = True  # something changed since the last full main run
     i = 0
@@ -188,16 +203,23 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
         for q in range(nrun):
             if finish[run[q]] < now:
                 now = finish[run[q]]
+        now = min(now, submit_run)  # (with nothing pending a request still runs: last_sched_time moves)
         if npend > 0:
-            now = min(now, submit_run)
             if main_changed:
                 now = min(now, next_periodic)
             if bf_on and changed_at < np.inf:
-                now = min(now, max(last_bf + P[P_BF_INTERVAL], changed_at))
+                now = min(now, max(last_bf + P[P_BF_INTERVAL], _on_tick(changed_at, tick)))
             if need_prio:
                 now = min(now, next_calc)
         if now == np.inf:
             break  # nothing can happen any more (cannot occur: every job fits its partition)
+        if not end_now and next_periodic < now:
+            # full runs before now that the loop passed over (nothing had changed: they start
+            # nothing) still set last_sched_time
+            g = next_periodic + np.floor((now - next_periodic) / P[P_SCHED_INTERVAL]) * P[P_SCHED_INTERVAL]
+            if g < now:
+                last_event_run = max(last_event_run, g)
+                next_periodic = g + P[P_SCHED_INTERVAL]
         # the decay pass at the last grid point <= now
         if need_prio and next_calc <= now:
             g = next_calc + np.floor((now - next_calc) / calc) * calc
@@ -235,7 +257,7 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
             if O[O_SUBMIT_IMMEDIATE]:
                 submit_run = now
             else:
-                submit_run = min(submit_run, max(np.ceil(JF[F_SUBMIT, i]), last_event_run + P[P_BATCH_DELAY]))
+                submit_run = min(submit_run, max(ph + np.ceil(JF[F_SUBMIT, i] - ph), last_event_run + P[P_BATCH_DELAY]))
             i += 1
             version += 1
             main_changed = True
@@ -246,26 +268,36 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
             main_changed = True
             if changed_at == np.inf:
                 changed_at = now
-            npend, nrun = _main_kept(now, False, qord, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
-                                     anode, acnt, alen, start, finish, expend, run, nrun, by, failed, blocked, allowed)
-            last_event_run = now
-        if submit_run <= now:
+            if end_now:  # sched_on_end='immediate': the epilog-complete path, schedule() at the end
+                npend, nrun = _main_kept(now, False, qord, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
+                                         anode, acnt, alen, start, finish, expend, run, nrun, by, failed, blocked,
+                                         allowed)
+                last_event_run = now
+            else:  # the agent's queue_job_scheduler(): a request the background loop serves
+                submit_run = min(submit_run, max(ph + np.ceil(now - ph), last_event_run + P[P_BATCH_DELAY]))
+        full_due = next_periodic <= now
+        if submit_run <= now and not (full_due and not end_now):  # (a due full run takes the requests)
             submit_run = np.inf
             npend, nrun = _main_kept(now, False, qord, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
                                      anode, acnt, alen, start, finish, expend, run, nrun, by, failed, blocked, allowed)
             last_event_run = now
-        if next_periodic <= now:
+        if full_due:
             next_periodic += (np.floor((now - next_periodic) / P[P_SCHED_INTERVAL]) + 1) * P[P_SCHED_INTERVAL]
+            if not end_now and submit_run < np.inf:
+                submit_run = np.inf  # the full run clears the requests (job_sched_cnt = 0)
+                main_changed = True
             if main_changed and npend > 0:
                 npend, nrun = _main_kept(now, True, qord, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
                                          anode, acnt, alen, start, finish, expend, run, nrun, by, failed, blocked, allowed)
                 main_changed = False  # a full run left nothing it could start; only a change can
+            if not end_now:
+                last_event_run = now  # last_sched_time is set by every run of the background loop
         if nrun > before:
             version += 1
             moved += 1
             if changed_at == np.inf:
                 changed_at = now  # a start is a job update: backfill has work (_more_work)
-        if bf_on and changed_at < np.inf and now >= last_bf + P[P_BF_INTERVAL] and now >= changed_at:
+        if bf_on and changed_at < np.inf and now >= last_bf + P[P_BF_INTERVAL] and now >= _on_tick(changed_at, tick):
             if not (skip and _nothing_fits(pend, npend, part_nodes, free, JI)):
                 order = qord[:npend]
                 same = skip and cert_version == version and now < cert_horizon and cert_n == npend

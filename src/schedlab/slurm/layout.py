@@ -13,12 +13,18 @@ I_CPUS, I_PART, I_ACCT, I_AOFF = 0, 1, 2, 3
 N_JI = 4
 # P slots (float64 parameters)
 (P_W_AGE, P_W_FS, P_MAX_AGE, P_HALF_LIFE, P_CALC, P_SCHED_INTERVAL, P_DEPTH, P_BATCH_DELAY,
- P_BF_INTERVAL, P_BF_WINDOW, P_BF_RES, P_BF_MAX_TEST, P_OVER_TIME, P_DAMP, P_T0, P_KILL_WAIT) = range(16)
-N_P = 16
+ P_BF_INTERVAL, P_BF_WINDOW, P_BF_RES, P_BF_MAX_TEST, P_OVER_TIME, P_DAMP, P_T0, P_KILL_WAIT,
+ P_BF_PHASE, P_NODE_SPACE, P_BF_FIRST, P_TICK) = range(20)
+N_P = 20
+# P_T0: the controller's start (the grid of the decay pass, sched_interval and the kill check);
+# P_BF_PHASE: the trace's Unix start mod bf_resolution (bf_resolution rounds epoch seconds);
+# P_NODE_SPACE: bf_node_space_size (inf: no limit); P_BF_FIRST: the first time a backfill pass
+# may run (-inf: the thread is idle, ticking every second); P_TICK: the phase of the controller's
+# one-second ticks (nan: passes and runs at the event's own time)
 # O slots (int64 options; each is a named option of SlurmPolicy)
 (O_BACKFILL, O_KILL_PERIODIC, O_FLOOR_PRIO, O_FAIR_TREE, O_DECAY_EXACT, O_SUBMIT_IMMEDIATE,
  O_MAIN_FULL, O_STOP_PARTITION_ONLY, O_BF_COUNT_POPPED, O_BF_TOUCH_EXCLUSIVE, O_WILLRUN_EXACT,
- O_RESERVE_FIRST_ONLY, O_ACCRUE_AT_END) = range(13)
-N_O = 13
+ O_RESERVE_FIRST_ONLY, O_ACCRUE_AT_END, O_END_IMMEDIATE) = range(14)
+N_O = 14
 KILL_PERIOD = 30.0  # PERIODIC_TIMEOUT of slurmctld.h: job_time_limit runs every 30 s
 BY_MAIN, BY_BACKFILL = 1, 2

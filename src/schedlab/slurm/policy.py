@@ -131,6 +131,40 @@ class SlurmOptions:
     #: job's own runtime, which no scheduler knows: clairvoyant, the estimate every other policy
     #: uses for such a job after cleaning).
     unlimited_estimate: str = "partition"
+    #: backfill.c _attempt_backfill rounds with ``(start_time / backfill_resolution) *
+    #: backfill_resolution`` on Unix epoch seconds (the map's first slice, the window's end, each
+    #: reservation's begin and end). 'unix' (Slurm: the boundaries are multiples of bf_resolution
+    #: of the Unix time ``unix_start`` + trace time) | 'trace' (trace time 0 is a boundary).
+    bf_resolution_on: str = "unix"
+    #: the trace's Unix start time (the Unix time of trace time 0), which ``bf_resolution_on='unix'``
+    #: rounds: 'header' (the SWF header's UnixStartTime; a trace without one is read as starting
+    #: at the Unix epoch, so trace time 0 is a boundary) | a number of seconds.
+    unix_start: str = "header"
+    #: when slurmctld started, in trace seconds (negative: before trace time 0): the anchor of its
+    #: periodic cycles (controller.c ``_slurmctld_background`` sets last_sched_time,
+    #: last_full_sched_time and last_timelimit_time to its start and runs on ~1-s ticks from
+    #: there; backfill_agent first sleeps bf_interval, then passes every bf_interval or on a 1-s
+    #: tick after; the decay thread every PriorityCalcPeriod). 'settled' (a controller up long
+    #: before the trace, its cycles in phase with the first submission's whole second: the
+    #: sched_interval, PriorityCalcPeriod and 30-s kill-check grids from there, the backfill
+    #: thread idle, passing as soon as there is work) | a number of seconds.
+    controller_start: str = "settled"
+    #: backfill.c: a pass ends ("table size limit of %u reached") when a job would add a
+    #: reservation to a node_space map of bf_node_space_size records, which defaults to
+    #: bf_max_job_test. 'bf_node_space_size' (Slurm) | 'none' (no limit).
+    node_space_limit: str = "bf_node_space_size"
+    #: priority_multifactor.c init: without AccountingStorageType=accounting_storage/slurmdbd,
+    #: "PriorityWeightAge can only be used with SlurmDBD, ignoring" (FairShare likewise): both
+    #: weights are 0 and no decay thread runs (slurm.conf: "Requires
+    #: AccountingStorageType=accounting_storage/slurmdbd"). 'ignored' (Slurm; a note line says
+    #: so) | 'applied' (as if slurmdbd ran: a slurm.conf excerpt that leaves the line out).
+    weights_without_slurmdbd: str = "ignored"
+    #: when the main scheduler runs after a job ends: for a finished batch job the agent calls
+    #: queue_job_scheduler() (agent.c), and _slurmctld_background runs schedule() on its next
+    #: ~1-s tick once now - last_sched_time >= batch_sched_delay (controller.c); only the
+    #: epilog-complete RPC (proc_req.c) calls schedule() at once. 'tick-after-batch-delay'
+    #: (Slurm's common path) | 'immediate' (the epilog-complete path at every end).
+    sched_on_end: str = "tick-after-batch-delay"
 
 
 #: the values each option takes (first = default); None marks a value named but not yet simulated
@@ -158,7 +192,26 @@ CHOICES: dict[str, tuple] = {
     "queue_map": ("name", "default"),
     "account_from": ("unix_group", "group"),
     "unlimited_estimate": ("partition", "max-time", "runtime"),
+    "bf_resolution_on": ("unix", "trace"),
+    "node_space_limit": ("bf_node_space_size", "none"),
+    "weights_without_slurmdbd": ("ignored", "applied"),
+    "sched_on_end": ("tick-after-batch-delay", "immediate"),
 }
+#: options that take a number of seconds, or the named default
+TIMES = {"unix_start": "header", "controller_start": "settled"}
+
+
+def _seconds(name: str, value) -> float | None:
+    """A :data:`TIMES` option's value in seconds; None for its named default."""
+    if value == TIMES[name]:
+        return None
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        out = math.nan
+    if not math.isfinite(out):
+        raise StrategyError(f"slurm option {name}={value!r}; give {TIMES[name]} or a number of seconds")
+    return out
 
 
 def check_options(options: SlurmOptions) -> None:
@@ -167,6 +220,9 @@ def check_options(options: SlurmOptions) -> None:
         if f.name == "cpus_per_node":
             if int(value) != value or value < 1:
                 raise StrategyError(f"slurm option cpus_per_node must be a whole number >= 1, got {value!r}")
+            continue
+        if f.name in TIMES:
+            _seconds(f.name, value)
             continue
         values = CHOICES[f.name]
         ready = values[: values.index(None)] if None in values else values
@@ -207,6 +263,16 @@ class SlurmPolicy:
         check_options(self.options)
 
 
+def load_policy(conf, *, shares=None, options: str | None = None, qos=None) -> SlurmPolicy:
+    """The SlurmPolicy of a site's files: slurm.conf excerpt ``conf``, sshare ``shares`` and
+    sacctmgr QOS ``qos`` files (None: equal shares, no QOS), ``--slurm-option`` text ``options``."""
+    from .conf import read_conf, read_qos, read_shares
+
+    return SlurmPolicy(read_conf(conf), SlurmOptions(**parse_option_pairs(options or "")),
+                       shares=read_shares(shares) if shares is not None else None,
+                       qos_priority=read_qos(qos) if qos is not None else None)
+
+
 def _header_names(workload, label: str) -> dict[int, str]:
     """Number -> name from a trace header's ``Schedlab<label>: name=1 ...`` line (converted sacct/PBS
     logs), and for queues also ``Queue: 1 DSI`` lines (Parallel Workloads Archive headers)."""
@@ -224,13 +290,24 @@ def _header_names(workload, label: str) -> dict[int, str]:
     return names
 
 
-def _partitions_of(workload, conf: SlurmConf, options: SlurmOptions) -> np.ndarray:
+def _partitions_of(workload, conf: SlurmConf, options: SlurmOptions) -> tuple[np.ndarray, str]:
+    """Each job's partition number, and a note line ('' when none is due): a trace whose queues
+    carry no names (no ``Queue:``/``SchedlabQueues:`` header line naming them, as in most Parallel
+    Workloads Archive traces) run with a slurm.conf of one partition sends every job there and
+    says so, rather than requiring ``queue_map=default``; with several partitions a queue number
+    must name one (else an error naming the job)."""
     by_name = {p.name: k for k, p in enumerate(conf.partitions)}
     default = next((k for k, p in enumerate(conf.partitions) if p.default), 0)
     n = len(workload)
     if options.queue_map == "default":
-        return np.full(n, default, dtype=np.int64)
+        return np.full(n, default, dtype=np.int64), ""
     names = _header_names(workload, "Queues")
+    queues = sorted({int(q) for q in np.unique(workload.queue) if q > 0 and str(int(q)) not in by_name})
+    if not names and len(conf.partitions) == 1 and queues:
+        shown = ", ".join(map(str, queues[:5])) + (", ..." if len(queues) > 5 else "")
+        return np.full(n, default, dtype=np.int64), (
+            f"the trace's queues carry no names (numbers {shown}): all {n:,} jobs go to {conf.source}'s only "
+            f"partition, {conf.partitions[default].name}")
     out = np.empty(n, dtype=np.int64)
     cache: dict[int, int] = {}
     for j, q in enumerate(workload.queue.tolist()):
@@ -246,7 +323,7 @@ def _partitions_of(workload, conf: SlurmConf, options: SlurmOptions) -> np.ndarr
                         f"--slurm-option queue_map=default")
                 cache[q] = by_name[name]
         out[j] = cache[q]
-    return out
+    return out, ""
 
 
 def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = True):
@@ -266,7 +343,7 @@ def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = T
     perm = np.argsort(workload.submit, kind="stable")
     w = workload.take(perm)
     n = len(w)
-    part = _partitions_of(w, conf, opts)
+    part, queue_note = _partitions_of(w, conf, opts)
     cpus = w.procs.astype(np.int64)
     over = np.flatnonzero(cpus > part_cpus[part])
     if over.size:
@@ -284,7 +361,7 @@ def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = T
         limit = np.where(est > 0, est, np.maximum(w.runtime, 1.0))
     else:
         limit = np.where(unlimited, default_time if opts.unlimited_estimate == "partition" else max_time, est)
-    notes = [unlimited_note(int(unlimited.sum()), int((unlimited & has_default).sum()), opts.unlimited_estimate)]
+    notes = [queue_note, unlimited_note(int(unlimited.sum()), int((unlimited & has_default).sum()), opts.unlimited_estimate)]
     if opts.limit_rounding == "ceil-minute":
         limit = np.where(np.isfinite(limit), np.ceil(limit / 60.0) * 60.0, limit)
     bad = np.flatnonzero(limit > max_time)
@@ -362,10 +439,19 @@ def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = T
     per_job = np.minimum(cpus, N)
     JI[L.I_AOFF] = np.concatenate([[0], np.cumsum(per_job)[:-1]]) if n else per_job
     sp = conf.sched
-    t0 = float(np.floor(w.submit[0])) if n else 0.0
+    ctl = _seconds("controller_start", opts.controller_start)
+    t0 = (float(np.floor(w.submit[0])) if n else 0.0) if ctl is None else ctl
+    dbd = conf.accounting_storage == "accounting_storage/slurmdbd" or opts.weights_without_slurmdbd == "applied"
+    dropped = [f"PriorityWeight{k.capitalize() if k == 'age' else 'Fairshare'}={wt[k]}"
+               for k in ("age", "fairshare") if multifactor and wt[k] and not dbd]
+    if dropped:
+        notes.append(f"{' and '.join(dropped)} ignored: {conf.source} has AccountingStorageType={conf.accounting_storage}, "
+                     "and Slurm uses age and fair-share only with slurmdbd (\"can only be used with SlurmDBD, "
+                     "ignoring\"); add AccountingStorageType=accounting_storage/slurmdbd or use --slurm-option "
+                     "weights_without_slurmdbd=applied")
     P = np.zeros(L.N_P)
-    P[L.P_W_AGE] = wt["age"] if multifactor else 0
-    P[L.P_W_FS] = wt["fairshare"] if multifactor else 0
+    P[L.P_W_AGE] = wt["age"] if multifactor and dbd else 0
+    P[L.P_W_FS] = wt["fairshare"] if multifactor and dbd else 0
     P[L.P_MAX_AGE] = conf.max_age
     P[L.P_HALF_LIFE] = conf.decay_half_life
     P[L.P_CALC] = conf.calc_period
@@ -380,6 +466,12 @@ def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = T
     P[L.P_DAMP] = conf.fairshare_dampening
     P[L.P_T0] = t0
     P[L.P_KILL_WAIT] = conf.kill_wait
+    epoch = _seconds("unix_start", opts.unix_start)
+    epoch = (w.unix_start or 0) if epoch is None else epoch
+    P[L.P_BF_PHASE] = math.fmod(epoch, sp["bf_resolution"]) if opts.bf_resolution_on == "unix" else 0.0
+    P[L.P_NODE_SPACE] = (sp["bf_node_space_size"] or sp["bf_max_job_test"]) if opts.node_space_limit != "none" else np.inf
+    P[L.P_BF_FIRST] = t0 if ctl is None else ctl + sp["bf_interval"]
+    P[L.P_TICK] = np.nan if ctl is None else math.fmod(ctl, 1.0)
     O = np.zeros(L.N_O, dtype=np.int64)
     O[L.O_BACKFILL] = conf.scheduler_type == "sched/backfill"
     O[L.O_KILL_PERIODIC] = opts.kill_check == "periodic-30s"
@@ -394,6 +486,7 @@ def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = T
     O[L.O_WILLRUN_EXACT] = opts.will_run_batching == "exact"
     O[L.O_RESERVE_FIRST_ONLY] = opts.reserve_all == "first-only"
     O[L.O_ACCRUE_AT_END] = opts.usage_accrual == "at-job-end"
+    O[L.O_END_IMMEDIATE] = opts.sched_on_end == "immediate"
     tier = np.array([p.tier for p in parts], dtype=np.float64)
     alloc = int(per_job.sum()) if n else 1
     return dict(JF=JF, JI=JI, P=P, O=O, node_cpus=node_cpus, part_nodes=part_nodes, tier=tier, shares=shares,

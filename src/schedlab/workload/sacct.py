@@ -48,7 +48,7 @@ from ..errors import SWFError
 from .accounting import Numbering, ReadReport, build_workload, local_epoch, parse_duration, parse_zone, read_text
 from .model import Workload
 
-__all__ = ["read_sacct", "parse_sacct", "SACCT_FORMAT", "looks_like_sacct"]
+__all__ = ["read_sacct", "parse_sacct", "SACCT_FORMAT", "looks_like_sacct", "job_fields"]
 
 #: the ``sacct --format`` list the reader is written for
 SACCT_FORMAT = "JobIDRaw,JobID,User,Group,Account,Partition,QOS,Submit,Start,End,Elapsed,Timelimit,AllocCPUS,ReqCPUS,State"
@@ -213,3 +213,35 @@ def parse_sacct(path: str | os.PathLike, *, procs: int | None = None, tz: str | 
 def read_sacct(path: str | os.PathLike, *, procs: int | None = None, tz: str | None = None) -> Workload:
     """:func:`parse_sacct` without the report."""
     return parse_sacct(path, procs=procs, tz=tz)[0]
+
+
+def job_fields(path: str | os.PathLike, names, *, tz: str | None = None) -> dict[str, dict]:
+    """JobIDRaw (else JobID) -> {field: value} for the ``names`` a ``sacct --parsable2`` log has
+    (job steps left out; times, ``Submit``/``Eligible``/``Start``/``End``, as epoch seconds or None,
+    other fields as text). {} when the file is no sacct log or has none of ``names``: what
+    ``slurm check`` reads beside the jobs (:mod:`schedlab.slurm.check`)."""
+    lines = read_text(Path(path))
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None or not looks_like_sacct(lines[first]):
+        return {}
+    header = [n.strip() for n in lines[first].split("|")]
+    col = {n.lower(): i for i, n in enumerate(header)}
+    want = {n: col[n.lower()] for n in names if n.lower() in col}
+    i_id = col.get("jobidraw", col.get("jobid"))
+    if not want or i_id is None:
+        return {}
+    zone = parse_zone(tz)
+    out: dict[str, dict] = {}
+    for line in lines[first + 1:]:
+        f = line.split("|")
+        if len(f) != len(header) or _STEP.search(f[i_id].strip()):
+            continue
+        row = {}
+        for n, i in want.items():
+            try:
+                row[n] = _time(f[i], zone) if n.lower() in ("submit", "eligible", "start", "end") else f[i]
+            except ValueError:
+                row[n] = None
+        out[f[i_id].strip()] = row
+    return out
+

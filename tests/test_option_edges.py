@@ -132,6 +132,7 @@ def _bases(inp: Path, archive: str) -> dict[tuple[str, ...], tuple[list[str], di
         ("rules", "evolve"): ([KTH], one | run | {"--generations": "1", "--rules": "4", "--mu": "12",
                                                  "--lambda": "28", "--participations": "2", "--out": "{out}"}),
         ("rules", "show"): ([str(inp / "rb.json"), KTH], one),
+        ("slurm", "check"): ([KTH], {"--slurm-conf": str(inp / "site.conf"), "--json": True}),
         ("bound",): ([KTH], one | run | {"--generations": "1", "--pop": "8", "--out": "{out}"}),
         ("grid", "simulate"): ([], {"--site": [f"{KTH}:100", f"{KTH}:100"], "--months": "1", "--exchange": "rq",
                                     "--json": True}),

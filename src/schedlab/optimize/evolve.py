@@ -239,7 +239,7 @@ def evolve_greedy(
 
     ``extend``: continue a run folder made with fewer generations to ``config.generations``.
     ``util_guard``: train on the objective with the utilisation guard of ``rules --util-guard``
-    (:func:`schedlab.optimize.gfs.guarded_objective`, default None: off, the paper); the final table and
+    (:func:`schedlab.optimize.versus_easy.guarded_objective`, default None: off, the paper); the final table and
     comparison.json are on the objective without it, as for ``rules``.
     ``preparing(fn)`` runs the preparation ``fn`` (traces read and cut, user groups, EASY's schedules:
     tens of seconds on a full trace), e.g. saying so while it lasts (:func:`schedlab.cli.compiling.say_while`);
@@ -251,9 +251,9 @@ def evolve_greedy(
 
     objective = Objective(config.objective).expr
     if util_guard is not None:
-        from .gfs import UTIL_GUARD_READING, check_rules_options, guarded_objective
+        from .versus_easy import UTIL_GUARD_READING, check_util_guard, guarded_objective
 
-        check_rules_options(util_guard=util_guard)
+        check_util_guard(util_guard)
         config = dataclasses.replace(config, objective=guarded_objective(objective, util_guard))
     training, easy, heldout = (preparing or (lambda fn: fn()))(lambda: prepare(config))
     cfg = dataclasses.replace(config, objective=objective).to_dict() if util_guard is not None else config.to_dict()

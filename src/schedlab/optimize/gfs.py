@@ -30,6 +30,7 @@ from .rule_value import TableEvaluator, rulebase_value  # noqa: F401  (TableEval
 from .heldout import TEST_COLUMNS
 from .run import Optimizer
 from .settings import check_memory, check_whole
+from .versus_easy import UTIL_GUARD_READING, check_util_guard, guarded_objective  # noqa: F401  (gfs.guarded_objective, as before)
 
 NF, NS = R.N_FEATURES, R.N_STRATEGIES
 GENES = 2 * NF + NS  # centre and width per feature, then one output per strategy (Fig. 2)
@@ -335,26 +336,12 @@ SELECT_READINGS = {
 }
 
 
-def guarded_objective(objective: str, delta: float) -> str:
-    """The objective with the utilisation guard of ``--util-guard DELTA`` (:data:`UTIL_GUARD_READING`)."""
-    return f"({objective}) * (1 + max(0, EASY_UTIL - UTIL - {float(delta)!r}))"
-
-
-UTIL_GUARD_READING = ("training objective f * (1 + max(0, EASY_UTIL - UTIL - delta)): when the base's utilisation "
-                      "(UTIL, in percent) falls below EASY's on the same workload by more than delta points, every "
-                      "further point adds f once more; beyond the paper, whose objective weighs only AWRT_1 and "
-                      "AWRT_2 and notes \"For the U[%] objective a positive percentage value denotes a deterioration "
-                      "of the system's performance, as the utilization has to be maximized from the provider's point "
-                      "of view\" (Section 5); the final table and the gate report the objective without the guard")
-
-
 def check_rules_options(strategies: str = "all", util_guard: float | None = None, select: str = "train",
                         heldout: bool = False) -> None:
     """The remedy options, checked before anything is read or written (RunError naming the flag)."""
     if strategies not in R.STRATEGY_SETS:
         raise RunError(f"unknown --strategies {strategies!r}; choose {' or '.join(R.STRATEGY_SETS)}")
-    if util_guard is not None and not (math.isfinite(util_guard) and util_guard >= 0):
-        raise RunError(f"--util-guard must be a number of UTIL points >= 0, got {util_guard:g}")
+    check_util_guard(util_guard)
     if select not in SELECT_READINGS:
         raise RunError(f"unknown --select {select!r}; choose {' or '.join(SELECT_READINGS)}")
     if select == "test" and not heldout:

@@ -219,3 +219,27 @@ def compare_with_easy(
                 row[f"{name}_improvement_pct"] = gain_pct(b, a)
         rows.append(judged(row, row["objective"], row["objective_easy"], threshold, mine, base))
     return rows
+
+
+# ---------------------------------------------------------------------------- training under a guard
+def guarded_objective(objective: str, delta: float) -> str:
+    """The objective with the utilisation guard of ``--util-guard DELTA`` (:data:`UTIL_GUARD_READING`)."""
+    return f"({objective}) * (1 + max(0, EASY_UTIL - UTIL - {float(delta)!r}))"
+
+
+UTIL_GUARD_READING = ("training objective f * (1 + max(0, EASY_UTIL - UTIL - delta)): when the base's utilisation "
+                      "(UTIL, in percent) falls below EASY's on the same workload by more than delta points, every "
+                      "further point adds f once more; beyond the paper, whose objective weighs only AWRT_1 and "
+                      "AWRT_2 and notes \"For the U[%] objective a positive percentage value denotes a deterioration "
+                      "of the system's performance, as the utilization has to be maximized from the provider's point "
+                      "of view\" (Section 5); the final table and the gate report the objective without the guard")
+
+
+def check_util_guard(util_guard: float | None) -> None:
+    """``--util-guard`` (of ``rules`` and ``evolve greedy``) is None or a number of UTIL points >= 0 (RunError)."""
+    import math
+
+    from ..errors import RunError
+
+    if util_guard is not None and not (math.isfinite(util_guard) and util_guard >= 0):
+        raise RunError(f"--util-guard must be a number of UTIL points >= 0, got {util_guard:g}")

@@ -236,6 +236,11 @@ def convert_command(
                    "and listed as SchedlabNoLimit: --policy slurm gives them their partition's DefaultTime, else MaxTime "
                    "(--slurm-option unlimited_estimate=partition, Slurm's reading; or max-time, runtime); every other policy "
                    "their runtime, as 'kept: no estimate, set to runtime' above ('workload clean --missing-estimate drop' removes them)")
+    from ..workload.resources import swf_loss_note
+
+    lost = swf_loss_note(workload.resources)
+    if lost is not None:
+        typer.echo(f"note: {lost}")
     typer.echo(f"wrote {output} ({len(workload):,} jobs, {workload.machine_procs or 'unknown'} processors, time zone {workload.timezone})")
 
 

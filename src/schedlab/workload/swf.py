@@ -424,6 +424,8 @@ def write_swf(workload: Workload, path: str | os.PathLike) -> Path:
     ``.gz`` paths are gzip-compressed. ``read_swf(write_swf(w, p))`` reproduces every column and
     the header of ``w`` exactly. SWF has no user-group field: assigned groups are kept in a header
     line ``; SchedlabUserGroups: user:group ...`` that :func:`read_swf` reads back into ``group``.
+    A workload with a resource table (:mod:`.resources`) writes its memory to fields 7 and 10 and its
+    requested GPUs to a ``SchedlabGPUs`` header line, both read back by :func:`read_swf`.
     """
     path = Path(path)
     for name in FLOAT_FIELDS:
@@ -431,6 +433,12 @@ def write_swf(workload: Workload, path: str | os.PathLike) -> Path:
         if not np.isfinite(col).all():
             raise SWFError(path, None, f"cannot write non-finite values in column {name!r}")
     cols = [_format_column(getattr(workload, name)) for name in SWF_FIELDS]
+    if workload.resources is not None:  # memory of the resource table: fields 7 and 10 (per processor, KB)
+        from .resources import swf_memory
+
+        used, req = swf_memory(workload.resources, workload.procs, workload.req_procs)
+        for name, value in (("mem", used), ("req_mem", req)):
+            cols[SWF_FIELDS.index(name)] = _format_column(np.where(value >= 0, value, getattr(workload, name)))
     lines = [";" + h for h in _with_gpus_line(workload, _with_group_line(workload))]
     text = "\n".join(lines) + ("\n" if lines else "")
     if len(workload):

@@ -190,3 +190,29 @@ def test_a_trace_without_resources_gets_no_note(tmp_path, capsys):
 def test_resources_build_refuses_unknown_columns():
     with pytest.raises(ValueError, match="unknown resource columns"):
         Resources.build(2, cpus=[1, 2])
+
+
+def test_swf_with_gpu_line_round_trips_exactly(tmp_path):
+    """Field 7 of 0.1 KB on 3 processors is 0.3 / 1024 MB in the table; written back it stays 0.1, not
+    0.1 * 3 / 1024 * 1024 / 3 = 0.10000000000000002 (float drift); the GPU line is rewritten for the jobs kept."""
+    path = tmp_path / "g.swf"
+    path.write_text("; MaxProcs: 16\n; SchedlabGPUs: 2:1 1:2\n"
+                    "1 0 0 100 3 -1 0.1 3 200 333 1 1 1 1 1 1 -1 -1\n2 10 0 100 2 -1 -1 2 200 -1 1 1 1 1 1 1 -1 -1\n")
+    w = read_swf(path)
+    assert list(w.resources.req_gpus) == [2, 1] and w.resources.used_mem[0] == 0.1 * 3 / 1024
+    out = tmp_path / "back.swf"
+    from schedlab.workload import write_swf
+
+    write_swf(w.take(np.array([1])), out)
+    back = read_swf(out)
+    assert list(back.id) == [2] and list(back.resources.req_gpus) == [1]
+    write_swf(w, out)
+    again = read_swf(out)
+    assert again.mem[0] == 0.1 and again.req_mem[0] == 333.0
+
+
+def test_bad_gpu_line_names_file_and_line(tmp_path):
+    path = tmp_path / "g.swf"
+    path.write_text("; MaxProcs: 16\n; SchedlabGPUs: two:1\n1 0 0 100 3 -1 -1 3 200 -1 1 1 1 1 1 1 -1 -1\n")
+    with pytest.raises(SWFError, match=r"g\.swf:2: SchedlabGPUs: 'two:1' is not COUNT:IDS"):
+        read_swf(path)

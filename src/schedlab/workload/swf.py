@@ -438,7 +438,9 @@ def write_swf(workload: Workload, path: str | os.PathLike) -> Path:
 
         used, req = swf_memory(workload.resources, workload.procs, workload.req_procs)
         for name, value in (("mem", used), ("req_mem", req)):
-            cols[SWF_FIELDS.index(name)] = _format_column(np.where(value >= 0, value, getattr(workload, name)))
+            current = getattr(workload, name)  # kept where it says the same (no float drift on a round trip)
+            keep = (value < 0) | np.isclose(current, value, rtol=1e-9, atol=0.0)
+            cols[SWF_FIELDS.index(name)] = _format_column(np.where(keep, current, value))
     lines = [";" + h for h in _with_gpus_line(workload, _with_group_line(workload))]
     text = "\n".join(lines) + ("\n" if lines else "")
     if len(workload):

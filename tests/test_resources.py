@@ -216,3 +216,15 @@ def test_bad_gpu_line_names_file_and_line(tmp_path):
     path.write_text("; MaxProcs: 16\n; SchedlabGPUs: two:1\n1 0 0 100 3 -1 -1 3 200 -1 1 1 1 1 1 1 -1 -1\n")
     with pytest.raises(SWFError, match=r"g\.swf:2: SchedlabGPUs: 'two:1' is not COUNT:IDS"):
         read_swf(path)
+
+
+def test_a_bad_tres_with_bad_lines_skip_is_counted_and_named(tmp_path):
+    lines = RESOURCE_SACCT.splitlines()
+    f = lines[3].split("|")
+    f[12] = "cpu=8,mem"  # job 102's AllocTRES
+    lines[3] = "|".join(f)
+    path = _sacct(tmp_path, "\n".join(lines) + "\n")
+    w, report = parse_sacct(path, bad_lines="skip")
+    assert list(w.id) == [101, 103, 104] and report.skipped["damaged lines"] == 1
+    assert report.first_damaged == f"{path}:4: cannot read AllocTRES: TRES item 'mem' is not name=value"
+    assert list(w.resources.req_gpus) == [2, 1, 0]  # the rows stay aligned with the jobs kept

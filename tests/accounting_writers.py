@@ -147,3 +147,42 @@ def write_pbs(w, path: Path) -> dict[str, int]:
     records.sort(key=lambda r: r[0])  # a log is written in time order
     Path(path).write_text("\n".join(r for _, r in records) + "\n")
     return injected
+
+
+# ------------------------------------------------------------------ hand-made logs with resources
+#: ``TZ=UTC sacct --parsable2 --format JobIDRaw,User,Partition,Submit,Start,End,AllocCPUS,ReqCPUS,State,NNodes,ReqMem,ReqTRES,AllocTRES``
+#: of four jobs and a step, each value chosen so a test works its resources out by hand:
+#: 101: 4 CPUs, ReqMem total 8000M (22.05: 4 x DefMemPerCPU 2000), 2 GPUs on 1 node;
+#: 102: 8 CPUs on 2 nodes, ReqMem 2000Mc (per CPU, before 21.08) -> 16000 MB, no GRES, AllocTRES mem=16000M;
+#: 103: 2 CPUs, ReqMem 4Gn (per node) on 1 node -> 4096 MB, typed GPUs gres/gpu=1,gres/gpu:a100=1;
+#: 104: cancelled before it started: NNodes 3 is its request, AllocTRES empty, ReqTRES mem=1.5G -> 1536 MB.
+RESOURCE_SACCT = "\n".join([
+    "JobIDRaw|User|Partition|Submit|Start|End|AllocCPUS|ReqCPUS|State|NNodes|ReqMem|ReqTRES|AllocTRES",
+    "101|ann|gpu|2024-01-01T00:00:00|2024-01-01T00:01:00|2024-01-01T01:01:00|4|4|COMPLETED|1|8000M|"
+    "billing=4,cpu=4,gres/gpu=2,mem=8000M,node=1|billing=4,cpu=4,gres/gpu=2,mem=8000M,node=1",
+    "101.batch|||2024-01-01T00:01:00|2024-01-01T00:01:00|2024-01-01T01:01:00|4||COMPLETED|1||"
+    "|cpu=4,gres/gpu=2,mem=8000M,node=1",
+    "102|bob|cpu|2024-01-01T00:10:00|2024-01-01T00:10:00|2024-01-01T00:40:00|8|8|COMPLETED|2|2000Mc|"
+    "billing=8,cpu=8,node=2|billing=8,cpu=8,mem=16000M,node=2",
+    "103|ann|gpu|2024-01-01T00:20:00|2024-01-01T02:00:00|2024-01-01T03:00:00|2|2|FAILED|1|4Gn|"
+    "cpu=2,gres/gpu:a100=1,gres/gpu=1,node=1|cpu=2,gres/gpu:a100=1,gres/gpu=1,mem=4G,node=1",
+    "104|bob|cpu|2024-01-01T00:30:00|None|2024-01-01T00:31:00|0|16|CANCELLED by 1000|3||"
+    "cpu=16,mem=1.5G,node=3|",
+]) + "\n"
+
+#: a PBS Pro / Torque log of three jobs with resources (E records; values worked out in the tests):
+#: 7: PBS Pro select=2:ncpus=4:mem=3gb:ngpus=1 -> 8 CPUs, 2 nodes, 6144 MB, 2 GPUs, place=scatter:excl,
+#:    exec_host on two hosts, resources_used.mem=2097152kb -> 2048 MB used;
+#: 8: Torque nodes=2:ppn=4:gpus=2 -> 8 CPUs, 2 nodes, 4 GPUs, Resource_List.mem=16gb, naccesspolicy=shared;
+#: 9: PBS Pro ncpus=2 ngpus=1 mem=512mb nodect=1, no place: exclusive unknown.
+RESOURCE_PBS = "\n".join([
+    "01/01/2024 00:01:00;E;7.srv;user=ann group=g queue=gpu ctime=1704067200 start=1704067260 end=1704070860 "
+    "exec_host=a1/0*4+a2/0*4 Resource_List.select=2:ncpus=4:mem=3gb:ngpus=1 Resource_List.place=scatter:excl "
+    "Resource_List.walltime=02:00:00 Exit_status=0 resources_used.mem=2097152kb resources_used.walltime=01:00:00",
+    "01/01/2024 00:02:00;E;8.srv;user=bob group=g queue=cpu ctime=1704067300 start=1704067300 end=1704068200 "
+    "exec_host=b1/0-3+b2/0-3 Resource_List.nodes=2:ppn=4:gpus=2 Resource_List.mem=16gb "
+    "Resource_List.naccesspolicy=shared Resource_List.walltime=1800 Exit_status=0",
+    "01/01/2024 00:03:00;E;9.srv;user=ann group=g queue=gpu ctime=1704067400 start=1704067400 end=1704067700 "
+    "exec_host=a3/0+a3/1 Resource_List.ncpus=2 Resource_List.ngpus=1 Resource_List.mem=512mb Resource_List.nodect=1 "
+    "Resource_List.walltime=600 Exit_status=0",
+]) + "\n"

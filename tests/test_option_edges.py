@@ -52,7 +52,7 @@ ACCOUNTING = Path(__file__).resolve().parent / "data" / "accounting"
 #: options that name an output folder (an existing file there must be refused, not crash)
 FOLDER_OUT = {"--out", "--plot", "--dir"}
 #: options that name an output file
-FILE_OUT = {"--output", "--csv", "--schedule-out", "--gantt"}
+FILE_OUT = {"--output", "--csv", "--schedule-out", "--gantt", "--slurm-conf-out"}
 #: options and arguments that name an input file
 FILE_IN = {"--partitions", "--strategy", "--greedy", "--seed-strategy", "--with", "--trace", "--platform",
            "strategy", "rulebase", "file", "inputs", "traces", "trace", "target", "--test",
@@ -155,6 +155,8 @@ def _bases(inp: Path, archive: str) -> dict[tuple[str, ...], tuple[list[str], di
                                                                        "--output": "{out}.swf"}),
         ("workload", "fetch"): (["KTH-SP2-1996-2.1-cln"], {"--dir": "{out}", "--base-url": archive}),
         ("workload", "generate", "lublin"): ([], {"--jobs": "50", "--procs": "16", "--output": "{out}.swf"}),
+        ("workload", "generate", "gpu-cluster"): ([], {"--jobs": "50", "--output": "{out}.swf",
+                                                       "--slurm-conf-out": "{out}.conf"}),
     }
 
 

@@ -129,6 +129,16 @@ def echo_run_notes(schedule) -> None:
         typer.echo(f"note: {line}", err=True)
 
 
+def echo_resource_note(workload, policy: str) -> None:
+    """Print, to stderr, the one note line of a trace whose jobs request memory or GPUs that the
+    policies (``policy``: '--policy easy', '--policies fcfs,easy') do not model (:func:`~schedlab.workload.resources.ignored_note`)."""
+    from ..workload.resources import ignored_note, resources_of
+
+    line = ignored_note(resources_of(workload), policy)
+    if line is not None:
+        typer.echo(f"note: {line}", err=True)
+
+
 def score(schedule, objective: Objective, sim_seconds: float, *, bound: float = 10.0, easy=None,
           who: str = "this schedule", judging: bool = False) -> dict:
     """The metrics of ``schedule`` (``who``'s) plus ``objective`` and ``sim_seconds``; ``easy``: EASY's
@@ -269,6 +279,7 @@ def simulate_command(
 
     compile_seconds = warm_simulation(workload, m, [strategy], kill=not no_kill)
     schedule, seconds = run_strategy(workload, m, strategy, kill=not no_kill, repeat=repeat)
+    echo_resource_note(workload, f"--policy {strategy.label}")
     echo_run_notes(schedule)
     m = schedule.machine.procs  # --policy slurm: the slurm.conf's CPUs, which UTIL and procs are against
     written: list[Path] = []
@@ -353,6 +364,7 @@ def compare_command(
     from .compiling import warm_simulation
 
     compile_seconds = warm_simulation(workload, m, strategies, kill=not no_kill)
+    echo_resource_note(workload, f"--policies {','.join(specs)}")
     rows = []
     from rich.console import Console
 

@@ -236,6 +236,11 @@ def convert_command(
                    "and listed as SchedlabNoLimit: --policy slurm gives them their partition's DefaultTime, else MaxTime "
                    "(--slurm-option unlimited_estimate=partition, Slurm's reading; or max-time, runtime); every other policy "
                    "their runtime, as 'kept: no estimate, set to runtime' above ('workload clean --missing-estimate drop' removes them)")
+    from ..workload.resources import swf_loss_note
+
+    lost = swf_loss_note(workload.resources)
+    if lost is not None:
+        typer.echo(f"note: {lost}")
     typer.echo(f"wrote {output} ({len(workload):,} jobs, {workload.machine_procs or 'unknown'} processors, time zone {workload.timezone})")
 
 
@@ -274,7 +279,7 @@ def fetch_command(
     typer.echo(f"{path} ({path.stat().st_size:,} bytes, {state})")
 
 
-generate_app = typer.Typer(name="generate", help="Generate synthetic workloads: lublin.", no_args_is_help=True,
+generate_app = typer.Typer(name="generate", help="Generate synthetic workloads: lublin, gpu-cluster.", no_args_is_help=True,
                            add_completion=False, pretty_exceptions_enable=False)
 workload_app.add_typer(generate_app, name="generate")
 
@@ -298,3 +303,47 @@ def generate_lublin_command(
         raise WorkloadError(f"--params must be one of {', '.join(PARAMETER_SETS)}, got {params!r}")
     workload = lublin(jobs, procs, seed=seed, params=params)
     _write(workload, output)
+
+
+def _gpu_cluster_options() -> dict:
+    """One ``--NAME`` option per :class:`~schedlab.workload.gpucluster.GpuClusterParams` field, its default shown."""
+    from ..workload.gpucluster import PARAMETERS
+
+    kinds = {"int": int, "float": float}
+    return {name: (kinds[str(kind)], typer.Option(default, f"--{name.replace('_', '-')}", help=f"{text[0].upper()}{text[1:]}."))
+            for name, kind, default, text in PARAMETERS}
+
+
+def _with_gpu_cluster_options(command):
+    from ..workload.gpucluster import GpuClusterParams
+    from .options import spliced
+
+    return spliced(command, "params", _gpu_cluster_options(), lambda values: GpuClusterParams(**values))
+
+
+@generate_app.command("gpu-cluster")
+@_with_gpu_cluster_options
+def generate_gpu_cluster_command(
+    output: Path = OUTPUT,
+    seed: int = typer.Option(DEFAULT_SEED, "--seed", callback=non_negative_seed, help="Random seed (the workload is deterministic for it)."),
+    params=None,
+    slurm_conf_out: Optional[Path] = typer.Option(None, "--slurm-conf-out", help="Also write a slurm.conf of the machine (nodes with RealMemory and Gres=gpu:N, partitions cpu and gpu)."),
+) -> None:
+    """Generate a synthetic GPU-cluster workload (CPU and GPU partitions, memory and GPUs, users over a QOS
+    MaxJobsPerUser) and write it as SWF: memory in field 10, GPUs in the SchedlabGPUs header line."""
+    from ..workload.gpucluster import gpu_cluster, slurm_conf_text
+
+    check_output(output, "trace")
+    if slurm_conf_out is not None:
+        check_output(slurm_conf_out, "slurm.conf")
+    try:
+        params.check()
+    except ValueError as exc:
+        raise WorkloadError(f"--{str(exc).split()[0].replace('_', '-')}: {exc}") from None
+    workload = gpu_cluster(params, seed=seed)
+    _write(workload, output)
+    if slurm_conf_out is not None:
+        from .._atomic import atomic_write_bytes
+
+        atomic_write_bytes(slurm_conf_out, slurm_conf_text(params).encode(), fsync=False)
+        typer.echo(f"wrote {slurm_conf_out} (slurm.conf of the machine)")

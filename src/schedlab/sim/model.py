@@ -24,6 +24,60 @@ class Machine:
         object.__setattr__(self, "procs", int(self.procs))
 
 
+@dataclass(frozen=True)
+class Node:
+    """One node of a :class:`NodeMachine`: its CPUs, memory (MB, slurm.conf's ``RealMemory``), GPUs
+    (``Gres=gpu:N``) and the partitions it is in (slurm.conf ``PartitionName=... Nodes=``)."""
+
+    name: str
+    cpus: int
+    mem: float = 0.0
+    gpus: int = 0
+    partitions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class NodeMachine:
+    """A machine of nodes with cores, memory and GPUs (issue 47): what the resource validator
+    (:func:`schedlab.sim.validate.validate_node_allocation`) checks allocations against. The rigid
+    engines' :class:`Machine` is its CPUs alone (:attr:`procs`)."""
+
+    nodes: tuple[Node, ...]
+
+    @classmethod
+    def uniform(cls, count: int, cpus: int, *, mem: float = 0.0, gpus: int = 0, partitions: tuple[str, ...] = (),
+                prefix: str = "n") -> "NodeMachine":
+        """``count`` equal nodes named ``n0, n1, ...``."""
+        return cls(tuple(Node(f"{prefix}{i}", cpus, mem, gpus, partitions) for i in range(count)))
+
+    def __add__(self, other: "NodeMachine") -> "NodeMachine":
+        return NodeMachine(self.nodes + other.nodes)
+
+    @property
+    def procs(self) -> int:
+        return sum(n.cpus for n in self.nodes)
+
+
+@dataclass(frozen=True, eq=False)
+class NodeAllocation:
+    """Which nodes each job got, and how much of each: one row per (job, node) pair, ``job`` the
+    job's index in its workload, ``node`` the node's index in the :class:`NodeMachine`; ``cpus``,
+    ``mem`` (MB) and ``gpus`` the amounts on that node, held from the job's start to its finish."""
+
+    job: np.ndarray
+    node: np.ndarray
+    cpus: np.ndarray
+    mem: np.ndarray
+    gpus: np.ndarray
+
+    @classmethod
+    def from_rows(cls, rows) -> "NodeAllocation":
+        """From ``(job, node, cpus, mem, gpus)`` tuples."""
+        a = np.asarray(list(rows), dtype=np.float64).reshape(-1, 5)
+        return cls(a[:, 0].astype(np.int64), a[:, 1].astype(np.int64), a[:, 2].astype(np.int64), a[:, 3].copy(),
+                   a[:, 4].astype(np.int64))
+
+
 @dataclass(frozen=True, eq=False)
 class Schedule:
     """The outcome of one simulation: a start and finish time per job of ``workload``.

@@ -485,3 +485,117 @@ class _Replay:
             raise ScheduleInvalid(
                 f"conservative: job {self.w.id[walk[i]]} starts at {t} but its earliest start that delays no "
                 f"earlier reservation is {s}")
+
+
+# ------------------------------------------------------------------------------ nodes and resources
+#: the resources a node holds, by :class:`~schedlab.sim.model.Node` field, with the words of the messages
+_NODE_RESOURCES = (("cpus", "CPUs", ""), ("mem", "memory", " MB"), ("gpus", "GPUs", ""))
+
+
+def validate_node_allocation(machine, alloc, start, finish, *, workload=None, partitions=None) -> None:
+    """Raise :class:`ScheduleInvalid` (one line naming job, node, resource and instant) unless the node
+    allocation ``alloc`` (:class:`~schedlab.sim.model.NodeAllocation`) of jobs running from ``start``
+    to ``finish`` (per job index) fits ``machine`` (:class:`~schedlab.sim.model.NodeMachine`):
+
+    1. every row names a job of ``start`` and a node of the machine, with at least 1 CPU there and
+       no negative memory or GPUs (Slurm gives a job at least one CPU on each of its nodes);
+    2. at no instant does any node hold more CPUs, memory or GPUs than it has: a job holds its
+       amounts from its start to its finish, releases come before starts at the same instant, and a
+       zero-length job needs its amounts free at its start (as the CPU rule 4 above);
+    3. with ``workload`` (its :attr:`~schedlab.workload.model.Workload.resources`, if any): every job
+       of positive width has rows, and its CPUs over its nodes are its width (``procs``), its memory
+       at least its requested memory and its GPUs at least its requested GPUs (where the trace says);
+       a job marked exclusive shares none of its nodes with another job while it runs;
+    4. with ``partitions`` (a partition name per job, '' for any): every node of a job is in its partition.
+
+    Independent of any engine; the CPU validator :func:`validate_schedule` is unchanged by it.
+    """
+    nodes = machine.nodes
+    start = np.asarray(start, dtype=np.float64)
+    finish = np.asarray(finish, dtype=np.float64)
+    job, node = np.asarray(alloc.job, np.int64), np.asarray(alloc.node, np.int64)
+    amounts = {"cpus": np.asarray(alloc.cpus, np.float64), "mem": np.asarray(alloc.mem, np.float64),
+               "gpus": np.asarray(alloc.gpus, np.float64)}
+    ids = workload.id if workload is not None else np.arange(start.shape[0])
+    bad = np.flatnonzero((job < 0) | (job >= start.shape[0]))
+    if bad.size:
+        raise ScheduleInvalid(f"allocation row {bad[0]} names job index {job[bad[0]]}, not one of the {start.shape[0]} jobs")
+    bad = np.flatnonzero((node < 0) | (node >= len(nodes)))
+    if bad.size:
+        raise ScheduleInvalid(f"job {ids[job[bad[0]]]} is allocated node index {node[bad[0]]}, not one of the machine's {len(nodes)}")
+    for key, word, unit in _NODE_RESOURCES:
+        low = 1 if key == "cpus" else 0
+        bad = np.flatnonzero(amounts[key] < low)
+        if bad.size:
+            k = bad[0]
+            raise ScheduleInvalid(f"job {ids[job[k]]} gets {amounts[key][k]:g}{unit} {word} on node {nodes[node[k]].name} "
+                                  f"(at least {low})")
+    if partitions is not None:
+        for k in range(job.shape[0]):
+            part = partitions[job[k]]
+            if part and part not in nodes[node[k]].partitions:
+                raise ScheduleInvalid(f"job {ids[job[k]]} of partition {part} runs on node {nodes[node[k]].name}, which is "
+                                      f"in {', '.join(nodes[node[k]].partitions) or 'no partition'}")
+    if workload is not None:
+        _check_job_totals(workload, job, node, amounts, nodes)
+    _check_node_capacity(nodes, job, node, amounts, start, finish, ids)
+    if workload is not None and workload.resources is not None:
+        _check_exclusive(workload, job, node, start, finish, nodes)
+
+
+def _check_job_totals(w, job, node, amounts, nodes) -> None:
+    """Rule 3 of :func:`validate_node_allocation`: a job's amounts over its nodes against its width and request."""
+    n = len(w)
+    cpus = np.bincount(job, weights=amounts["cpus"], minlength=n)
+    bad = np.flatnonzero((w.procs > 0) & (cpus != w.procs))
+    if bad.size:
+        j = bad[0]
+        raise ScheduleInvalid(f"job {w.id[j]} gets {cpus[j]:g} CPUs on its nodes, not its {w.procs[j]} processors")
+    res = w.resources
+    if res is None:
+        return
+    for key, request, word, unit in (("mem", res.req_mem, "memory", " MB"), ("gpus", res.req_gpus, "GPUs", "")):
+        got = np.bincount(job, weights=amounts[key], minlength=n)
+        bad = np.flatnonzero((request > 0) & (got < request))
+        if bad.size:
+            j = bad[0]
+            raise ScheduleInvalid(f"job {w.id[j]} gets {got[j]:g}{unit} {word} on its nodes, less than the {request[j]:g}{unit} "
+                                  "it requested")
+
+
+def _check_node_capacity(nodes, job, node, amounts, start, finish, ids) -> None:
+    """Rule 2: per node and resource, a sweep over the allocation rows' starts and finishes."""
+    s, f = start[job], finish[job]
+    positive = f > s
+    # events: (node, time, kind) with kind 0 = release of a running job, 1 = start, 2 = release of a zero-length job
+    times = np.concatenate([f, s])
+    kind = np.concatenate([np.where(positive, 0, 2), np.ones(job.shape[0], np.int64)])
+    where = np.concatenate([node, node])
+    rows = np.concatenate([np.arange(job.shape[0])] * 2)
+    order = np.lexsort((kind, times, where))
+    for key, word, unit in _NODE_RESOURCES:
+        cap = np.array([float(getattr(x, key)) for x in nodes])
+        delta = np.concatenate([-amounts[key], amounts[key]])[order]
+        used = np.cumsum(delta)  # each node's events sum to zero, so the running sum is per node
+        over = np.flatnonzero((kind[order] == 1) & (used > cap[where[order]] * (1 + 1e-12) + 1e-9))
+        if over.size:
+            k = over[np.argmin(times[order][over])]  # the earliest instant a node is over
+            r = rows[order][k]
+            name = nodes[where[order][k]].name
+            raise ScheduleInvalid(f"job {ids[job[r]]} starts at {times[order][k]:g} on node {name} with {used[k]:g}{unit} of its "
+                                  f"{cap[where[order][k]]:g}{unit} {word} in use")
+
+
+def _check_exclusive(w, job, node, start, finish, nodes) -> None:
+    """Rule 3's exclusive jobs: no other job on one of their nodes while they run (zero-length jobs at their start)."""
+    excl = w.resources.exclusive
+    for k in np.flatnonzero(excl[job] == 1):
+        j, x = job[k], node[k]
+        same = np.flatnonzero((node == x) & (job != j))
+        others = job[same]
+        lo, hi = start[j], max(finish[j], start[j])
+        clash = others[(start[others] < hi) & (np.maximum(finish[others], start[others]) > lo) |
+                       ((start[others] == lo) & ((finish[others] == start[others]) | (finish[j] == start[j])))]
+        if clash.size:
+            o = clash[0]
+            raise ScheduleInvalid(f"job {w.id[o]} runs on node {nodes[x].name} at {max(start[o], lo):g} beside exclusive job {w.id[j]}")

@@ -165,8 +165,14 @@ def build_workload(
     procs: int | None,
     report: ReadReport,
     names: dict[str, Numbering],
+    resources: list[dict] | None = None,
 ) -> Workload:
     """A Workload from per-job lists (epoch ``submit``; the other SWF columns as named).
+
+    ``resources``: one dict per job (:func:`.resources.table_from_rows`), None for a log without
+    resource fields (no table: the trace runs as before). With them, requested and used memory
+    also go to SWF fields 10 and 7 (per processor in KB), which SWF can carry (requested GPUs: the
+    header line :func:`.swf.write_swf` writes).
 
     Jobs are sorted by submit, ties by ``id`` (``rows["id"]`` None: numbered 1.. in submit
     order, ties in record order); submit times become seconds after the earliest submit,
@@ -201,6 +207,15 @@ def build_workload(
     no_limit = cols["id"][(cols["estimate"] <= 0) & (cols["runtime"] > 0)]
     if no_limit.size:
         header.append(f" {NO_LIMIT_KEY}: {_ranges(no_limit)}")
+    table = None
+    if resources is not None:
+        from .resources import swf_memory, table_from_rows
+
+        table = table_from_rows(resources).take(order)
+        if not table.any():
+            table = None
+        else:
+            cols["mem"], cols["req_mem"] = swf_memory(table, np.asarray(cols["procs"]), np.asarray(cols["req_procs"]))
     header.append(report.header_line())
     report.jobs = len(submit)
     report.no_limit = int(no_limit.size)
@@ -215,6 +230,7 @@ def build_workload(
         unix_start=int(start),
         timezone=zone.key,
         header=tuple(header),
+        resources=table,
     )
 
 

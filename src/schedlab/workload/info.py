@@ -56,6 +56,11 @@ def workload_info(workload: Workload, *, thresholds: tuple[float, ...] = DEFAULT
         "papers_procs": {},
         "groups": {},
     }
+    from .resources import resource_summary, resources_of
+
+    resources = resource_summary(resources_of(w))
+    if resources:  # a trace without resources: the summary as before
+        info["resources"] = resources
     if paper_sizes and w.name:
         from ..papers import paper_sizes as sizes_of
 
@@ -124,8 +129,32 @@ def info_rows(info: dict) -> list[tuple[str, str]]:
         rows.append(("papers' machine size", size_note(info.get("header_procs"), info["papers_procs"])))
     if info["unsorted"]:
         rows.append(("unsorted submits", f"{info['unsorted']:,} inversions"))
+    rows += resource_rows(info.get("resources", {}))
     for g, s in info["groups"].items():
         rows.append(
             (f"group {g}", f"{s['users']:,} users, {100 * s['job_share']:.1f} % of jobs, {100 * s['area_share']:.1f} % of runtime*procs")
         )
+    return rows
+
+
+def resource_rows(res: dict) -> list[tuple[str, str]]:
+    """Rows of :func:`~schedlab.workload.resources.resource_summary` (none for a trace without resources)."""
+    rows = []
+    for key, label in (("memory_requested", "memory requested"), ("memory_allocated", "memory allocated"),
+                       ("memory_used", "memory used")):
+        if key in res:
+            r = res[key]
+            rows.append((label, f"{r['jobs']:,} jobs, median {r['median_mb']:,.0f} MB, largest {r['max_mb']:,.0f} MB (per job)"))
+    for key, label in (("gpus_requested", "GPUs requested"), ("gpus_allocated", "GPUs allocated")):
+        if key in res:
+            r = res[key]
+            rows.append((label, f"{r['jobs']:,} jobs, {r['total']:,} GPUs in all, largest {r['max']:,}"))
+    for key, label in (("nodes_requested", "nodes requested"), ("nodes_allocated", "nodes allocated")):
+        if key in res:
+            r = res[key]
+            rows.append((label, f"{r['jobs']:,} jobs, {r['multi_node_jobs']:,} on more than one node, largest {r['max']:,}"))
+    if "exclusive_jobs" in res:
+        rows.append(("exclusive nodes", f"{res['exclusive_jobs']:,} jobs"))
+    if res.get("gres"):
+        rows.append(("GRES", ", ".join(res["gres"])))
     return rows

@@ -39,6 +39,8 @@ from typing import Iterator
 
 import numpy as np
 
+from .resources import Resources  # noqa: F401  (the type of Workload.resources)
+
 #: The 18 SWF fields in file order, by their schedlab column names.
 SWF_FIELDS: tuple[str, ...] = (
     "id",
@@ -111,6 +113,9 @@ class Workload:
     header: tuple[str, ...] = field(default=())
     #: the calendar window a cut kept, in dates (:func:`schedlab.workload.cut.window_label`); "" = not cut
     window: str = ""
+    #: what jobs ask for and get beyond CPUs (nodes, memory, GPUs, GRES; :mod:`.resources`), row j
+    #: for job j; None: a trace without them (SWF memory fields: :func:`.resources.resources_of`)
+    resources: "Resources | None" = None
 
     def __post_init__(self) -> None:
         n = None
@@ -126,6 +131,8 @@ class Workload:
                 arr = arr.view()
                 arr.flags.writeable = False
             object.__setattr__(self, name, arr)
+        if self.resources is not None and len(self.resources) != (n or 0):
+            raise ValueError(f"resources have {len(self.resources)} rows, expected {n or 0}")
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -191,7 +198,8 @@ class Workload:
     def take(self, index: np.ndarray) -> "Workload":
         """The jobs selected by a boolean mask or an integer index array, in that order."""
         index = np.asarray(index)
-        return dataclasses.replace(self, **{name: getattr(self, name)[index] for name in ALL_COLUMNS})
+        res = self.resources.take(index) if self.resources is not None else None
+        return dataclasses.replace(self, **{name: getattr(self, name)[index] for name in ALL_COLUMNS}, resources=res)
 
     def with_columns(self, **columns: np.ndarray) -> "Workload":
         return self.replace(**columns)

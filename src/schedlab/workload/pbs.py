@@ -25,6 +25,10 @@ local time. One job is one ``E`` (end) record:
 - ``Q``/``S``/``D``/``A``/``R``/... records are otherwise skipped and counted by type; array parents
   (``123[]``) are skipped; a job with several ``E`` records (rerun) keeps the last one.
 
+Resources (:mod:`.resources`, :func:`job_resources`): ``Resource_List.mem``/``ngpus``/``nodect``/
+``place``, ``select`` chunks' ``mem``/``ngpus``, Torque ``nodes=...:gpus=G``, ``resources_used.mem``
+and the hosts of ``exec_host``; a log without any of them has no resource table.
+
 A line that is not ``date;type;id;attributes``, or an ``E`` record whose times cannot be read,
 is an error naming file and line, as in the sacct reader (with ``bad_lines='skip'``: skipped,
 counted as ``damaged lines``, the first named).
@@ -110,6 +114,100 @@ def allocated_procs(exec_host: str) -> int:
     return total
 
 
+#: PBS size suffixes (b, kb, mb, gb, tb, pb; w words of 8 bytes, kw, mw, ...) as MB; a size without
+#: one is bytes (PBS Professional Reference Guide, "Size" format; Torque's resource list alike)
+_PBS_UNIT = {"": 1 / 1024 ** 2, "k": 1 / 1024, "m": 1.0, "g": 1024.0, "t": 1024.0 ** 2, "p": 1024.0 ** 3}
+_SIZE = re.compile(r"^(\d+)([kmgtp]?)([bw]?)$", re.IGNORECASE)
+#: the keys of an E record that carry resources: a log with none of them has no resource table
+_RESOURCE_KEYS = ("Resource_List.mem", "Resource_List.ngpus", "Resource_List.nodect", "Resource_List.place",
+                  "Resource_List.naccesspolicy", "resources_used.mem", "exec_host")
+
+
+def pbs_size(text: str) -> float:
+    """MB of a PBS size (``4gb``, ``4096mb``, ``1024kb``, ``2147483648``, ``512mw``). ValueError otherwise."""
+    m = _SIZE.match(text.strip())
+    if not m:
+        raise ValueError(f"not a PBS size: {text.strip()[:30]!r} (a number with b, kb, mb, gb, tb or w forms)")
+    mb = int(m.group(1)) * _PBS_UNIT[m.group(2).lower()]
+    return mb * 8 if m.group(3).lower() == "w" else mb
+
+
+def _chunk_sum(spec: str, key: str, read) -> tuple[float, bool]:
+    """Sum over ``+``-separated chunks of count * ``key`` (read by ``read``); whether any chunk has it."""
+    total, seen = 0.0, False
+    for chunk in spec.split("+"):
+        parts = chunk.split(":")
+        count = int(parts[0]) if parts[0].isdigit() else 1
+        for p in parts[1:]:
+            k, _, v = p.partition("=")
+            if k == key:
+                total += count * read(v)
+                seen = True
+    return total, seen
+
+
+def _hosts(spec: str) -> int:
+    """Chunks (hosts) of a ``select``/``nodes`` spec: leading counts summed, 1 for a named host."""
+    return sum(int(c.split(":")[0]) if c.split(":")[0].isdigit() else 1 for c in spec.split("+"))
+
+
+def job_resources(a: dict[str, str], started: bool) -> dict:
+    """One E record's :mod:`.resources` row (what the record says; the rest -1). Raises ValueError
+    naming the attribute on a malformed value.
+
+    Requested memory: ``Resource_List.mem`` (the job's total), else the ``select`` chunks' ``mem``
+    summed (count x mem). Requested GPUs: ``Resource_List.ngpus`` (PBS Pro), else ``select`` chunks'
+    ``ngpus``, else Torque ``nodes=N:ppn=P:gpus=G`` (N x G). Requested nodes: ``Resource_List.nodect``,
+    else the chunks of ``select`` or ``nodes``. Allocated nodes: distinct hosts of ``exec_host``. Used
+    memory: ``resources_used.mem``. Exclusive: ``Resource_List.place`` with ``excl``/``exclhost`` (PBS Pro),
+    ``Resource_List.naccesspolicy=singlejob``/``singleuser`` (Torque) -> 1, another place/policy -> 0.
+    PBS logs record no allocated memory or GPUs (-1)."""
+    out: dict = {}
+    what = ""
+    try:
+        what = "Resource_List.mem"
+        if a.get(what, "").strip():
+            out["req_mem"] = pbs_size(a[what])
+        elif "Resource_List.select" in a:
+            what = "Resource_List.select"
+            mem, seen = _chunk_sum(a[what], "mem", pbs_size)
+            if seen:
+                out["req_mem"] = mem
+        what = "Resource_List.ngpus"
+        gpus = None
+        if a.get(what, "").strip():
+            gpus = int(a[what])
+        else:
+            for what, key in (("Resource_List.select", "ngpus"), ("Resource_List.nodes", "gpus")):
+                if what in a:
+                    total, seen = _chunk_sum(a[what], key, int)
+                    if seen:
+                        gpus = int(total)
+                        break
+        if gpus is not None:
+            out["req_gres"] = {"gpu": gpus}
+        what = "Resource_List.nodect"
+        if a.get(what, "").strip():
+            out["req_nodes"] = int(a[what])
+        else:
+            for what in ("Resource_List.select", "Resource_List.nodes"):
+                if what in a:
+                    out["req_nodes"] = _hosts(a[what])
+                    break
+        what = "resources_used.mem"
+        if a.get(what, "").strip():
+            out["used_mem"] = pbs_size(a[what])
+    except ValueError as exc:
+        raise ValueError(f"{what}: {exc}") from None
+    hosts = a.get("exec_host", "").strip()
+    if started and hosts:
+        out["nodes"] = len({part.partition("/")[0] for part in hosts.split("+")})
+    place = a.get("Resource_List.place", a.get("Resource_List.naccesspolicy", "")).lower()
+    if place:
+        out["exclusive"] = int(any(w in ("excl", "exclhost", "singlejob", "singleuser") for w in place.split(":")))
+    return out
+
+
 def _epoch(a: dict[str, str], *keys: str) -> float | None:
     for k in keys:
         v = a.get(k, "").strip()
@@ -167,6 +265,9 @@ def parse_pbs(path: str | os.PathLike, *, procs: int | None = None, tz: str | No
     names = {k: Numbering() for k in ("user", "group", "queue")}
     rows: dict[str, list] = {k: [] for k in ("id", "submit", "wait", "runtime", "procs", "req_procs", "estimate", "status", "user", "unix_group", "queue")}
     ids: list[str] = []
+    with_resources = any(k in a for _, a in ended.values() for k in _RESOURCE_KEYS if k != "exec_host") or any(
+        k.startswith("Resource_List.") and ("mem=" in v or "gpus=" in v) for _, a in ended.values() for k, v in a.items())
+    resources: list[dict] | None = [] if with_resources else None
     for job, (lineno, a) in ended.items():
         try:
             what = "ctime/qtime/etime"
@@ -187,6 +288,8 @@ def parse_pbs(path: str | os.PathLike, *, procs: int | None = None, tz: str | No
             width = allocated_procs(a.get("exec_host", "")) if start is not None else -1
             what = "Exit_status"
             exit_status = int(a["Exit_status"]) if "Exit_status" in a else None
+            what = "resources"
+            res = job_resources(a, start is not None) if with_resources else {}
         except (ValueError, IndexError) as exc:
             report.bad(path, lineno, f"E record for {job}: cannot read {what}: {exc}")
             continue
@@ -207,6 +310,8 @@ def parse_pbs(path: str | os.PathLike, *, procs: int | None = None, tz: str | No
         rows["user"].append(names["user"](a.get("user", "")))
         rows["unix_group"].append(names["group"](a.get("group", "")))
         rows["queue"].append(names["queue"](a.get("queue", "")))
+        if resources is not None:
+            resources.append(res)
     never = [j for j in dict.fromkeys(list(queued) + list(deleted)) if j not in ended and "[]" not in j]
     # no E record: deleted/aborted before it ran (a job of status 5: its D/A record is the job's own
     # record, not a skipped one), or still queued/running when the log ends (no finished job: skipped, counted)
@@ -227,12 +332,14 @@ def parse_pbs(path: str | os.PathLike, *, procs: int | None = None, tz: str | No
         rows["estimate"].append(-1.0)
         rows["status"].append(5)
         a = started.get(job, {})
+        if resources is not None:
+            resources.append({})
         rows["user"].append(names["user"](a.get("user", "")))
         rows["unix_group"].append(names["group"](a.get("group", "")))
         rows["queue"].append(names["queue"](a.get("queue", "")))
     numeric = [j.split(".", 1)[0] for j in ids]
     rows["id"] = [int(i) for i in numeric] if all(i.isdigit() for i in numeric) and len(set(numeric)) == len(numeric) else None
-    w = build_workload(path, rows, fmt="pbs", zone=zone, procs=procs, report=report, names={"queue": names["queue"]})
+    w = build_workload(path, rows, fmt="pbs", zone=zone, procs=procs, report=report, names={"queue": names["queue"]}, resources=resources)
     return w, report
 
 

@@ -10,7 +10,10 @@ pass the cluster's zone, e.g. ``--format sacct:Europe/Berlin``)::
 ``--parsable2`` prints a header line of field names, then ``|``-separated values. The reader uses
 the fields present among JobIDRaw/JobID, User, Group, Account, Partition, QOS, Submit, Start, End,
 Elapsed/ElapsedRaw, Timelimit/TimelimitRaw, AllocCPUS/NCPUS/ReqCPUS and State (other fields are
-ignored; Submit, a job id, and a processor count are required). What ``--policy slurm`` needs goes
+ignored; Submit, a job id, and a processor count are required), and with
+:data:`SACCT_RESOURCES_FORMAT` the resources (:mod:`.resources`): ReqTRES/AllocTRES (``cpu=4,mem=8000M,
+node=1,gres/gpu=2``), ReqMem (total ``8000M``; the per-CPU ``2000Mc`` / per-node ``4000Mn`` forms of
+releases before 21.08) and NNodes; a malformed TRES string is an error naming file, line and field. What ``--policy slurm`` needs goes
 into SWF columns, named in the header: Partition -> queue (field 15, ``SchedlabQueues:``),
 Account -> Unix group (field 13, ``SchedlabAccounts:``; Group when there is no Account field:
 Slurm's fair-share is by account), QOS -> partition (field 16, ``SchedlabQOS:``; SWF has no QOS
@@ -48,10 +51,13 @@ from ..errors import SWFError
 from .accounting import Numbering, ReadReport, build_workload, local_epoch, parse_duration, parse_zone, read_text
 from .model import Workload
 
-__all__ = ["read_sacct", "parse_sacct", "SACCT_FORMAT", "looks_like_sacct", "job_fields"]
+__all__ = ["read_sacct", "parse_sacct", "SACCT_FORMAT", "SACCT_RESOURCES_FORMAT", "looks_like_sacct", "job_fields"]
 
 #: the ``sacct --format`` list the reader is written for
 SACCT_FORMAT = "JobIDRaw,JobID,User,Group,Account,Partition,QOS,Submit,Start,End,Elapsed,Timelimit,AllocCPUS,ReqCPUS,State"
+#: the same with the resource fields (nodes, memory, GPUs and other GRES: :mod:`.resources`); GRES
+#: show in ReqTRES/AllocTRES only when slurm.conf's AccountingStorageTRES names them (``gres/gpu``)
+SACCT_RESOURCES_FORMAT = SACCT_FORMAT + ",NNodes,ReqMem,ReqTRES,AllocTRES"
 
 _NOT_A_TIME = {"", "UNKNOWN", "NONE", "N/A", "(NULL)"}
 #: job states (sacct/squeue "JOB STATE CODES") of a job that ended without success: SWF status 0
@@ -126,7 +132,10 @@ def parse_sacct(path: str | os.PathLike, *, procs: int | None = None, tz: str | 
     i_submit = need("Submit")
     i_procs = need("AllocCPUS", "NCPUS", "ReqCPUS")
     i_req = col.get("reqcpus", col.get("ncpus", i_procs))
-    get = {k: col.get(k) for k in ("user", "group", "account", "partition", "qos", "start", "end", "elapsedraw", "elapsed", "timelimit", "timelimitraw", "state")}
+    get = {k: col.get(k) for k in ("user", "group", "account", "partition", "qos", "start", "end", "elapsedraw", "elapsed", "timelimit",
+                                   "timelimitraw", "state", "reqtres", "alloctres", "reqmem", "nnodes")}
+    with_resources = any(get[k] is not None for k in ("reqtres", "alloctres", "reqmem", "nnodes"))
+    resources: list[dict] | None = [] if with_resources else None
     if get["start"] is None:
         raise SWFError(path, first + 1, f"sacct header lacks Start; use sacct --format {SACCT_FORMAT}")
     names = {k: Numbering() for k in ("user", "group", "queue", "qos")}
@@ -192,6 +201,12 @@ def parse_sacct(path: str | os.PathLike, *, procs: int | None = None, tz: str | 
         if isinstance(status, str):  # queued, running, requeued, ...: no finished job to simulate
             report.skip(f"not finished ({status})")
             continue
+        if with_resources:
+            try:
+                res = _job_resources(val, started=start is not None, cpus=req if req > 0 else width)
+            except ValueError as exc:  # "ReqTRES: TRES item 'gpu' is not name=value"
+                report.bad(path, lineno, f"cannot read {exc}")
+                continue
         ids.append(f[i_id].strip())
         rows["submit"].append(submit)
         rows["wait"].append(start - submit if start is not None else -1.0)
@@ -204,10 +219,57 @@ def parse_sacct(path: str | os.PathLike, *, procs: int | None = None, tz: str | 
         rows["unix_group"].append(names["group"](val(group_key)))
         rows["queue"].append(names["queue"](val("partition")))
         rows["partition"].append(names["qos"](val("qos")))
+        if resources is not None:
+            resources.append(res)
     rows["id"] = [int(i) for i in ids] if all(i.isdigit() for i in ids) else None
     listed = {"queue": names["queue"], "accounts": names["group"] if group_key == "account" else Numbering(), "qos": names["qos"]}
-    w = build_workload(path, rows, fmt="sacct", zone=zone, procs=procs, report=report, names=listed)
+    w = build_workload(path, rows, fmt="sacct", zone=zone, procs=procs, report=report, names=listed, resources=resources)
     return w, report
+
+
+def _job_resources(val, *, started: bool, cpus: int) -> dict:
+    """One job's :mod:`.resources` row from its ReqTRES, AllocTRES, ReqMem and NNodes (those the log
+    has; ``val`` gives '' for the others). Raises ValueError naming the field on a malformed value.
+
+    Requested: nodes from ReqTRES ``node=``; memory from ReqMem (:func:`.resources.parse_req_mem`),
+    else ReqTRES ``mem=``; GRES from ReqTRES ``gres/NAME[:TYPE]=N`` (with a ReqTRES, a GRES it does
+    not name is 0). Allocated (a job that started): nodes from NNodes, else AllocTRES ``node=``;
+    memory and GRES from AllocTRES. sacct records no ``--exclusive``: exclusive stays -1 (unknown).
+    """
+    from .resources import parse_req_mem, parse_tres, tres_gres
+
+    out: dict = {}
+    for field, key in (("reqtres", "req"), ("alloctres", "alloc")):
+        text = val(field)
+        try:
+            tres = parse_tres(text)
+        except ValueError as exc:
+            raise ValueError(f"{'ReqTRES' if key == 'req' else 'AllocTRES'}: {exc}") from None
+        if key == "alloc" and not started:
+            continue
+        if text.strip():
+            prefix = "req_" if key == "req" else ""
+            if "node" in tres:
+                out[prefix + "nodes"] = int(tres["node"])
+            if "mem" in tres:
+                out[prefix + "mem"] = tres["mem"]
+            out[prefix + "gres"] = tres_gres(tres)
+    text = val("nnodes").strip()
+    if text:
+        if not text.isdigit():
+            raise ValueError(f"NNodes: not a node count: {text[:20]!r}")
+        if started:
+            out["nodes"] = int(text)
+        else:  # a job that never ran: sacct shows the nodes it asked for
+            out.setdefault("req_nodes", int(text))
+    text = val("reqmem")
+    try:
+        req_mem = parse_req_mem(text, cpus, out.get("req_nodes", out.get("nodes", -1)))
+    except ValueError as exc:
+        raise ValueError(f"ReqMem: {exc}") from None
+    if req_mem > 0 or text.strip():
+        out["req_mem"] = req_mem if req_mem > 0 else out.get("req_mem", -1.0)
+    return out
 
 
 def read_sacct(path: str | os.PathLike, *, procs: int | None = None, tz: str | None = None) -> Workload:

@@ -311,7 +311,26 @@ def read_swf(path: str | os.PathLike, *, procs: int | None = None) -> Workload:
     group = _groups_from_header(header, columns["user"])
     if group is not None:
         columns["group"] = group
-    return Workload.from_columns(columns, name=swf_name(path), header=tuple(header), **meta)
+    return Workload.from_columns(columns, name=swf_name(path), header=tuple(header), resources=_header_resources(path, header, columns),
+                                 **meta)
+
+
+def _header_resources(path: Path, header: list[str], columns: dict):
+    """The resource table of a trace whose header has schedlab's ``SchedlabGPUs`` line (SWF has no GPU
+    field): its GPUs, and the memory of fields 7 and 10; None without the line (then
+    :func:`~schedlab.workload.resources.resources_of` reads the memory fields alone)."""
+    from .resources import GPUS_KEY, Resources, gpus_from_header, resources_of
+
+    if not any(h.strip().startswith(GPUS_KEY + ":") for h in header):
+        return None
+    try:
+        gpus = gpus_from_header(header, columns["id"])
+    except ValueError as exc:
+        line = next(k for k, h in enumerate(header) if h.strip().startswith(GPUS_KEY + ":")) + 1
+        raise SWFError(path, line, str(exc)) from None
+    memory = resources_of(Workload.from_columns(columns))
+    return Resources.build(len(gpus), req_mem=None if memory is None else memory.req_mem,
+                           used_mem=None if memory is None else memory.used_mem, req_gres={"gpu": gpus})
 
 
 # ---------------------------------------------------------------------------------- writing
@@ -338,6 +357,19 @@ def _with_group_line(workload: Workload) -> tuple[str, ...]:
     if len(np.unique(pairs[:, 0])) != len(pairs):  # not a per-user grouping: cannot be stored
         return header
     return header + (f" {GROUPS_KEY}: " + " ".join(f"{u}:{g}" for u, g in pairs.tolist()),)
+
+
+def _with_gpus_line(workload: Workload, header: tuple[str, ...]) -> tuple[str, ...]:
+    """``header`` with its ``SchedlabGPUs`` line made true for ``workload``'s jobs (a cut or scaled
+    trace renumbers or copies jobs); unchanged for a workload without a resource table."""
+    res = workload.resources
+    if res is None:
+        return header
+    from .resources import GPUS_KEY, gpus_header_line
+
+    kept = tuple(h for h in header if not h.strip().startswith(GPUS_KEY + ":"))
+    line = gpus_header_line(workload.id, res.req_gpus)
+    return kept + ((line,) if line is not None else ())
 
 
 def _groups_from_header(header: list[str], user: np.ndarray) -> np.ndarray | None:
@@ -392,6 +424,8 @@ def write_swf(workload: Workload, path: str | os.PathLike) -> Path:
     ``.gz`` paths are gzip-compressed. ``read_swf(write_swf(w, p))`` reproduces every column and
     the header of ``w`` exactly. SWF has no user-group field: assigned groups are kept in a header
     line ``; SchedlabUserGroups: user:group ...`` that :func:`read_swf` reads back into ``group``.
+    A workload with a resource table (:mod:`.resources`) writes its memory to fields 7 and 10 and its
+    requested GPUs to a ``SchedlabGPUs`` header line, both read back by :func:`read_swf`.
     """
     path = Path(path)
     for name in FLOAT_FIELDS:
@@ -399,7 +433,15 @@ def write_swf(workload: Workload, path: str | os.PathLike) -> Path:
         if not np.isfinite(col).all():
             raise SWFError(path, None, f"cannot write non-finite values in column {name!r}")
     cols = [_format_column(getattr(workload, name)) for name in SWF_FIELDS]
-    lines = [";" + h for h in _with_group_line(workload)]
+    if workload.resources is not None:  # memory of the resource table: fields 7 and 10 (per processor, KB)
+        from .resources import swf_memory
+
+        used, req = swf_memory(workload.resources, workload.procs, workload.req_procs)
+        for name, value in (("mem", used), ("req_mem", req)):
+            current = getattr(workload, name)  # kept where it says the same (no float drift on a round trip)
+            keep = (value < 0) | np.isclose(current, value, rtol=1e-9, atol=0.0)
+            cols[SWF_FIELDS.index(name)] = _format_column(np.where(keep, current, value))
+    lines = [";" + h for h in _with_gpus_line(workload, _with_group_line(workload))]
     text = "\n".join(lines) + ("\n" if lines else "")
     if len(workload):
         text += "\n".join(" ".join(row) for row in zip(*cols)) + "\n"

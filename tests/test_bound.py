@@ -199,7 +199,7 @@ def test_tiny_bound_run_front_validates_resumes_and_plots(tmp_path, small_trace,
     assert main(["bound", "plot", str(out), "--with", "easy", "--x", "AWRT1", "--y", "AWRT3", "--out", str(tmp_path / "elsewhere")]) == 0
     assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
     moved = json.loads((tmp_path / "elsewhere" / "placement_AWRT1_AWRT3.json").read_text())
-    from schedlab.cli.policies import parse_policy
+    from schedlab.strategy.registry import parse_policy
 
     easy = simulate_any(w, m, parse_policy("easy"))
     validate_schedule(easy)

@@ -135,7 +135,7 @@ def test_the_written_fragment_and_sacctmgr_script_simulate_to_the_recorded_tuned
     assert rows[("train", "tuned")]["objective"] == recorded
     assert {s for s, _ in rows} == {"train", "test"} and {k for _, k in rows} == {"EASY", "current", "tuned"}
     assert "| test | KTH-SP2" in (run / "report.md").read_text() and not (run / "report.html").exists()
-    from schedlab.cli.evolve import write_slurm_report  # the CLI draws report.html (optimize does not import report)
+    from schedlab.report.runs import write_slurm_report  # report/ draws report.html (optimize does not import report)
 
     write_slurm_report(result)
     assert result.fragment == (run / "slurm.conf.fragment").read_text()
@@ -147,7 +147,7 @@ def test_the_run_states_its_start_and_charts_the_current_configuration(finished,
     """Issue 43 item 7: config.json said ``"x0": "box centre"`` while the search starts from the
     site's configuration, and awrt_groups.png called the tuned Slurm "evolved greedy" with no bar
     for the current configuration."""
-    from schedlab.cli.evolve import write_slurm_report
+    from schedlab.report.runs import write_slurm_report
     from schedlab.report import run_report
 
     cfg, result = finished

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from schedlab.cli.evolve import write_report
+from schedlab.report.runs import write_evolve_report as write_report
 from schedlab.cli.main import main
 from schedlab.metrics import Objective, compute_metrics
 from schedlab.optimize.evolve import EvolveConfig, evolve_greedy

@@ -1,5 +1,5 @@
 """``schedlab plot RUN`` draws a run folder of every kind the package writes (issue 36 item 2: "plot
-RUN draws any run kind"): the kind in its config.json picks the figures (cli/plot.RUN_PLOTS); an
+RUN draws any run kind"): the kind in its config.json picks the figures (report/runs.RUN_PLOTS); an
 unknown kind or an unfinished folder is one line."""
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from schedlab.cli.main import main
-from schedlab.cli.rules import write_report
+from schedlab.report.runs import write_rules_report as write_report
 from schedlab.metrics import Objective, compute_metrics
 from schedlab.optimize import gfs
 from schedlab.optimize.evolve import EvolveConfig

@@ -192,7 +192,7 @@ def test_compare_table_and_csv_agree_with_the_api(capsys, tmp_path, kth_cut):
     assert [r["strategy"] for r in rows] == policies
     assert tuple(rows[0])[1:] == CSV_KEYS
     assert all(r["jobs"].isdigit() and r["procs"].isdigit() for r in rows)  # counts as whole numbers
-    from schedlab.cli.policies import parse_policy
+    from schedlab.strategy.registry import parse_policy
 
     objective = Objective("AWRT1 + AWRT")
     for r, p in zip(rows, policies):
@@ -260,7 +260,8 @@ def test_compare_gate_judges_a_zero_baseline_by_the_sign(capsys, tmp_path):
 
 # ---------------------------------------------------------------------------- one policy list (issue 32)
 def test_every_policy_is_listed_in_help_and_errors_and_greedy_simulates(capsys, tmp_path):
-    from schedlab.cli.policies import DEFAULT_GREEDY, POLICIES
+    from schedlab.cli.policies import POLICIES
+    from schedlab.strategy.policies import DEFAULT_GREEDY
 
     assert {"fcfs", "list", "easy", "conservative", "greedy", "scojo", "scojo-opt", "scojo-bottomline"} <= set(POLICIES)
     code, out, _ = run(capsys, "simulate", "--help")

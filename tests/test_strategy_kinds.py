@@ -48,7 +48,7 @@ def lublin_swf(tmp_path_factory, lublin_small):
 
 
 def _scojo_configs():
-    from schedlab.cli.scojo import SCOJO_POLICIES, policy_config
+    from schedlab.strategy.policies import SCOJO_POLICIES, policy_config
     from schedlab.sim.scojo_opt import BottomLineConfig, GroupConfig
     from schedlab.sim.timeshare import ScojoConfig
 

@@ -98,7 +98,7 @@ def _plot(run_dir: Optional[Path], strategies: List[str], x: str, y: str, trace:
     from ..report.run_report import titled
     from ..sim import Machine
     from ..sim.strategies import simulate_any  # a policy or a strategy file of any kind
-    from .policies import parse_policy
+    from ..strategy.registry import parse_policy
 
     if run_dir is None:
         raise OptionError("bound plot needs the RUN folder: schedlab bound plot RUN --with easy")
@@ -106,7 +106,7 @@ def _plot(run_dir: Optional[Path], strategies: List[str], x: str, y: str, trace:
         if v not in OBJECTIVES:
             raise OptionError(f"{name} {v!r}: choose one of {', '.join(OBJECTIVES)}")
     # a strategy file is labelled by its run folder (RUN/best.json -> RUN), a policy by its name
-    chosen = [(Path(s).parent.name if s.endswith(".json") and Path(s).parent.name else s, parse_policy(s))
+    chosen = [(Path(s).parent.name if s.endswith(".json") and Path(s).parent.name else s, parse_policy(s, engines=False))
               for s in strategies]
     cfg, front = read_front(run_dir)
     w = workload_of(trace or cfg["trace"], procs=cfg.get("procs"), months=cfg.get("months"),

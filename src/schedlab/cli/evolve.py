@@ -13,7 +13,11 @@ from ..strategy.registry import OPTIMIZERS
 from .app import stopped, sub_app
 from .options import (AS_JSON, DASK, EXTEND, SEED, SLURM_OPTION, SLURM_SHARES, SPLIT_MONTHS, TEST, UTIL_GUARD, WORKERS, TraceOptions,
                       executor_spec, with_trace_options)
-from .policies import DEFAULT_GREEDY, PLUGIN, load_strategy_file
+from ..strategy.policies import DEFAULT_GREEDY
+from ..strategy.registry import load_strategy_file
+from .._moved import moved
+from ..report import runs
+from .policies import PLUGIN
 from .progress import EvaluationProgress
 from .versus_easy import (MAX_GROUP_RATIO, MAX_UTIL_DROP, check_guards, check_threshold, comparison_table, gate, mark_guards,
                           print_wide, wide_console)
@@ -33,20 +37,9 @@ TRAINING_TRACES = typer.Argument(..., help="training trace(s): SWF path or bundl
 OBJECTIVE = typer.Option(DEFAULT_OBJECTIVE, "--objective", help="objective over the metrics, minimised")
 RUN_OUT = typer.Option(..., "--out", help="run folder (re-running the same command resumes it; with --extend and a larger --generations it continues a finished run)")
 OPTIMIZER_HELP = "; ".join(f"{o.name}: {o.help}" for o in OPTIMIZERS)
-
-
-def write_report(result) -> None:
-    """report.html of a finished ``evolve greedy`` run (:class:`schedlab.optimize.evolve.EvolveResult`)
-    with its schedule plots: EASY vs the evolved strategy on the first training trace."""
-    from ..optimize.evolve import schedule_tables
-    from ..report.run_report import write_run_report
-    from ..report.schedule_plots import write_schedule_plots
-
-    w, m = result.training.workloads[0], result.training.machines[0]
-    paths = write_schedule_plots(schedule_tables(result.best, w, m), m.procs, result.run_dir,
-                                 title=f"{w.name}: EASY vs the evolved strategy", prefix="schedule_")
-    write_run_report(result.run_dir, result.config, {k: r.history for k, r in result.runs.items()}, result.comparison,
-                     result.best, schedule_plots=[p.name for p in paths])
+#: names that lived here, at their home (a run's report, callable from Python)
+__getattr__ = moved(__name__, {"write_report": "schedlab.report.runs:write_evolve_report",
+                               "write_slurm_report": "schedlab.report.runs:write_slurm_report"})
 
 
 def _preparing(fn):
@@ -54,31 +47,6 @@ def _preparing(fn):
     from .compiling import say_while
 
     return say_while("preparing the workloads (reading the traces, user groups, EASY's schedules)", fn)[0]
-
-
-class _Shown:
-    """What report.html prints as the run's best: the fragment's text."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def to_json(self) -> str:
-        return self.text
-
-
-def write_slurm_report(result) -> None:
-    """report.html of a finished ``evolve slurm`` run (:class:`schedlab.optimize.evolve_slurm.SlurmTuneResult`),
-    as ``evolve greedy`` writes it (the tuned configuration against EASY, convergence), with the
-    four-way table and the fragment."""
-    from ..optimize.evolve_slurm import comparison_table_rows, schedule_rows
-    from ..report.run_report import write_run_report
-    from ..report.table import html_table
-
-    table = "<h2>EASY, the site's configuration, the tuned one</h2>" + html_table(*comparison_table_rows(result.comparison))
-    history = result.run.history if result.run else []
-    write_run_report(result.run_dir, result.config, {"slurm": history}, result.versus_easy, _Shown(result.fragment),
-                     title="Tuned Slurm configuration", label="tuned slurm", extra_html=table,
-                     also={"current slurm": schedule_rows(result.comparison, "current")})
 
 
 @evolve_app.command("greedy")
@@ -133,7 +101,7 @@ def greedy(
         bar.stop()
     if result.interrupted:
         raise stopped(f"checkpoint saved in {out}; re-run the same command to resume")
-    write_report(result)
+    runs.write_evolve_report(result)
     print_wide(comparison_table(result.comparison, f"{result.best.label} vs EASY — {objective}",
                                           threshold=WORSE_THAN_EASY_PCT))
     typer.echo(f"best objective {result.best_f:.6g} after {result.evaluations} evaluations; best strategy: {out / 'best.json'}")
@@ -240,7 +208,7 @@ def slurm(
         bar.stop()
     if result.interrupted:
         raise stopped(f"checkpoint saved in {out}; re-run the same command to resume")
-    write_slurm_report(result)
+    runs.write_slurm_report(result)
     from rich.markup import escape
     from rich.table import Table
 

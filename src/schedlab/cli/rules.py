@@ -14,6 +14,8 @@ from typing import Optional
 import typer
 
 from ..metrics import DEFAULT_OBJECTIVE
+from .._moved import moved
+from ..report import runs
 from .app import stopped, sub_app
 from .options import DASK, SEED, SPLIT_MONTHS, TEST, UTIL_GUARD, WORKERS, TraceOptions, check_output, executor_spec, with_trace_options
 
@@ -49,7 +51,7 @@ def _greedy(path):
     from ..errors import StrategyError
     from ..strategy import Greedy
     from ..strategy import rules as R
-    from .policies import load_strategy_file
+    from ..strategy.registry import load_strategy_file
 
     if path is None:
         return R.DEFAULT_GREEDY
@@ -67,30 +69,9 @@ def _warm() -> None:
     warm_simulation(None, None, [Strategy("easy"), R.TableRuleBase()])
 
 
-#: the report's title and what its history steps count, by run kind
-_REPORTS = {"rules-iterative": ("Iterative rule base (Algorithm 2)",
-                                "situation classes done (Algorithm 2 optimises one class at a time)"),
-            "rules-symbiotic": ("Symbiotic evolution of fuzzy rules", "generation")}
-
-
-def write_report(result) -> None:
-    """report.html of a finished ``rules iterative`` or ``rules evolve`` run
-    (:class:`schedlab.optimize.gfs.RulesResult`) with the strategy in force over its first training trace."""
-    import html
-
-    from ..report.rules_plot import strategy_timeline
-    from ..report.run_report import titled, write_run_report
-    from ..sim.rulebase import simulate_rulebase
-
-    title, steps = _REPORTS[result.config["kind"]]
-    best, cfg = result.best, result.config
-    w, m = result.training.workloads[0], result.training.machines[0]
-    s = simulate_rulebase(w, m, best, record_features=True)
-    strategy_timeline(s.plan, Path(result.run_dir) / "strategy_timeline.png", title=f"{titled(w.name, cfg)}: strategy in force")
-    extra = ("<h2>Strategy in force over time (first training trace)</h2><img src=\"strategy_timeline.png\" "
-             "alt=\"strategy timeline\"><h2>Rule base</h2><pre>" + html.escape(best.render()) + "</pre>")
-    write_run_report(result.run_dir, cfg, result.histories, result.comparison, best, title=title, label="rule base",
-                     extra_html=extra, steps=steps)
+#: names that lived here, at their home (a run's report, callable from Python)
+__getattr__ = moved(__name__, {"write_report": "schedlab.report.runs:write_rules_report",
+                               "_REPORTS": "schedlab.report.runs:RULES_REPORTS"})
 
 
 def _print_result(result, objective: str, out: Path) -> None:
@@ -146,7 +127,7 @@ def iterative(
         bar.stop()
     if result.interrupted:
         raise stopped(f"checkpoint saved in {out}; re-run the same command to resume")
-    write_report(result)
+    runs.write_rules_report(result)
     _print_result(result, objective, out)
 
 
@@ -213,7 +194,7 @@ def evolve(
         bar.stop()
     if result.interrupted:
         raise stopped(f"checkpoint saved in {out}; re-run the same command to resume")
-    write_report(result)
+    runs.write_rules_report(result)
     _print_result(result, objective, out)
 
 

@@ -8,6 +8,7 @@ from typing import Any, Optional
 
 import typer
 
+from .._moved import moved
 from ..errors import StrategyError
 from ..strategy import registry
 
@@ -18,26 +19,9 @@ OPT_JSON_KEYS: tuple[str, ...] = ("groups", "pruned_share")
 #: engine policies of ``simulate --policy`` (and ``compare --policies``), with their help: the
 #: ``scojo`` strategy kind's row (:data:`schedlab.strategy.registry.KINDS`)
 ENGINES = dict(registry.kind("scojo").policies)
-#: policy names routed to the time-sharing engine by ``compare --policies``: (engine, smart
-#: backfilling, optimizer options)
-SCOJO_POLICIES = {
-    "scojo": ("scojo", True, {}),
-    "scojo/no-smart-backfill": ("scojo", False, {}),
-    "scojo-opt": ("scojo-opt", True, {}),
-    "scojo-opt/no-smart-backfill": ("scojo-opt", False, {}),
-    "scojo-opt/first-level": ("scojo-opt", True, {"second_level": False}),
-    "scojo-opt/lds": ("scojo-opt", True, {"search": "lds"}),
-    "scojo-bottomline": ("scojo-bottomline", True, {}),
-    "scojo-bottomline/no-smart-backfill": ("scojo-bottomline", False, {}),
-}
-
-
-def policy_config(spec: str):
-    """The ScojoConfig of a ``compare --policies`` name of :data:`SCOJO_POLICIES`."""
-    from ..strategy.scojo_config import ScojoConfig
-
-    engine, smart, extra = SCOJO_POLICIES[spec]
-    return ScojoConfig.from_options(engine, smart_backfill=smart, **extra)
+#: names that lived here, at their home (``compare --policies``' time-sharing names are the ``scojo`` kind's)
+__getattr__ = moved(__name__, {"SCOJO_POLICIES": "schedlab.strategy.policies:SCOJO_POLICIES",
+                               "policy_config": "schedlab.strategy.policies:policy_config"})
 
 
 @dataclass(frozen=True)

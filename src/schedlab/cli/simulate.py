@@ -17,7 +17,8 @@ from ..metrics import DEFAULT_OBJECTIVE, METRIC_NAMES, Objective, compute_metric
 from ..metrics.per_job import JOB_COLUMNS as SCHEDULE_COLUMNS  # noqa: F401  (the --schedule columns; tests import it from here)
 from ..strategy import STATIC_ORDERS, Strategy
 from .app import app
-from .policies import PLUGIN, POLICIES, load_strategy_file, parse_policy
+from ..strategy.registry import load_strategy_file, parse_policy
+from .policies import PLUGIN, POLICIES
 from .scojo import ScojoOptions, with_scojo_options
 from .versus_easy import MAX_GROUP_RATIO, MAX_UTIL_DROP
 from .options import (AS_JSON, SLURM_CONF, SLURM_OPTION, SLURM_QOS, SLURM_SHARES, TRACE_HELP, OptionError, TraceOptions,
@@ -269,7 +270,7 @@ def simulate_command(
     window = scojo.window()
     if strategy is None:
         strategy = (load_strategy_file(strategy_file) if strategy_file is not None
-                    else parse_policy(policy if order == "submit" else f"{policy}/{order}", slurm=slurm))
+                    else parse_policy(policy if order == "submit" else f"{policy}/{order}", engines=False, slurm=slurm))
     for path, what, folder in ((schedule_out, "schedule", False), (plot, "plots", True), (scojo.gantt, "Gantt chart", False)):
         if path is not None:  # every output checked before anything is read or simulated
             check_output(path, what, folder=folder)

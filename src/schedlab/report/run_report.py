@@ -8,7 +8,8 @@ from the caller; this module computes no metric itself. Every file is written at
 The report is for people: traces by file name (no absolute paths of the machine that ran it), the
 training set-up in words (:func:`training_setup`), AWRT in hours in the table and the chart alike,
 legends outside the bars. :func:`regenerate_run_report` rebuilds it from a run folder's stored
-files (config.json, history.csv, comparison.json, best.json) without re-running anything.
+files (config.json, history.csv, comparison.json, best.json) without re-running anything;
+:func:`schedlab.report.runs.write` the report of a run folder of any kind.
 """
 
 from __future__ import annotations
@@ -238,16 +239,25 @@ def regenerate_run_report(run_dir: str | Path) -> Path:
 
     Needs config.json, history.csv, comparison.json and best.json; a missing one is a RunError
     naming it. For ``--procedure paper`` the per-system histories are the ``system`` column.
+    (:func:`schedlab.report.runs.write` also draws the run's schedules, as the verb does.)
     """
-    import csv
-
     from ..errors import RunError
-    from ..strategy.model import Strategy
 
     run_dir = Path(run_dir)
     for name in ("config.json", "history.csv", "comparison.json", "best.json"):
         if not (run_dir / name).exists():
             raise RunError(f"{run_dir / name}: missing; the report needs it (re-run the command to make it)")
+    config, histories, comparison, best = read_run(run_dir)
+    return write_run_report(run_dir, config, histories, comparison, best)
+
+
+def read_run(run_dir: Path) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]], list[dict[str, Any]], Any]:
+    """An ``evolve greedy`` run folder's config.json, its histories by (sub-)run from history.csv (for
+    ``--procedure paper`` the ``system`` column), comparison.json and best.json."""
+    import csv
+
+    from ..strategy.model import Strategy
+
     config = json.loads((run_dir / "config.json").read_text())
     comparison = json.loads((run_dir / "comparison.json").read_text())
     best = Strategy.from_json((run_dir / "best.json").read_text())
@@ -260,7 +270,34 @@ def regenerate_run_report(run_dir: str | Path) -> Path:
                  "median": float(r["median"]), "elapsed": float(r["elapsed"]),
                  **{k: float(r[k]) for k in ("test", "test_easy", "test_gain_pct") if r.get(k)}}
             )
-    return write_run_report(run_dir, config, histories, comparison, best)
+    return config, histories, comparison, best
+
+
+def read_history_steps(path: Path, config: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The steps a rules run's report plots, from its history.csv: a ``rules evolve`` run's rows as
+    they are; a ``rules iterative`` run's one row per situation class as
+    :func:`schedlab.optimize.gfs.rules_iterative` makes its steps: its best is the base's objective
+    after the class, its median that of the bases tried on it (a class no pass reaches tries none:
+    its objective), its evaluations the simulations so far (a visited class simulates each strategy
+    of the set on every training workload)."""
+    import numpy as np
+
+    from ..optimize.history import read_history
+    from ..strategy import rules as R
+
+    rows = read_history(path)
+    if config.get("kind") != "rules-iterative":
+        return rows
+    per_class = len(R.strategy_set(str(config.get("strategy_set", "all")))) * len(config["traces"])
+    out, tries = [], 0
+    for i, r in enumerate(rows):
+        visited = r["visited"] == "True"
+        tries += per_class * visited
+        tried = [v for k, v in r.items() if k.startswith("f_") and v is not None]
+        out.append({"gen": i + 1, "evaluations": tries, "best": r["objective"], "sigma": 0.0, "elapsed": r["elapsed"],
+                    "median": float(np.median(tried)) if visited else r["objective"],
+                    **{k: r[k] for k in ("test", "test_easy", "test_gain_pct") if k in r}})
+    return out
 
 
 def _fmt(v: Any) -> str:

@@ -272,3 +272,15 @@ def plots_section(names: Sequence[str], heading: str) -> str:
     """An HTML fragment embedding the three figures of :func:`write_schedule_plots`."""
     imgs = "".join(f'<img src="{html.escape(n)}" alt="{html.escape(n)}"><br>' for n in names if n.endswith(".png"))
     return f"<h2>{html.escape(heading)}</h2>{imgs}"
+
+
+def plot_schedules(schedules: Mapping[str, object], out_dir: str | Path, *, title: str = "",
+                   window: tuple[float, float] | None = None, prefix: str = "") -> list[Path]:
+    """:func:`write_schedule_plots` of simulated schedules (label -> :class:`schedlab.sim.model.Schedule`,
+    drawn together: the same trace, e.g. EASY against an evolved strategy) on the widest of their
+    machines; what :meth:`schedlab.sim.model.Schedule.plot` calls. Returns the paths written."""
+    from ..metrics.per_job import job_table
+
+    tables = {label: job_table(s) for label, s in schedules.items()}
+    m = max(int(s.machine.procs) for s in schedules.values())
+    return write_schedule_plots(tables, m, out_dir, title=title, window=window, prefix=prefix)

@@ -78,6 +78,11 @@ class NodeAllocation:
                    a[:, 4].astype(np.int64))
 
 
+#: the figures of :meth:`Schedule.plot`, ``"module:function"`` resolved when called (as the registry's
+#: rows name the engines): the report layer stands above the engines
+SCHEDULE_PLOTS = "schedlab.report.schedule_plots:plot_schedules"
+
+
 @dataclass(frozen=True, eq=False)
 class Schedule:
     """The outcome of one simulation: a start and finish time per job of ``workload``.
@@ -117,6 +122,20 @@ class Schedule:
     @property
     def response(self) -> np.ndarray:
         return self.finish - self.workload.submit
+
+    def plot(self, out, *, label: str | None = None, versus: dict | None = None, title: str = "",
+             window: tuple[float, float] | None = None) -> list:
+        """Utilisation and queue length over time, a Gantt chart of ``window`` (seconds; default two
+        days from the median submit) and the wait per user group, as ``schedlab plot`` draws them:
+        utilisation.png, gantt.png, waits.png and plots.html in folder ``out`` (created); ``versus``
+        (label -> Schedule of the same trace, e.g. ``{"EASY": easy}``) drawn beside this one,
+        which is ``label`` (default: its strategy's label). Returns the paths written. The figures
+        are :func:`schedlab.report.schedule_plots.plot_schedules`, named by :data:`SCHEDULE_PLOTS`
+        and imported only when called (the engines do not import the report layer above them)."""
+        from ..strategy.registry import resolve
+
+        name = label or getattr(self.strategy, "label", None) or "schedule"
+        return resolve(SCHEDULE_PLOTS)({name: self, **(versus or {})}, out, title=title, window=window)
 
     def to_dataframe(self):
         """One row per job: id, submit, start, finish, procs, runtime, estimate, user, group."""

@@ -68,3 +68,13 @@ def load_plugin(path) -> tuple[str, ...]:
         raise StrategyError(f"{source}: registers no queue order or dispatch rule (use @register_order(NAME, HELP) "
                             "on a key function, @register_rule(NAME, HELP) on a rule)")
     return names
+
+
+def load_plugins(paths):
+    """Load each plugin file of ``paths`` (:func:`load_plugin`) and hand ``paths`` back: ``--plugin FILE``
+    (repeatable; eager, so ``--plugin FILE --policy help`` lists its orders and rules) calls it on every
+    verb that takes a policy or an order by name or strategy file (simulate, compare, evolve compare,
+    bound); a bad file is a one-line error naming it."""
+    for path in paths or ():
+        load_plugin(path)
+    return paths

@@ -111,8 +111,9 @@ class StrategyKind:
     (:class:`~schedlab.errors.StrategyError` naming the problem); a strategy file holds that object
     with ``"kind": name`` added. None: the kind has no file form (``slurm``: its config is read from
     the site's slurm.conf each time). ``policies``: the ``--policy`` names the kind answers to, with
-    their help. ``policy``: ``"module:function"`` ``spec -> config`` for one of those names; None
-    where the verbs build the config from options of their own (``cli/policies.parse_policy``).
+    their help. ``policy``: ``"module:function"`` ``(spec, [engines], [slurm]) -> config`` for one of
+    those names (:func:`parse_policy`; :mod:`schedlab.strategy.policies` holds the built-in kinds'); None:
+    the kind has no policy names.
     Every name is resolved only when used (as :attr:`DispatchRule.kernel`): no layer imports the
     engines of every kind.
     """
@@ -183,7 +184,8 @@ KINDS: tuple[StrategyKind, ...] = (
                  policies=(*((r.name, r.help) for r in DISPATCH),
                            ("greedy", "the Greedy scheduler of Franke et al., 'Greedy Scheduling with Complex Objectives' "
                                       "(criterion f2: user group 1 first, then 2, ...; FCFS dispatch); POLICY/greedy puts "
-                                      "another dispatch rule under its order"))),
+                                      "another dispatch rule under its order")),
+                 policy="schedlab.strategy.policies:rigid_policy"),
     StrategyKind("rulebase", "a rule base choosing one of 13 rigid strategies by the situation (schedlab rules)",
                  "schedlab.strategy.rules:RuleBase", "schedlab.sim.rulebase:simulate_rulebase",
                  "schedlab.strategy.rules:rulebase_to_dict", "schedlab.strategy.rules:rulebase_from_dict"),
@@ -196,13 +198,42 @@ KINDS: tuple[StrategyKind, ...] = (
                                    "--budget, --group-sizes, --first-level-only; compare: "
                                    "scojo-opt[/no-smart-backfill|/first-level|/lds])"),
                      ("scojo-bottomline", "SCOJO-PECT with the search-based bottom line, DDS/LXF/dynB (--search, --budget; "
-                                          "compare: scojo-bottomline[/no-smart-backfill])"))),
+                                          "compare: scojo-bottomline[/no-smart-backfill])")),
+                 policy="schedlab.strategy.policies:scojo_policy"),
     StrategyKind("slurm", "a site's Slurm 22.05 from its slurm.conf", "schedlab.slurm.policy:SlurmPolicy",
                  "schedlab.slurm.policy:simulate_slurm", None, None,
                  policies=(("slurm", "a site's Slurm 22.05 from its slurm.conf (--slurm-conf FILE): multifactor priority, "
                                      "main scheduler and backfill (docs/slurm-policy-spec.md); --slurm-shares, --slurm-qos, "
-                                     "--slurm-option NAME=VALUE"),)),
+                                     "--slurm-option NAME=VALUE"),),
+                 policy="schedlab.strategy.policies:slurm_policy"),
 )
+
+
+#: the other tables of names (issue 46 item 2), each kept beside the code it drives (a paper's numbering,
+#: codes compiled into a kernel, the report of a run kind) and named here, ``"module:attribute"``, so one
+#: place says where every set of names lives; :func:`table` reads one (imported only then)
+TABLES: dict[str, tuple[str, str]] = {
+    "rule-base strategies": ("schedlab.strategy.rules:STRATEGIES",
+                             "the 13 strategies a rule base chooses from, its output codes (genetic-fuzzy-rule-based-scheduling)"),
+    "time-sharing policies": ("schedlab.strategy.policies:SCOJO_POLICIES",
+                              "the scojo kind's policy names with their engine and options (compare --policies)"),
+    "federation methods": ("schedlab.federation.model:METHODS", "the federation's scheduling methods (federation --method)"),
+    "grid exchanges": ("schedlab.grid.kernel:EXCHANGES", "the grid's job exchange policies, codes of its kernel"),
+    "run figures": ("schedlab.report.runs:RUN_PLOTS", "the figures of a run folder, by its kind (plot RUN)"),
+    "run reports": ("schedlab.report.runs:RUN_REPORTS",
+                    "report.html of a run folder, by the kinds whose verb writes one (schedlab.report.write)"),
+    "rules reports": ("schedlab.report.runs:RULES_REPORTS", "a rules run's report title and steps, by its kind"),
+}
+
+
+def table(name: str) -> tuple[str, ...]:
+    """The names of :data:`TABLES` row ``name`` (a dict's keys, a tuple's items), in their order; KeyError
+    naming the tables for none."""
+    try:
+        spec = TABLES[name][0]
+    except KeyError:
+        raise KeyError(f"no table {name!r}; tables: {', '.join(TABLES)}") from None
+    return tuple(resolve(spec))
 
 
 def kind_names() -> tuple[str, ...]:
@@ -248,6 +279,43 @@ def policy_kind(name: str) -> StrategyKind:
         if any(name == n for n, _ in k.policies) or (k.name == "rigid" and any(r.name == name for r in USER_RULES)):
             return k
     raise KeyError(name)
+
+
+def unknown_policy(spec: str):
+    """The one error for a policy name no strategy kind answers to (every verb that takes policies,
+    and :func:`parse_policy`): it names the name and every known one."""
+    from ..errors import StrategyError
+
+    return StrategyError(f"unknown policy {spec!r}; choose one of {', '.join(policy_help())} "
+                         f"(or a strategy .json file of any kind: {', '.join(kind_names())})")
+
+
+def parse_policy(spec: str, *, engines: bool = True, slurm=None):
+    """A policy name or a strategy file -> the config of its kind: ``easy``, ``easy/estimate``,
+    ``greedy``, ``conservative/greedy`` -> a :class:`~schedlab.strategy.Strategy`; ``scojo``,
+    ``scojo-opt/lds``, ... -> a :class:`~schedlab.strategy.scojo_config.ScojoConfig`; ``slurm`` -> the
+    Slurm policy given as ``slurm``; ``FILE.json`` -> a strategy of any kind
+    (:func:`load_strategy_file`). The part before ``/`` picks the kind (:func:`policy_kind`), whose
+    row's ``policy`` hook builds the config, receiving ``engines`` and ``slurm`` when its parameters
+    name them (:mod:`schedlab.strategy.policies`). ``engines=False``: the caller simulates no
+    time-sharing kind (``bound plot --with``). A name of no kind: :func:`unknown_policy`."""
+    from pathlib import Path
+
+    from ..errors import StrategyError
+
+    spec = spec.strip()
+    if spec.endswith(".json"):
+        return load_strategy_file(Path(spec))
+    name = spec.partition("/")[0]
+    try:
+        row = policy_kind(name)
+    except KeyError:
+        raise unknown_policy(name) from None
+    if row.policy is None:
+        raise StrategyError(f"policy {spec!r}: the {row.name} kind builds its strategies from options, not names")
+    hook = resolve(row.policy)
+    given = {"engines": engines, "slurm": slurm}
+    return hook(spec, **{k: v for k, v in given.items() if k in inspect.signature(hook).parameters})
 
 
 #: dispatch rules registered at run time (:func:`register_rule`, from a user's plugin file); the
@@ -498,6 +566,66 @@ def resolve(spec: str):
     for part in attr.split("."):
         obj = getattr(obj, part)
     return obj
+
+
+# ---------------------------------------------------------------------------- file form of every kind
+def strategy_to_dict(strategy) -> dict[str, Any]:
+    """``{"kind": ..., **the row's to_dict(strategy)}``; StrategyError for a kind without a file form."""
+    from ..errors import StrategyError
+
+    row = kind_of(strategy)
+    if row.to_dict is None:
+        raise StrategyError(f"a {row.name} strategy has no file form")
+    return {"kind": row.name, **resolve(row.to_dict)(strategy)}
+
+
+def strategy_from_dict(doc: Any):
+    """A strategy of any kind from its JSON object: ``"kind"`` selects the registry row; an object
+    without it is read as before kinds had names (a rule base when it has ``schedlab_rulebase``, else
+    a rigid :class:`~schedlab.strategy.Strategy`)."""
+    from ..errors import StrategyError
+
+    if not isinstance(doc, dict) or "kind" not in doc:
+        name = "rulebase" if is_rulebase_json(doc) else "rigid"
+    else:
+        name = doc["kind"]
+        doc = {k: v for k, v in doc.items() if k != "kind"}
+    try:
+        row = kind(name)
+    except (KeyError, TypeError):
+        raise StrategyError(f"unknown strategy kind {name!r}; choose one of {', '.join(kind_names())}") from None
+    if row.from_dict is None:
+        raise StrategyError(f"a {row.name} strategy has no file form")
+    return resolve(row.from_dict)(doc)
+
+
+def is_rulebase_json(d: Any) -> bool:
+    """A rule base's JSON object written before kinds had names (it carries ``schedlab_rulebase``)."""
+    return isinstance(d, dict) and "schedlab_rulebase" in d
+
+
+def load_strategy_file(path):
+    """A strategy of any kind from a JSON file (:func:`strategy_from_dict`); a clear one-line error
+    naming the file."""
+    import json
+    from pathlib import Path
+
+    from ..errors import StrategyError
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise StrategyError(f"{path}: cannot read strategy file: {exc.strerror or exc}") from None
+    try:
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise StrategyError(f"strategy is not valid JSON: {exc.msg} at line {exc.lineno}") from None
+        return strategy_from_dict(doc)
+    except StrategyError as exc:
+        raise StrategyError(f"{path}: {exc}") from None
+    except (TypeError, ValueError) as exc:  # e.g. a JSON list where an object is expected
+        raise StrategyError(f"{path}: not a strategy: {exc}") from None
 
 
 # ---------------------------------------------------------------------------- file form of a dataclass config

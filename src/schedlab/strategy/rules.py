@@ -37,6 +37,7 @@ import numpy as np
 
 from ..errors import StrategyError
 from .model import Criterion, Greedy, Strategy
+from .registry import is_rulebase_json  # noqa: F401  (its old home; the file form of every kind reads it)
 
 FEATURES: tuple[str, ...] = ("SD", "Um", "PRCWQ1", "PRCWQ2", "PRCWQ3", "PRCWQ4", "PRCWQ5")
 N_FEATURES = len(FEATURES)
@@ -469,10 +470,6 @@ def load_rulebase(path: str | Path) -> RuleBase:
         return rulebase_from_dict(d)
     except StrategyError as exc:
         raise StrategyError(f"{path}: {exc}") from None
-
-
-def is_rulebase_json(d: Any) -> bool:
-    return isinstance(d, dict) and "schedlab_rulebase" in d
 
 
 def load_partitions(path: str | Path) -> tuple[tuple[float, ...], ...]:

@@ -3,7 +3,8 @@
 Rows (each the median of ``--repeat`` timed runs after one warm-up run that compiles or loads the
 numba kernels; the policy is "slot 0", whose cost is nil, so the figure is the environment's):
 
-- one environment, the whole trace (one episode), FCFS (``backfill=none``) and EASY;
+- one environment, the whole trace (one episode), FCFS (``backfill=none``), EASY and conservative;
+  again with ``copy=False`` (the environment's own observation and mask buffers, no copies);
 - one environment, episodes of 256 consecutive jobs drawn by seed (``--episodes`` of them per run,
   reset included), FCFS and EASY;
 - the vector form (``make_vec``, ``--batch`` environments stepped in one call), 256-job episodes:
@@ -102,8 +103,10 @@ def main(argv=None) -> None:
     ap.add_argument("--episodes", type=int, default=40, help="256-job episodes per timed run")
     ap.add_argument("--batch", type=int, default=8, help="environments in the vector form")
     ap.add_argument("--traces", default="KTH-SP2,lublin_256")
+    ap.add_argument("--backfills", default="none,easy,conservative")
     args = ap.parse_args(argv)
     from schedlab.gym import SchedEnv, make_vec
+    from schedlab.gym.env import BACKFILLS
     from schedlab.sim import Machine, simulate
     from schedlab.sim import step as engine
     from schedlab.sim.engine import prepare
@@ -113,11 +116,15 @@ def main(argv=None) -> None:
     print(f"{'trace':<11} {'row':<34} {'backfill':<8} {'steps':>9} {'seconds':>9} {'steps/s':>11}")
     for name in args.traces.split(","):
         w = load_trace(TRACES[name])
-        for bf in ("none", "easy"):
+        for bf in args.backfills.split(","):
             env = SchedEnv(w, backfill=bf)
             steps = []
             sec = median_time(lambda: steps.append(whole_trace(env)), args.repeat)
             print(f"{name:<11} {'one env, whole trace':<34} {bf:<8} {steps[-1]:>9} {sec:>9.4f} {steps[-1] / sec:>11,.0f}")
+            env = SchedEnv(w, backfill=bf, copy=False)
+            sec = median_time(lambda: steps.append(whole_trace(env)), args.repeat)
+            print(f"{name:<11} {'one env, whole trace, copy=False':<34} {bf:<8} {steps[-1]:>9} {sec:>9.4f} "
+                  f"{steps[-1] / sec:>11,.0f}")
             env = SchedEnv(w, backfill=bf, episode_jobs=256)
             sec = median_time(lambda: steps.append(episodes(env, args.episodes)), args.repeat)
             print(f"{name:<11} {f'one env, {args.episodes} x 256-job episodes':<34} {bf:<8} {steps[-1]:>9} {sec:>9.4f} "
@@ -128,13 +135,13 @@ def main(argv=None) -> None:
             print(f"{name:<11} {f'vector of {args.batch}, 256-job episodes':<34} {bf:<8} {steps[-1]:>9} {sec:>9.4f} "
                   f"{steps[-1] / sec:>11,.0f}")
             vec.close()
-            rule = "fcfs" if bf == "none" else "easy"
+            rule = "fcfs" if bf == "none" else bf
             m = Machine(w.machine_procs)
 
             def raw():
                 J, S, _G, _d, _o, _p = prepare(w, m, Strategy(rule))
                 cur, tf = engine.new_cursor()
-                steps.append(engine.run_first(J, S, cur, tf, engine.BF_EASY if bf == "easy" else engine.BF_NONE))
+                steps.append(engine.run_first(J, S, cur, tf, BACKFILLS[bf]))
 
             sec = median_time(raw, args.repeat)
             sim = median_time(lambda: simulate(w, m, Strategy(rule)), args.repeat)

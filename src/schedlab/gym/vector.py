@@ -74,6 +74,7 @@ class SchedVectorEnv(VectorEnv):
             st[k] = a
         v = [st[k] for st in self._stack]
         env._EJ, env._S, env._cur, env._tf = Jobs(v[0], v[1]), Site(*v[2:8]), v[8], v[9]
+        env._B = None
 
     def _reset_one(self, k: int, seed=None) -> None:
         self.envs[k].reset(seed=seed)

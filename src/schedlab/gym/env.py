@@ -181,6 +181,7 @@ class SchedEnv(gymnasium.Env):
         a, s, b = self._episode_jobs()
         self._episode = (a, s, b)
         self._EJ = self._slice(a, b)
+        self._feat = observe.static_features(self._EJ, self.machine.procs, self.tau)
         first = s - a
         self._S = new_site(b - a, self.machine.procs, self.kill, self._order)
         self._cur, self._tf = engine.new_cursor(first)
@@ -207,7 +208,7 @@ class SchedEnv(gymnasium.Env):
             self._obs[:] = 0.0
             self._mask[:] = 0 if self.mode == "job" else 1
         elif self.mode == "job":
-            observe.observe_jobs(self._EJ, self._S, self._tf[engine.T_NOW], self._obs, self._mask, self.tau)
+            observe.observe_jobs(self._EJ, self._S, self._tf[engine.T_NOW], self._obs, self._mask, self.tau, self._feat)
         else:
             engine.rule_features(self._S, self._tf, self._x)
             self._obs[:] = self._x
@@ -241,8 +242,8 @@ class SchedEnv(gymnasium.Env):
 
     def _bundle(self):
         """The compiled step's one-object view of the state arrays (rebuilt when they are replaced)."""
-        self._B = observe.bundle(self._EJ, self._S, self._cur, self._tf, self._obs, self._mask, self._bf,
-                                 self._sd, self.tau)
+        self._B = observe.bundle(self._EJ, self._S, self._cur, self._tf, self._obs, self._mask, self._feat,
+                                 self._bf, self._sd, self.tau)
         return self._B
 
     def _reward(self) -> float:
@@ -300,11 +301,11 @@ class SchedEnv(gymnasium.Env):
             raise GymError("nothing to snapshot: call reset() first")
         return Snapshot(tuple(a.copy() for a in self._S), self._cur.copy(), self._tf.copy(), self._obs.copy(),
                         self._mask.copy(), self._x.copy(), self._last, self._done,
-                        (self._episode, self._EJ, self._easy))
+                        (self._episode, self._EJ, self._easy, self._feat))
 
     def restore(self, snap: Snapshot) -> None:
         """Put the state of ``snap`` back (exactly: the same steps give the same schedule)."""
-        episode, EJ, easy = snap.episode
+        episode, EJ, easy, feat = snap.episode
         if self._S is None or self._S.f.shape != snap.site[3].shape:
             self._S = Site(*(a.copy() for a in snap.site))
             self._cur, self._tf = snap.cur.copy(), snap.tf.copy()
@@ -317,7 +318,7 @@ class SchedEnv(gymnasium.Env):
             self._B = None
         self._obs[:], self._mask[:], self._x[:] = snap.obs, snap.mask, snap.x
         self._last, self._done = snap.last, snap.done
-        self._episode, self._EJ, self._easy = episode, EJ, easy
+        self._episode, self._EJ, self._easy, self._feat = episode, EJ, easy, feat
 
     def fork(self) -> "SchedEnv":
         """An independent copy at the same decision (shares the read-only trace and jobs)."""

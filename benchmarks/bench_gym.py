@@ -1,7 +1,9 @@
 """Speed of the gymnasium environment (schedlab.gym, issue 48): steps/s and snapshot/restore cost.
 
 Rows (each the median of ``--repeat`` timed runs after one warm-up run that compiles or loads the
-numba kernels; the policy is "slot 0", whose cost is nil, so the figure is the environment's):
+numba kernels; the policy is "slot 0", whose cost is nil, so the figure is the environment's), in
+steps per wall-clock second and per CPU second of the process (on a shared machine the second
+leaves out most of the time spent waiting for a core):
 
 - one environment, the whole trace (one episode), FCFS (``backfill=none``), EASY and conservative;
   again with ``copy=False`` (the environment's own observation and mask buffers, no copies);

@@ -133,7 +133,7 @@ def main(argv=None) -> None:
         for kind, count in kinds:
             for backfil, bf in ((False, "none"), (True, "easy")):
                 if kind == "whole file":
-                    hrun = lambda e: hpcsim_whole(e)  # noqa: E731
+                    hrun = hpcsim_whole
                     env = SchedEnv(w, backfill=bf)
                     srun = lambda: schedlab_whole(env)  # noqa: E731
                 else:

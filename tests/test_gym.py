@@ -29,7 +29,7 @@ from schedlab.strategy import rules as R  # noqa: E402
 from schedlab.workload import load_trace  # noqa: E402
 from schedlab.workload.lublin import lublin  # noqa: E402
 
-RULE = {"none": "fcfs", "easy": "easy"}
+RULE = {"none": "fcfs", "easy": "easy", "conservative": "conservative"}
 
 
 @functools.lru_cache(maxsize=None)
@@ -52,7 +52,8 @@ def first(obs, info):
     return 0
 
 
-@pytest.mark.parametrize("options", [dict(), dict(backfill="none"), dict(mode="strategy"),
+@pytest.mark.parametrize("options", [dict(), dict(backfill="none"), dict(backfill="conservative"),
+                                     dict(mode="strategy"),
                                      dict(episode_jobs=64, warm=32, window=16, reward="step")])
 def test_check_env_passes(options):
     env = SchedEnv(kth(), **options)
@@ -62,7 +63,7 @@ def test_check_env_passes(options):
 
 
 @pytest.mark.parametrize("kill", [True, False])
-@pytest.mark.parametrize("backfill", ["none", "easy"])
+@pytest.mark.parametrize("backfill", ["none", "easy", "conservative"])
 @pytest.mark.parametrize("trace", ["kth", "lublin"])
 def test_slot_zero_is_fcfs_and_easy_job_for_job(trace, backfill, kill):
     w = kth() if trace == "kth" else lublin(3000, 128, seed=3)
@@ -76,7 +77,7 @@ def test_slot_zero_is_fcfs_and_easy_job_for_job(trace, backfill, kill):
 
 
 @settings(max_examples=100, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), backfill=st.sampled_from(["none", "easy"]), kill=st.booleans(),
+@given(seed=st.integers(0, 2**32 - 1), backfill=st.sampled_from(["none", "easy", "conservative"]), kill=st.booleans(),
        window=st.integers(1, 5))
 def test_slot_zero_matches_the_naive_reference_and_any_policy_is_valid(seed, backfill, kill, window):
     w, m = random_small_workload(np.random.default_rng(seed))
@@ -124,7 +125,7 @@ def test_strategy_mode_replays_a_rule_base_pass_for_pass(trace):
 
 
 @pytest.mark.parametrize("warm", [0, 100])
-@pytest.mark.parametrize("backfill", ["none", "easy"])
+@pytest.mark.parametrize("backfill", ["none", "easy", "conservative"])
 def test_a_window_episode_is_simulate_on_the_same_jobs(backfill, warm):
     """Slot 0 on a window of 256 jobs after ``warm`` earlier ones = simulate on those jobs (trace
     rows of the window + warm-up), read on the window's jobs; the end reward is -f of that schedule."""
@@ -166,9 +167,10 @@ def test_step_rewards_sum_to_the_end_reward_and_easy_terms_read_the_baseline():
 
 
 @settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), cut=st.integers(0, 60), mode=st.sampled_from(["job", "strategy"]))
-def test_fork_is_exact(seed, cut, mode):
-    env = SchedEnv(kth(), mode=mode, episode_jobs=120, window=6)
+@given(seed=st.integers(0, 2**32 - 1), cut=st.integers(0, 60), mode=st.sampled_from(["job", "strategy"]),
+       backfill=st.sampled_from(["easy", "conservative"]))
+def test_fork_is_exact(seed, cut, mode, backfill):
+    env = SchedEnv(kth(), mode=mode, episode_jobs=120, window=6, backfill=backfill)
     rng = np.random.default_rng(seed)
     acts = rng.integers(0, 13, 10_000)
     obs, info = env.reset(seed=seed)
@@ -200,7 +202,7 @@ def test_fork_is_exact(seed, cut, mode):
     assert not np.isnan(s1).any()
 
 
-@pytest.mark.parametrize("backfill", ["none", "easy"])
+@pytest.mark.parametrize("backfill", ["none", "easy", "conservative"])
 def test_vector_form_is_the_single_environment_stepped_together(backfill):
     """Each environment of the stacked batch gives the single environment's schedule and reward for
     the same seed and actions (slot 0 for one, a masked random policy for the other), and restarts
@@ -231,6 +233,33 @@ def test_vector_form_is_the_single_environment_stepped_together(backfill):
     vec.close()
 
 
+def test_without_copies_the_same_buffers_carry_the_same_values():
+    """copy=False returns the environment's own observation and mask arrays (overwritten by the next
+    step) holding, step for step, what copy=True returns; a restore across a reset (another
+    episode's jobs) resumes exactly."""
+    a = SchedEnv(kth(), episode_jobs=100, window=8)
+    b = SchedEnv(kth(), episode_jobs=100, window=8, copy=False)
+    oa, ia = a.reset(seed=5)
+    ob, ib = b.reset(seed=5)
+    assert ob is b._obs and ib["action_mask"] is b._mask and oa is not a._obs
+    rng = np.random.default_rng(5)
+    done, k = False, 0
+    while not done:
+        np.testing.assert_array_equal(oa, ob)
+        np.testing.assert_array_equal(ia["action_mask"], ib["action_mask"])
+        act = rng.choice(np.flatnonzero(ia["action_mask"]))
+        if k == 20:
+            snap = b.snapshot()
+            b.reset(seed=6)
+            b.step(0)
+            b.restore(snap)
+        oa, ra, done, _, ia = a.step(act)
+        ob, rb, done_b, _, ib = b.step(act)
+        assert (ra, done) == (rb, done_b)
+        k += 1
+    np.testing.assert_array_equal(a.schedule().start, b.schedule().start)
+
+
 def test_vector_form_of_strategy_decisions():
     vec = make_vec(2, kth(), mode="strategy", episode_jobs=32)
     obs, info = vec.reset(seed=0)
@@ -241,8 +270,8 @@ def test_vector_form_of_strategy_decisions():
 
 
 def test_bad_options_and_actions_are_one_line_errors():
-    with pytest.raises(GymError, match="backfill must be one of none, easy"):
-        SchedEnv(kth(), backfill="conservative")
+    with pytest.raises(GymError, match="backfill must be one of none, easy, conservative"):
+        SchedEnv(kth(), backfill="slurm")
     with pytest.raises(GymError, match="episode_jobs 99999999 exceeds"):
         SchedEnv(kth(), episode_jobs=99_999_999)
     env = SchedEnv(kth(), window=4, invalid="raise", episode_jobs=8)

@@ -165,6 +165,19 @@ def test_response_is_wait_plus_processing(s):
         assert got["mean_slowdown"] >= 1.0 - 1e-12
 
 
+@given(schedules(), st.sets(st.sampled_from(METRIC_NAMES), max_size=4))
+def test_only_some_metrics_are_the_same_bits_and_the_rest_none(s, names):
+    """compute_metrics(only=...) (schedlab.gym's reward path) gives the requested metrics exactly as the
+    whole set does and None for the others (jobs and procs always)."""
+    whole, some = compute_metrics(s), compute_metrics(s, only=names)
+    expect = set(names) | {"jobs", "procs"}
+    for family in ({"mean_bounded_slowdown", *(f"BSLD{i}" for i in range(1, 6))}, {"max_user_AWRT", "mean_user_AWRT"}):
+        if family & expect:
+            expect |= family  # computed together (one array each)
+    for k in METRIC_NAMES:
+        assert some[k] == (whole[k] if k in expect else None), k
+
+
 @given(schedules())
 def test_awrt_is_the_weighted_mean_of_the_groups(s):
     got = compute_metrics(s)

@@ -22,7 +22,7 @@ from schedlab.strategy import Strategy
 from schedlab.workload import load_trace
 from schedlab.workload.lublin import lublin
 
-BACKFILL = {"fcfs": step.BF_NONE, "easy": step.BF_EASY}
+BACKFILL = {"fcfs": step.BF_NONE, "easy": step.BF_EASY, "conservative": step.BF_CONSERVATIVE}
 
 
 def first_job_run(w, m, rule, kill):
@@ -46,7 +46,7 @@ def real(name):
 
 
 @pytest.mark.parametrize("kill", [True, False])
-@pytest.mark.parametrize("rule", ["fcfs", "easy"])
+@pytest.mark.parametrize("rule", ["fcfs", "easy", "conservative"])
 @pytest.mark.parametrize("name", [BUNDLED_KTH.name, "SDSC-SP2-1998-4.2-cln.swf.gz", "lublin_256.swf.gz", "lublin"])
 def test_first_job_policy_is_fcfs_and_easy_on_real_traces(name, rule, kill):
     w = real(name)
@@ -60,7 +60,7 @@ def test_first_job_policy_is_fcfs_and_easy_on_real_traces(name, rule, kill):
 
 
 @settings(max_examples=150, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), rule=st.sampled_from(["fcfs", "easy"]), kill=st.booleans())
+@given(seed=st.integers(0, 2**32 - 1), rule=st.sampled_from(["fcfs", "easy", "conservative"]), kill=st.booleans())
 def test_first_job_policy_matches_the_naive_reference(seed, rule, kill):
     w, m = random_small_workload(np.random.default_rng(seed))
     got, _ = first_job_run(w, m, rule, kill)
@@ -117,7 +117,7 @@ def test_fcfs_names_of_a_blocked_head_start_nothing():
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), rule=st.sampled_from(["fcfs", "easy"]), cut=st.integers(0, 40))
+@given(seed=st.integers(0, 2**32 - 1), rule=st.sampled_from(["fcfs", "easy", "conservative"]), cut=st.integers(0, 40))
 def test_snapshot_and_restore_resume_exactly(seed, rule, cut):
     """A random policy run to the end from a snapshot twice (the same choices) gives the same
     starts as without; a different branch from it leaves the restored copy untouched."""
@@ -164,3 +164,26 @@ def test_a_blocked_job_off_the_head_is_the_reserved_head_for_easy():
     assert act(2) and np.isnan(S.f[START, 3]) and tf[step.T_NOW] == 10
     step.restore(S, cur, tf, snap)
     assert act(1) and S.f[START, 3] == 1  # B named: E fits in B's 2 spare processors
+
+
+def test_conservative_names_the_first_reservation_and_the_queue_order_comes_back():
+    # m = 4: A (t=0, 3 procs, 10 s) runs. At t=1: B (4 procs, est 10), C (1, est 5), D (1, est 20);
+    # 1 processor free. Queue order (B named): B holds 10-20, C (1-6) starts at 1, D cannot end by
+    # 10 and waits for B's end: C 1, B 10, D 20. D named: D holds the free processor 1-21, B then
+    # waits for D's end (21), C for A's end (10): nothing but D starts at 1, the next decision is 10
+    # (C fits), where B named again holds 21 and C starts: D 1, C 10, B 21.
+    w = small_workload([(0, 10, 10, 3), (1, 10, 10, 4), (1, 5, 5, 1), (1, 20, 20, 1)], 4)
+    J, S, cur, tf = _engine(w)
+    A, B, C, D = 0, 1, 2, 3
+    act = lambda j: step.act_job(J, S, cur, tf, j, step.BF_CONSERVATIVE, step.SD_JOB)  # noqa: E731
+    assert step.advance(J, S, cur, tf, True, step.SD_JOB) and act(A) and tf[step.T_NOW] == 1
+    snap = step.snapshot(S, cur, tf)
+    while act(queue(S)[0]):
+        pass
+    assert list(S.f[START]) == [0, 10, 1, 20]
+    step.restore(S, cur, tf, snap)
+    assert act(D) and tf[step.T_NOW] == 10 and list(queue(S)) == [B, C]
+    assert act(B) and S.f[START, C] == 10
+    while act(queue(S)[0]):
+        pass
+    assert list(S.f[START]) == [0, 21, 10, 1]

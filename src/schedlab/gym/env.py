@@ -5,7 +5,9 @@ The contract (docs/gym.md has it in full):
 - **mode "job"**: at every job decision (a time with a waiting job of which at least one fits) the
   action is a slot 0..window-1 of the first ``window`` waiting jobs in queue order; that job starts
   if it fits, else it becomes the head whose reservation the configured ``backfill`` ("none":
-  FCFS, "easy": EASY) must not delay, and time moves on. Always 0 is FCFS / EASY exactly.
+  FCFS, "easy": EASY) must not delay, and time moves on; with "conservative" every decision is one
+  conservative-backfilling pass with that job's reservation first, and time moves on. Always 0 is
+  FCFS / EASY / conservative backfilling exactly.
 - **mode "strategy"**: at every time with a waiting job the action is one of the 13 strategies of
   genetic-fuzzy-rule-based-scheduling (``schedlab.strategy.rules.STRATEGIES``) for one pass; the
   observation is the rule base's 7 features (SD, U_m, PRCWQ_1..5).
@@ -31,7 +33,7 @@ from gymnasium import spaces
 
 from ..errors import SchedlabError, WorkloadError
 from ..metrics.basic import compute_metrics
-from ..metrics.objective import Objective
+from ..metrics.objective import EASY_PREFIX, Objective
 from ..sim import step as engine
 from ..sim.engine import check_workload, prepare
 from ..sim.model import Machine, Schedule
@@ -52,12 +54,18 @@ TIME_SCALE = 3600.0
 #: default trace: the KTH-SP2 trace bundled with schedlab
 TRACE = "KTH-SP2-1996-2.1-cln.swf.gz"
 MODES = ("job", "strategy")
-BACKFILLS = {"none": engine.BF_NONE, "easy": engine.BF_EASY}
+BACKFILLS = {"none": engine.BF_NONE, "easy": engine.BF_EASY, "conservative": engine.BF_CONSERVATIVE}
 REWARDS = ("end", "step")
 #: what an action that names an empty window slot does: "last" takes the last filled slot (the
 #: default: gymnasium's check_env and most libraries sample from the action space without a mask);
 #: "raise" refuses it with a one-line error
 INVALID = ("last", "raise")
+#: default of ``copy``: step() and reset() return fresh observation and action-mask arrays, which a
+#: caller may keep (what gymnasium's own environments do); ``copy=False`` returns the environment's
+#: buffers, overwritten by the next step (two array copies less a step, about 1.5 µs here: for a
+#: policy that reads them at once, as a training loop that stores its own copy does; gymnasium's
+#: check_env refuses it: "Environments must return new observation data on every call")
+COPY = True
 
 
 class GymError(SchedlabError, ValueError):
@@ -93,7 +101,7 @@ class SchedEnv(gymnasium.Env):
                  backfill: str = "easy", window: int = WINDOW, episode_jobs: int | None = None, warm: int = 0,
                  kill: bool = True, objective: str | Objective = OBJECTIVE, reward: str = "end",
                  time_scale: float = TIME_SCALE, order: str = "submit", greedy=R_.DEFAULT_GREEDY,
-                 sd_clip: str = "job", invalid: str = "last") -> None:
+                 sd_clip: str = "job", invalid: str = "last", copy: bool = COPY) -> None:
         _choice("mode", mode, MODES)
         _choice("backfill", backfill, BACKFILLS)
         _choice("reward", reward, REWARDS)
@@ -119,6 +127,8 @@ class SchedEnv(gymnasium.Env):
         self.mode, self.backfill, self.reward_mode, self.invalid = mode, backfill, reward, invalid
         self.window, self.episode_jobs, self.warm, self.kill = int(window), episode_jobs, int(warm), bool(kill)
         self.objective = objective if isinstance(objective, Objective) else Objective(objective)
+        #: the metrics the reward needs (compute_metrics(only=...): the same values, not the whole set)
+        self._names = {n.removeprefix(EASY_PREFIX) for n in self.objective.names}
         self.tau = float(time_scale)
         self._bf, self._sd = BACKFILLS[backfill], SD_MODES[sd_clip]
         self._order = ORDER_CODES[order]
@@ -141,7 +151,10 @@ class SchedEnv(gymnasium.Env):
         self._nact, self._job, self._raise = int(self.action_space.n), mode == "job", invalid == "raise"
         self._obs = np.zeros(self.observation_space.shape, dtype=np.float32)
         self._x = np.zeros(R_.N_FEATURES)
+        self._copy = bool(copy)
         self._S = None
+        self._B = None  # observe.Bundle over the state arrays, built at the first step after they change
+        self._stepr = reward == "step"
         self._done = True
 
     # ------------------------------------------------------------------ episodes
@@ -168,9 +181,11 @@ class SchedEnv(gymnasium.Env):
         a, s, b = self._episode_jobs()
         self._episode = (a, s, b)
         self._EJ = self._slice(a, b)
+        self._feat = observe.static_features(self._EJ, self.machine.procs, self.tau)
         first = s - a
         self._S = new_site(b - a, self.machine.procs, self.kill, self._order)
         self._cur, self._tf = engine.new_cursor(first)
+        self._B = None
         self._easy = None
         if self.objective.needs_easy:
             self._easy = compute_metrics(self._baseline())
@@ -179,27 +194,28 @@ class SchedEnv(gymnasium.Env):
             more = engine.play_first(J, S, cur, tf, self._bf, first, self._sd)
         else:
             more = engine.advance(J, S, cur, tf, False, self._sd)
-            k = R_.STRATEGIES.index("easy/submit" if self.backfill == "easy" else "fcfs/submit")
+            k = R_.STRATEGIES.index({"none": "fcfs", "easy": "easy", "conservative": "conservative"}[self.backfill]
+                                    + "/submit")
             while more and cur[engine.C_NEXT] <= first:
                 more = engine.act_pass(J, S, self._G, cur, tf, self._sdisp[k], self._sord[k], self._sd)
         self._done = not more
         self._last = 0.0
         self._observe()
-        return self._obs.copy(), self._info()
+        return (self._obs.copy() if self._copy else self._obs), self._info()
 
     def _observe(self) -> None:
         if self._done:
             self._obs[:] = 0.0
             self._mask[:] = 0 if self.mode == "job" else 1
         elif self.mode == "job":
-            observe.observe_jobs(self._EJ, self._S, self._tf[engine.T_NOW], self._obs, self._mask, self.tau)
+            observe.observe_jobs(self._EJ, self._S, self._tf[engine.T_NOW], self._obs, self._mask, self.tau, self._feat)
         else:
             engine.rule_features(self._S, self._tf, self._x)
             self._obs[:] = self._x
 
     def _info(self) -> dict:
-        info = {"action_mask": self._mask.copy(), "time": float(self._tf[engine.T_NOW]),
-                "waiting": int(self._S.ctr[NQ])}
+        info = {"action_mask": self._mask.copy() if self._copy else self._mask, "time": self._tf.item(engine.T_NOW),
+                "waiting": self._S.ctr.item(NQ)}
         if self.mode == "strategy":
             info["features"] = self._x.copy()
         return info
@@ -210,15 +226,25 @@ class SchedEnv(gymnasium.Env):
         a = int(action)
         if a < 0 or a >= self._nact:
             raise GymError(f"action {action!r} is outside 0..{self._nact - 1}")
-        J, S, cur, tf = self._EJ, self._S, self._cur, self._tf
         if self._job:
             if self._raise and self._mask[a] == 0:
                 raise GymError(f"action {a} names an empty window slot ({int(self._mask.sum())} jobs in the window)")
-            more = observe.job_step(J, S, cur, tf, a, self._bf, self._sd, self._obs, self._mask, self.tau)
+            B = self._B
+            if B is None:
+                B = self._bundle()
+            more = observe.bundle_step(B, a)
         else:
-            more = observe.pass_step(J, S, self._G, cur, tf, self._sdisp[a], self._sord[a], self._sd, self._x, self._obs)
+            more = observe.pass_step(self._EJ, self._S, self._G, self._cur, self._tf, self._sdisp[a], self._sord[a],
+                                     self._sd, self._x, self._obs)
         self._done = not more
-        return self._obs.copy(), self._reward(), self._done, False, self._info()
+        reward = self._reward() if (self._stepr or not more) else 0.0
+        return (self._obs.copy() if self._copy else self._obs), reward, not more, False, self._info()
+
+    def _bundle(self):
+        """The compiled step's one-object view of the state arrays (rebuilt when they are replaced)."""
+        self._B = observe.bundle(self._EJ, self._S, self._cur, self._tf, self._obs, self._mask, self._feat,
+                                 self._bf, self._sd, self.tau)
+        return self._B
 
     def _reward(self) -> float:
         """The reward of the step just taken (module docstring)."""
@@ -250,10 +276,10 @@ class SchedEnv(gymnasium.Env):
                 return 0.0
             sch = Schedule(sch.workload.take(started), sch.machine, None, sch.start[started], sch.finish[started],
                            killed=sch.killed)
-            values = {k: (0.0 if v is None else v) for k, v in compute_metrics(sch).items()}
+            values = {k: (0.0 if v is None else v) for k, v in compute_metrics(sch, only=self._names).items()}
             easy = None if self._easy is None else {k: (0.0 if v is None else v) for k, v in self._easy.items()}
             return self.objective(values, easy, who="the partial schedule")
-        return self.objective(compute_metrics(sch), self._easy, who="the episode's schedule")
+        return self.objective(compute_metrics(sch, only=self._names), self._easy, who="the episode's schedule")
 
     def _baseline(self) -> Schedule:
         """EASY (or FCFS without backfilling) on the episode's jobs and warm-up, for ``EASY_*`` terms."""
@@ -275,27 +301,31 @@ class SchedEnv(gymnasium.Env):
             raise GymError("nothing to snapshot: call reset() first")
         return Snapshot(tuple(a.copy() for a in self._S), self._cur.copy(), self._tf.copy(), self._obs.copy(),
                         self._mask.copy(), self._x.copy(), self._last, self._done,
-                        (self._episode, self._EJ, self._easy))
+                        (self._episode, self._EJ, self._easy, self._feat))
 
     def restore(self, snap: Snapshot) -> None:
         """Put the state of ``snap`` back (exactly: the same steps give the same schedule)."""
-        episode, EJ, easy = snap.episode
+        episode, EJ, easy, feat = snap.episode
         if self._S is None or self._S.f.shape != snap.site[3].shape:
             self._S = Site(*(a.copy() for a in snap.site))
-        else:
+            self._cur, self._tf = snap.cur.copy(), snap.tf.copy()
+            self._B = None
+        else:  # in place: the compiled step's bundle stays valid
             for a, b in zip(self._S, snap.site):
                 a[...] = b
-        self._cur, self._tf = snap.cur.copy(), snap.tf.copy()
+            self._cur[...], self._tf[...] = snap.cur, snap.tf
+        if EJ is not self._EJ:
+            self._B = None
         self._obs[:], self._mask[:], self._x[:] = snap.obs, snap.mask, snap.x
         self._last, self._done = snap.last, snap.done
-        self._episode, self._EJ, self._easy = episode, EJ, easy
+        self._episode, self._EJ, self._easy, self._feat = episode, EJ, easy, feat
 
     def fork(self) -> "SchedEnv":
         """An independent copy at the same decision (shares the read-only trace and jobs)."""
         other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
         other._obs, other._mask, other._x = self._obs.copy(), self._mask.copy(), self._x.copy()
-        other._S = None
+        other._S, other._B = None, None
         other._np_random = copy.deepcopy(self._np_random)
         other.restore(self.snapshot())
         return other

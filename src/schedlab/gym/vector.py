@@ -67,13 +67,14 @@ class SchedVectorEnv(VectorEnv):
     def _bind(self, k: int) -> None:
         """Copy environment k's fresh state into the stacks and make its arrays views of them."""
         env = self.envs[k]
-        arrays = (env._EJ.f, env._EJ.i, *env._S, env._cur, env._tf)
+        arrays = (env._EJ.f, env._EJ.i, *env._S, env._cur, env._tf, env._feat)
         if self._stack is None:
             self._stack = [np.zeros((self.num_envs,) + a.shape, dtype=a.dtype) for a in arrays]
         for st, a in zip(self._stack, arrays):
             st[k] = a
         v = [st[k] for st in self._stack]
-        env._EJ, env._S, env._cur, env._tf = Jobs(v[0], v[1]), Site(*v[2:8]), v[8], v[9]
+        env._EJ, env._S, env._cur, env._tf, env._feat = Jobs(v[0], v[1]), Site(*v[2:8]), v[8], v[9], v[10]
+        env._B = None
 
     def _reset_one(self, k: int, seed=None) -> None:
         self.envs[k].reset(seed=seed)
@@ -106,7 +107,7 @@ class SchedVectorEnv(VectorEnv):
             if bad.size:
                 raise GymError(f"action {acts[bad[0]]} of environment {bad[0]} names an empty window slot")
         st = self._stack
-        observe.batch_job_step(st[0], st[1], st[2], st[3], st[4], st[5], st[6], st[7], st[8], st[9], acts, live,
+        observe.batch_job_step(st[0], st[1], st[2], st[3], st[4], st[5], st[6], st[7], st[8], st[9], st[10], acts, live,
                                e0._bf, e0._sd, self._obs, self._mask, e0.tau, self._more)
         term = live & ~self._more
         if e0.reward_mode == "step":

@@ -8,7 +8,7 @@ when it was), m_j its processors, m the machine size.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -125,7 +125,7 @@ def _mean(value: np.ndarray) -> float | None:
     return float(value.mean()) if value.size else None
 
 
-def compute_metrics(schedule: "Schedule", *, bound: float = 10.0) -> Metrics:
+def compute_metrics(schedule: "Schedule", *, bound: float = 10.0, only: Collection[str] | None = None) -> Metrics:
     """Every basic objective of ``schedule`` (greedy-es-sorting-criteria, eq. (5)-(7)).
 
     With p_j = finish - start (the time the job actually ran), C_j = finish, r_j = submit,
@@ -152,6 +152,10 @@ def compute_metrics(schedule: "Schedule", *, bound: float = 10.0) -> Metrics:
     - ``jobs`` = number of jobs; ``procs`` = machine size m.
 
     Every value is None for a schedule without jobs, except ``jobs`` (0) and ``procs``.
+
+    ``only``: compute just these metrics (the others read None), with the same operations, so the
+    same bits; a speed path for a caller that evaluates one objective many times (schedlab.gym's
+    rewards: the whole set costs about 0.4 ms on 256 jobs, mostly the percentile and per-user terms).
     """
     bound = float(bound)
     if not bound > 0.0:
@@ -177,28 +181,41 @@ def compute_metrics(schedule: "Schedule", *, bound: float = 10.0) -> Metrics:
     response = finish - submit  # C_j - r_j
     wait = start - submit  # S_j - r_j
 
-    span = float(finish.max() - start.min())  # max C - min (C - p)
-    values["UTIL"] = 100.0 * float(area.sum()) / (m * span) if span > 0.0 else None
-    values["AWRT"] = _weighted_mean(area, response)
+    want = set(METRIC_NAMES if only is None else only).__contains__
+    if want("UTIL"):
+        span = float(finish.max() - start.min())  # max C - min (C - p)
+        values["UTIL"] = 100.0 * float(area.sum()) / (m * span) if span > 0.0 else None
+    if want("AWRT"):
+        values["AWRT"] = _weighted_mean(area, response)
     for i in GROUPS:
-        mask = group == i
-        values[f"AWRT{i}"] = _weighted_mean(area[mask], response[mask]) if mask.any() else None
-    values["AWWT"] = _weighted_mean(area, wait)
-    values["mean_wait"] = _mean(wait)
-    values["mean_response"] = _mean(response)
-    ran = p > 0.0
-    values["mean_slowdown"] = _mean(response[ran] / p[ran])
-    bsld = np.maximum(1.0, response / np.maximum(p, bound))
-    values["mean_bounded_slowdown"] = _mean(bsld)
-    for i in GROUPS:
-        values[f"BSLD{i}"] = _mean(bsld[group == i])
-    values["makespan"] = float(finish.max() - submit.min())
-    values["p95_wait"] = float(np.percentile(wait, 95))
-    values["max_wait"] = float(wait.max())
-    per_user = _user_awrt(np.asarray(w.user), area, response)[1]
-    if per_user.size:
-        values["max_user_AWRT"] = float(per_user.max())
-        values["mean_user_AWRT"] = float(per_user.mean())
+        if want(f"AWRT{i}"):
+            mask = group == i
+            values[f"AWRT{i}"] = _weighted_mean(area[mask], response[mask]) if mask.any() else None
+    if want("AWWT"):
+        values["AWWT"] = _weighted_mean(area, wait)
+    if want("mean_wait"):
+        values["mean_wait"] = _mean(wait)
+    if want("mean_response"):
+        values["mean_response"] = _mean(response)
+    if want("mean_slowdown"):
+        ran = p > 0.0
+        values["mean_slowdown"] = _mean(response[ran] / p[ran])
+    if any(want(k) for k in ("mean_bounded_slowdown", *(f"BSLD{i}" for i in GROUPS))):
+        bsld = np.maximum(1.0, response / np.maximum(p, bound))
+        values["mean_bounded_slowdown"] = _mean(bsld)
+        for i in GROUPS:
+            values[f"BSLD{i}"] = _mean(bsld[group == i])
+    if want("makespan"):
+        values["makespan"] = float(finish.max() - submit.min())
+    if want("p95_wait"):
+        values["p95_wait"] = float(np.percentile(wait, 95))
+    if want("max_wait"):
+        values["max_wait"] = float(wait.max())
+    if want("max_user_AWRT") or want("mean_user_AWRT"):
+        per_user = _user_awrt(np.asarray(w.user), area, response)[1]
+        if per_user.size:
+            values["max_user_AWRT"] = float(per_user.max())
+            values["mean_user_AWRT"] = float(per_user.mean())
     return Metrics(values, bound=bound)
 
 

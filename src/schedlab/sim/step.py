@@ -14,9 +14,13 @@ Two kinds of decision:
   otherwise j becomes the head of the queue for this pass (the job whose reservation backfilling
   must not delay) and the configured backfilling runs over the other waiting jobs in queue order
   (``BF_NONE``: none, FCFS; ``BF_EASY``: :func:`schedlab.sim.dispatch.easy_pass`), and time moves on.
-  A decision is a time with a waiting job of which at least one fits now (elsewhere every
-  choice starts nothing: FCFS and EASY passes there start nothing either, and change no state).
-  Always naming the queue's first job is FCFS (``BF_NONE``) or EASY (``BF_EASY``) exactly.
+  ``BF_CONSERVATIVE``: every job decision is one :func:`schedlab.sim.dispatch.conservative_pass`
+  with j first and the other waiting jobs in queue order (j holds the first reservation: it
+  starts if it fits; every other job starts only if that delays no earlier reservation), and time
+  moves on. A decision is a time with a waiting job of which at least one fits now (elsewhere
+  every choice starts nothing: FCFS and EASY passes there start nothing either, and change no state).
+  Always naming the queue's first job is FCFS (``BF_NONE``), EASY (``BF_EASY``) or conservative
+  backfilling (``BF_CONSERVATIVE``) exactly.
 - **strategy** decisions (:func:`act_pass`): one whole ``schedule_pass`` with the dispatch and
   order codes the policy picks (the 13 strategies of a rule base, :func:`schedlab.sim.rulebase.strategy_codes`);
   a decision is every time with a waiting job, as in :func:`schedlab.sim.rulebase.rules_loop`.
@@ -33,9 +37,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._config import njit
-from .dispatch import _compact, easy_pass, schedule_pass
+from .dispatch import _compact, conservative_pass, easy_pass, schedule_pass
 from .ops import enqueue, next_finish, queue, release_finished, start_job, waiting
-from .state import AUX_H, ENDLOG, EST, FIN_N, FINISH, FREE, GROUP, M, NLOG, PROC, STARTLOG, SUBMIT, WIDTH
+from .state import AUX_H, DIRTY, ENDLOG, EST, FIN_N, FINISH, FREE, GROUP, M, NLOG, PROC, STARTLOG, SUBMIT, WIDTH
 
 #: cursor slots: next arrival (job number), 1 while at a decision, decisions taken, episode's first job
 C_NEXT, C_AT, C_STEPS, C_FIRST = 0, 1, 2, 3
@@ -43,8 +47,9 @@ N_CUR = 4
 #: float slots: decision time, SD numerator and denominator, waiting \bar p m of user groups 0..5
 T_NOW, T_SDN, T_SDD, T_RCG = 0, 1, 2, 3
 N_TF = T_RCG + 6
-#: backfilling after a job decision whose job does not fit
-BF_NONE, BF_EASY = 0, 1
+#: backfilling of a job decision: none (FCFS) or EASY after a job that does not fit; conservative
+#: on every decision (the named job first in its reservation order)
+BF_NONE, BF_EASY, BF_CONSERVATIVE = 0, 1, 2
 #: SD of the rule-base features: per job (clipped per job) or of the means (rulebase.SD_MODES)
 SD_JOB = 0
 
@@ -130,6 +135,19 @@ def advance(J, S, cur, tf, need_fit, sd_mode):
     return False
 
 
+@njit(inline="always")
+def _first(S, q, j):
+    """The waiting jobs with j first, then the others in queue order (a scratch row of S)."""
+    view = S.i[AUX_H, :q.shape[0]]
+    view[0] = j
+    k = 1
+    for h in range(q.shape[0]):
+        if q[h] != j:
+            view[k] = q[h]
+            k += 1
+    return view
+
+
 @njit
 def act_job(J, S, cur, tf, j, backfill, sd_mode):
     """Job decision on waiting job ``j`` at the decision time (see the module docstring), then
@@ -137,22 +155,25 @@ def act_job(J, S, cur, tf, j, backfill, sd_mode):
     now = tf[T_NOW]
     S.ctr[NLOG] = 0
     cur[C_STEPS] += 1
+    if backfill == BF_CONSERVATIVE:
+        q = queue(S)
+        if q[0] == j:  # queue order: the reservations kept from the last pass stay valid
+            started = conservative_pass(J, S, q, now)
+        else:
+            S.ctr[DIRTY] = 1  # reservations in another order than the queue's: made anew now
+            started = conservative_pass(J, S, _first(S, q, j), now)
+            S.ctr[DIRTY] = 1  # ... and again at the next pass, in its order
+        _compact(S, started)
+        _started(J, S, tf)
+        cur[C_AT] = 0
+        return advance(J, S, cur, tf, True, sd_mode)
     if J.i[WIDTH, j] <= S.ctr[FREE]:
         start_job(J.f, J.i, S.ctr, S.i, S.f, j, now)
         _compact(S, 1)
         _started(J, S, tf)
         return advance(J, S, cur, tf, True, sd_mode)
     if backfill == BF_EASY:
-        q = queue(S)
-        nq = q.shape[0]
-        view = S.i[AUX_H, :nq]  # j first, then the others in queue order
-        view[0] = j
-        k = 1
-        for h in range(nq):
-            if q[h] != j:
-                view[k] = q[h]
-                k += 1
-        started = easy_pass(J, S, view, now)
+        started = easy_pass(J, S, _first(S, queue(S), j), now)
         _compact(S, started)
         _started(J, S, tf)
     cur[C_AT] = 0

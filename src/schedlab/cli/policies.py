@@ -50,27 +50,10 @@ def unknown_policy(spec: str) -> StrategyError:
 
 
 def load_strategy_file(path: Path):
-    """A strategy of any kind from a JSON file (its ``"kind"`` field selects the registry row; a file
-    without one is a ``Strategy.to_json`` or a rule base, as before); a clear one-line error naming
-    the file."""
-    import json
+    """A strategy of any kind from a JSON file (:func:`schedlab.sim.strategies.load_strategy`)."""
+    from ..sim.strategies import load_strategy
 
-    from ..sim.strategies import strategy_from_dict
-
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise StrategyError(f"{path}: cannot read strategy file: {exc.strerror or exc}") from None
-    try:
-        try:
-            doc = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise StrategyError(f"strategy is not valid JSON: {exc.msg} at line {exc.lineno}") from None
-        return strategy_from_dict(doc)
-    except StrategyError as exc:
-        raise StrategyError(f"{path}: {exc}") from None
-    except (TypeError, ValueError) as exc:  # e.g. a JSON list where an object is expected
-        raise StrategyError(f"{path}: not a strategy: {exc}") from None
+    return load_strategy(path)
 
 
 def parse_policy(spec: str, *, engines: bool = False, slurm=None):

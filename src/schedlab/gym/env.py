@@ -118,7 +118,7 @@ class SchedEnv(gymnasium.Env):
             raise GymError(f"episode_jobs {episode_jobs} exceeds the trace's {len(workload)} jobs")
         self.mode, self.backfill, self.reward_mode, self.invalid = mode, backfill, reward, invalid
         self.window, self.episode_jobs, self.warm, self.kill = int(window), episode_jobs, int(warm), bool(kill)
-        self.objective = objective if isinstance(objective, Objective) else Objective(objective)
+        self.objective = Objective.of(objective)
         self.tau = float(time_scale)
         self._bf, self._sd = BACKFILLS[backfill], SD_MODES[sd_clip]
         self._order = ORDER_CODES[order]

@@ -98,6 +98,14 @@ class Objective:
         #: the metric names the objective uses, in order of first appearance (incl. ``EASY_*``)
         self.names: tuple[str, ...] = tuple(names)
 
+    @classmethod
+    def of(cls, objective: "Objective | str") -> "Objective":
+        """``objective`` parsed: the one place an objective's text becomes an :class:`Objective` (issue 46:
+        it had been parsed anew in six places, each a chance to disagree). A run's config (or its
+        :class:`~schedlab.optimize.problem.Problem`) parses the text once on construction and carries
+        the parsed objective to the workers; an :class:`Objective` passes through unchanged."""
+        return objective if isinstance(objective, Objective) else cls(objective)
+
     @property
     def needs_easy(self) -> bool:
         """True when the expression names an EASY baseline (``EASY_<metric>``)."""

@@ -272,3 +272,15 @@ def plots_section(names: Sequence[str], heading: str) -> str:
     """An HTML fragment embedding the three figures of :func:`write_schedule_plots`."""
     imgs = "".join(f'<img src="{html.escape(n)}" alt="{html.escape(n)}"><br>' for n in names if n.endswith(".png"))
     return f"<h2>{html.escape(heading)}</h2>{imgs}"
+
+
+def plot_schedules(schedules: Mapping[str, object], out_dir: str | Path, *, procs: int | None = None,
+                   title: str = "") -> list[Path]:
+    """:func:`write_schedule_plots` of simulated schedules (a label -> ``Schedule``, e.g. ``{"easy": s}``):
+    utilisation, Gantt chart and waits into ``out_dir``; ``procs``: the machine size (default: the
+    first schedule's workload's)."""
+    from ..metrics.per_job import job_table
+
+    first = next(iter(schedules.values()), None)
+    m = procs if procs is not None else (first.machine.procs if first is not None else 0)
+    return write_schedule_plots({k: job_table(s) for k, s in schedules.items()}, m, out_dir, title=title)

@@ -163,7 +163,7 @@ def test_a_strategy_file_round_trips_and_bad_files_are_one_line(tmp_path):
         sl.save_strategy(strategy, tmp_path / "s.json")
         assert sl.load_strategy(tmp_path / "s.json") == strategy
     (tmp_path / "bad.json").write_text("{\n  \"kind\": \n")
-    with pytest.raises(StrategyError, match=r"bad\.json: strategy is not valid JSON: .* at line 2"):
+    with pytest.raises(StrategyError, match=r"bad\.json: strategy is not valid JSON: .* at line 3"):
         sl.load_strategy(tmp_path / "bad.json")
 
 

@@ -77,7 +77,9 @@ class Objective:
 
     __slots__ = ("_expr", "_tree", "names")
 
-    def __init__(self, expr: str = DEFAULT_OBJECTIVE) -> None:
+    def __init__(self, expr: "str | Objective" = DEFAULT_OBJECTIVE) -> None:
+        if isinstance(expr, Objective):  # code that re-parsed a config's text keeps working now configs hold one
+            expr = expr.expr
         if not isinstance(expr, str):
             raise ObjectiveError(f"an objective must be a string expression, got {expr!r}")
         text = expr.strip()

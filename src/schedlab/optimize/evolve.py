@@ -253,7 +253,7 @@ def evolve_greedy(
     from ..execute import make_executor
 
     executor = renamed_executor(executor, executor_spec, "evolve_greedy")
-    objective = config.objective.expr
+    objective = config.objective  # parsed once, by the config
     if util_guard is not None:
         from .versus_easy import UTIL_GUARD_READING, check_util_guard, guarded_objective
 
@@ -346,7 +346,7 @@ def heldout_extra(heldout: HeldOut | None, decode: Callable[[np.ndarray], Any]) 
 
 
 def train_test_comparison(best: Any, training: TrainingSet, easy: Sequence[dict[str, float | None]],
-                          heldout: HeldOut | None, objective: str) -> list[dict[str, Any]]:
+                          heldout: HeldOut | None, objective: Objective) -> list[dict[str, Any]]:
     """The final table's rows: ``best`` vs EASY on every training workload (``set`` = train), then on
     every held-out workload (``set`` = test)."""
     rows = [dict(r, set="train") for r in

@@ -45,7 +45,7 @@ _LAZY = {
     "OPTIMIZERS": "schedlab.strategy.registry", "KINDS": "schedlab.strategy.registry",
     "compare_with_easy": "schedlab.optimize.versus_easy",
     "strategy_to_dict": "schedlab.sim.strategies", "strategy_from_dict": "schedlab.sim.strategies",
-    "load_strategy": "schedlab.sim.strategies", "save_strategy": "schedlab.sim.strategies",
+    "load_strategy": "schedlab.sim.strategy_files", "save_strategy": "schedlab.sim.strategy_files",
     "ScojoConfig": "schedlab.strategy.scojo_config", "RuleBase": "schedlab.strategy.rules",
     "job_table": "schedlab.metrics.per_job", "plot_schedules": "schedlab.report.schedule_plots",
 }

@@ -50,8 +50,8 @@ def unknown_policy(spec: str) -> StrategyError:
 
 
 def load_strategy_file(path: Path):
-    """A strategy of any kind from a JSON file (:func:`schedlab.sim.strategies.load_strategy`)."""
-    from ..sim.strategies import load_strategy
+    """A strategy of any kind from a JSON file (:func:`schedlab.sim.strategy_files.load_strategy`)."""
+    from ..sim.strategy_files import load_strategy
 
     return load_strategy(path)
 

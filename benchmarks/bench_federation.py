@@ -111,7 +111,7 @@ def ga_runs(args) -> dict:
     for _ in range(args.runs):
         with tempfile.TemporaryDirectory() as d:
             t0, c0 = time.perf_counter(), time.process_time()
-            res = fr.run_federation(cfg, pf, Path(d) / "run", jobs=jobs, executor_spec=spec)
+            res = fr.run_federation(cfg, pf, Path(d) / "run", jobs=jobs, executor=spec)
             wall.append(time.perf_counter() - t0)
             cpu.append(time.process_time() - c0)  # the whole run (METL seed and final rebuild included)
             makespans.append(res.result["makespan"])

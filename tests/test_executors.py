@@ -117,10 +117,10 @@ def test_greedy_optimization_identical_serial_processes_and_dask(tmp_path):
     trace = tmp_path / "kth1.swf"
     write_swf(load_trace("KTH-SP2", months=1), trace)
     config = EvolveConfig(traces=(str(trace),), generations=3, mu=3, lam=6, seed=21)
-    serial = evolve_greedy(config, tmp_path / "serial", executor_spec="serial")
-    procs = evolve_greedy(config, tmp_path / "procs", executor_spec="processes:2")
+    serial = evolve_greedy(config, tmp_path / "serial", executor="serial")
+    procs = evolve_greedy(config, tmp_path / "procs", executor="processes:2")
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        dask = evolve_greedy(config, tmp_path / "dask", executor_spec=f"dask:{cluster.scheduler_address}")
+        dask = evolve_greedy(config, tmp_path / "dask", executor=f"dask:{cluster.scheduler_address}")
 
     def table(name):
         lines = (tmp_path / name / "history.csv").read_text().splitlines()

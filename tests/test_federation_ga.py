@@ -141,8 +141,8 @@ def test_ga_metl_never_worse_than_metl(tmp_path, offset):
 
 def test_same_seed_same_result_serial_and_two_processes(tmp_path):
     pf = default_platform()
-    a = run_federation(_config("ga-random"), pf, tmp_path / "serial")
-    b = run_federation(_config("ga-random"), pf, tmp_path / "procs", executor_spec="processes:2")
+    a = run_federation(_config("ga-random"), pf, tmp_path / "serial", executor="serial")  # the default is all cores
+    b = run_federation(_config("ga-random"), pf, tmp_path / "procs", executor="processes:2")
     assert a.result["makespan"] == b.result["makespan"]
     # GA CPU time is recorded only when this process did all the work
     assert a.result["cpu_seconds"] > 0 and "cpu_seconds" not in b.result

@@ -45,3 +45,11 @@ def test_the_readme_python_section_runs_and_agrees_with_the_verbs(tmp_path, monk
     best, f = out[2].rsplit(" ", 2)[0], float(out[2].rsplit(" ", 2)[1])
     assert f == pytest.approx(run.best_f) and best == str(run.best)
     assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == ["gantt.png", "plots.html", "utilisation.png", "waits.png"]
+
+
+def test_the_readme_python_block_uses_the_face_alone():
+    """Issue 46 item 3: the block needed 6 of its 7 import lines below ``schedlab``; a notebook lives on
+    ``import schedlab as sl`` (at most two import lines, none below the package)."""
+    imports = [line for line in _python_block().splitlines() if re.match(r"\s*(import|from)\s", line)]
+    assert len(imports) <= 2, imports
+    assert not [line for line in imports if re.search(r"schedlab\.", line)], imports

@@ -48,7 +48,7 @@ def bound_command(
         raise OptionError(f"unexpected second argument {str(run_dir)!r}; give one TRACE (or 'plot RUN')")
     if out is None:
         raise OptionError("missing --out RUN: the run folder for the front")
-    from ..optimize.bound import BoundConfig, bound
+    from ..optimize.problem import Problem, setup
     from ..workload.load import resolve_trace
 
     spec, workers = executor_spec(workers, dask)
@@ -56,11 +56,10 @@ def bound_command(
         raise OptionError(f"--moves must be at least 1, got {moves}")
     if head_start < 0:
         raise OptionError(f"--head-start must be >= 0 steps, got {head_start}")
-    config = BoundConfig(pop=pop, generations=generations, seed=seed, moves=moves, head_start=head_start,
-                         sigma=sigma, block=block, window=window,
-                         seed_strategies=tuple(str(p) for p in seed_strategy))  # checks the other settings
+    plan = setup(Problem("bound", [opts.spec(target)], None), "nsga3", generations, out=out, executor=spec,
+                 workers=workers, seed=seed, extend=extend, pop=pop, moves=moves, head_start=head_start, sigma=sigma,
+                 block=block, window=window, seed_strategies=tuple(str(p) for p in seed_strategy))  # checks the rest
     resolve_trace(target)
-    trace_spec = opts.spec(target)
     from .progress import RunProgress
 
     progress = RunProgress()
@@ -70,8 +69,7 @@ def bound_command(
                       done=row["gen"], elapsed=row.get("elapsed"))
 
     try:
-        result = bound(trace_spec, out, config, executor_spec=spec, workers=workers, on_generation=step,
-                       on_start=lambda total, done: progress.start("front", total, done), extend=extend)
+        result = plan.run(on_generation=step, on_start=lambda total, done: progress.start("front", total, done)).result
     finally:
         progress.stop()
     if result.history:  # also when stopped: the folder then shows the run so far

@@ -36,7 +36,7 @@ FAIL_WORSE_THAN = typer.Option(None, "--fail-worse-than", metavar="PCT",
 TRAINING_TRACES = typer.Argument(..., help="training trace(s): SWF path or bundled name; several = sum of objectives")
 OBJECTIVE = typer.Option(DEFAULT_OBJECTIVE, "--objective", help="objective over the metrics, minimised")
 RUN_OUT = typer.Option(..., "--out", help="run folder (re-running the same command resumes it; with --extend and a larger --generations it continues a finished run)")
-OPTIMIZER_HELP = "; ".join(f"{o.name}: {o.help}" for o in OPTIMIZERS)
+OPTIMIZER_HELP = "; ".join(f"{o.name}: {o.help}" for o in OPTIMIZERS if o.box)
 #: names that lived here, at their home (a run's report, callable from Python)
 __getattr__ = moved(__name__, {"write_report": "schedlab.report.runs:write_evolve_report",
                                "write_slurm_report": "schedlab.report.runs:write_slurm_report"})
@@ -72,31 +72,23 @@ def greedy(
     util_guard: Optional[float] = UTIL_GUARD,
 ) -> None:
     """Evolve the parameters of the greedy sorting criteria for OBJECTIVE on the training TRACES."""
-    from ..optimize.evolve import WORSE_THAN_EASY_PCT, EvolveConfig, evolve_greedy
+    from ..optimize.evolve import WORSE_THAN_EASY_PCT
+    from ..optimize.problem import Problem, setup
     from ..strategy import Strategy
     from .compiling import warm_simulation
 
     spec, workers = executor_spec(workers, dask)
-    config = EvolveConfig(
-        traces=tuple(traces), objective=objective, generations=generations, mu=mu, lam=lam, optimizer=optimizer,
-        seed=seed, procedure=procedure, gene_scale=gene_scale, dispatch=dispatch, test=tuple(test),
-        split_months=split_months, **opts.settings(),
-    )
-    from ..metrics import Objective
+    problem = Problem("greedy", [opts.spec(t, split_months=split_months) for t in traces], objective, test=test)
+    plan = setup(problem, optimizer, generations, out=out, executor=spec, workers=workers, seed=seed, extend=extend,
+                 mu=mu, lam=lam, procedure=procedure, gene_scale=gene_scale, dispatch=dispatch, util_guard=util_guard)
     from ..workload.load import resolve_trace
 
-    Objective(objective)  # cheap mistakes first: no compile wait before a typo's error
-    if util_guard is not None:
-        from ..optimize.gfs import check_rules_options
-
-        check_rules_options(util_guard=util_guard)
     for trace in (*traces, *test):
         resolve_trace(trace)
     warm_simulation(None, None, [Strategy("easy"), Strategy.greedy(DEFAULT_GREEDY)])
     bar = EvaluationProgress(lam)
     try:
-        result = evolve_greedy(config, out, executor_spec=spec, workers=workers, on_start=bar.start, on_generation=bar.step,
-                               on_evaluation=bar.tick, extend=extend, util_guard=util_guard, preparing=_preparing)
+        result = plan.run(on_start=bar.start, on_generation=bar.step, on_evaluation=bar.tick, preparing=_preparing).result
     finally:
         bar.stop()
     if result.interrupted:
@@ -136,12 +128,10 @@ def compare(
     check_threshold(threshold, fail_worse_than)
     check_guards(max_util_drop, max_group_ratio)
     chosen = load_strategy_file(strategy)
-    from ..metrics import Objective
-
-    obj = Objective(objective)
     config = EvolveConfig(traces=tuple(traces), objective=objective, **opts.settings())
+    obj = config.objective
     workloads, machines = load_training(config)
-    rows = compare_with_easy(chosen, workloads, machines, objective, threshold=threshold)
+    rows = compare_with_easy(chosen, workloads, machines, obj, threshold=threshold)
     worse = [r["workload"] for r in rows
              if fail_worse_than is not None and worse_than(r["objective_easy"], r["objective"], fail_worse_than)]
     guarded = [f"{r['workload']}: {text}" for r in rows for text in mark_guards(r, max_util_drop, max_group_ratio)]
@@ -183,27 +173,24 @@ def slurm(
     bf_window, bf_max_job_test, the QOS priority of each user group) for OBJECTIVE on the training
     TRACES; the run folder gets slurm.conf.fragment, sacctmgr.sh and a report against the current
     configuration and EASY."""
-    from ..metrics import Objective
-    from ..optimize.evolve_slurm import SlurmTuneConfig, base_policy, comparison_table_rows, evolve_slurm
+    from ..optimize.evolve_slurm import base_policy, comparison_table_rows
+    from ..optimize.problem import Problem, setup
     from ..workload.load import resolve_trace
 
     spec, workers = executor_spec(workers, dask)
-    config = SlurmTuneConfig(
-        traces=tuple(traces), slurm_conf=str(slurm_conf), objective=objective, generations=generations, mu=mu, lam=lam,
-        optimizer=optimizer, seed=seed, params=params, slurm_shares=None if slurm_shares is None else str(slurm_shares),
-        slurm_option=slurm_option, test=tuple(test), split_months=split_months, **opts.settings(),
-    )
-    Objective(objective)  # cheap mistakes first: no trace loading before a typo's error
-    base, _ = base_policy(config)
+    problem = Problem("slurm", [opts.spec(t, split_months=split_months) for t in traces], objective, test=test)
+    chosen = load_strategy_file(greedy) if greedy is not None else None
+    plan = setup(problem, optimizer, generations, out=out, executor=spec, workers=workers, seed=seed, extend=extend,
+                 slurm_conf=str(slurm_conf), mu=mu, lam=lam, params=params, slurm_option=slurm_option,
+                 slurm_shares=None if slurm_shares is None else str(slurm_shares), greedy=chosen)
+    base, _ = base_policy(plan.config)
     for line in base.conf.ignored:
         typer.echo(f"ignored: {line}", err=True)
-    chosen = load_strategy_file(greedy) if greedy is not None else None
     for trace in (*traces, *test):
         resolve_trace(trace)
     bar = EvaluationProgress(lam)
     try:
-        result = evolve_slurm(config, out, executor_spec=spec, workers=workers, on_start=bar.start,
-                              on_generation=bar.step, on_evaluation=bar.tick, extend=extend, greedy=chosen)
+        result = plan.run(on_start=bar.start, on_generation=bar.step, on_evaluation=bar.tick).result
     finally:
         bar.stop()
     if result.interrupted:

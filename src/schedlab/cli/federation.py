@@ -197,7 +197,7 @@ def run_command(
     cfg = _config(trace, method, package_size, jobs, o, opts)
     bar = _Bar()
     try:
-        res = run_federation(cfg, pf, out, executor_spec=_executor(o["workers"], o["dask"]),
+        res = run_federation(cfg, pf, out, executor=_executor(o["workers"], o["dask"]),
                              checkpoint_every=o["checkpoint_every"], **bar.callbacks(method))
     finally:
         bar.stop()
@@ -245,7 +245,7 @@ def compare_command(
     try:
         rows = compare_federation(cfg, pf, out, package_sizes=package_size, workloads=workloads, methods=names,
                                   generations=generations, pops=pops,
-                                  executor_spec=_executor(o["workers"], o["dask"]), progress=bar.callbacks,
+                                  executor=_executor(o["workers"], o["dask"]), progress=bar.callbacks,
                                   checkpoint_every=o["checkpoint_every"], report_only=report_only, missing=missing)
     except BaseException as exc:
         if stop_in(exc) is None:

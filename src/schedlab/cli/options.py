@@ -23,7 +23,7 @@ from ..errors import SchedlabError
 from .trace_format import FORMAT  # noqa: F401  (re-exported: one of the trace options)
 
 #: the one default seed of every verb (the committed runs of docs/results used it)
-DEFAULT_SEED = 1
+from ..optimize.settings import DEFAULT_SEED  # noqa: E402  (one default seed: optimize/settings)
 
 TRACE_HELP = ("Trace: SWF (.swf, .swf.gz), Slurm sacct --parsable2 or PBS accounting file, or a name: bundled (KTH-SP2), "
               "fetched by 'workload fetch', or a file of $SCHEDLAB_WORKLOADS (archive name or a unique prefix such as SDSC-SP2).")

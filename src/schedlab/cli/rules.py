@@ -29,21 +29,18 @@ SELECT = typer.Option("train", "--select", help="train (the paper: the best trai
                       "the best held-out objective; needs --test or --split-months)")
 
 
-def _checked(traces, objective, opts: TraceOptions, *, test=(), split_months=None,
-             strategies="all", util_guard=None, select="train", **config):
-    """Every cheap check before anything is read, compiled or written; the run's EvolveConfig."""
-    from ..metrics import Objective
-    from ..optimize.evolve import EvolveConfig
-    from ..optimize.gfs import check_rules_options
+def _checked(algorithm, traces, objective, opts: TraceOptions, generations, out, *, test=(), split_months=None,
+             **settings):
+    """Every cheap check before anything is read, compiled or written: the run, set up (options -> Problem ->
+    :func:`schedlab.optimize.problem.setup`)."""
+    from ..optimize.problem import Problem, setup
     from ..workload.load import resolve_trace
 
-    Objective(objective)
-    check_rules_options(strategies, util_guard, select, bool(test or split_months))
-    out = EvolveConfig(traces=tuple(traces), objective=objective, test=tuple(test), split_months=split_months,
-                       **opts.settings(), **config)
+    problem = Problem("rules", [opts.spec(t, split_months=split_months) for t in traces], objective, test=test)
+    plan = setup(problem, algorithm, generations, out=out, **settings)
     for trace in (*traces, *test):
         resolve_trace(trace)
-    return out
+    return plan
 
 
 def _greedy(path):
@@ -104,25 +101,21 @@ def iterative(
     dask: Optional[str] = DASK,
 ) -> None:
     """Iterative rule base (the paper's Algorithm 2): every situation class tries all 13 strategies in turn, keeping the best."""
-    from ..optimize.gfs import rules_iterative
     from ..strategy import rules as R
 
-    remedies = dict(strategies=strategies, util_guard=util_guard, select=select)
-    config = _checked(traces, objective, opts, test=test,
-                      split_months=split_months, **remedies)
-    parts = R.load_partitions(partitions) if partitions is not None else R.TABLE2_PARTITIONS
-    greedy_order = _greedy(greedy)
     spec, workers = executor_spec(workers, dask)
+    parts = R.load_partitions(partitions) if partitions is not None else R.TABLE2_PARTITIONS
+    plan = _checked("iterative", traces, objective, opts, None, out, test=test, split_months=split_months,
+                    executor=spec, workers=workers, strategies=strategies, util_guard=util_guard, select=select,
+                    partitions=parts, greedy=_greedy(greedy))
     _warm()
     from .progress import RunProgress
 
     bar = RunProgress("class")
     try:
-        result = rules_iterative(config, out, parts, executor_spec=spec, workers=workers,
-                                 on_start=lambda total, done: bar.start("iterative", total, done),
-                                 on_class=lambda row: bar.step("iterative", f"best {row['objective']:.6g}",
-                                                               done=row["class"] + 1, elapsed=row.get("elapsed")),
-                                 greedy=greedy_order, **remedies)
+        result = plan.run(on_start=lambda total, done: bar.start("iterative", total, done),
+                          on_class=lambda row: bar.step("iterative", f"best {row['objective']:.6g}",
+                                                        done=row["class"] + 1, elapsed=row.get("elapsed"))).result
     finally:
         bar.stop()
     if result.interrupted:
@@ -164,32 +157,28 @@ def evolve(
     dask: Optional[str] = DASK,
 ) -> None:
     """Symbiotic evolution of Gaussian fuzzy rules (the paper's Sections 4.2-4.3) for OBJECTIVE on the training TRACES."""
-    from ..optimize.gfs import GFSSettings, rules_evolve
     from .progress import EvaluationProgress
 
-    remedies = dict(strategies=strategies, util_guard=util_guard, select=select)
-    config = _checked(traces, objective, opts, test=test,
-                      split_months=split_months, generations=generations, seed=seed, **remedies)
     if generations < 1:
         from .options import OptionError
 
         raise OptionError("--generations must be a positive whole number")
-    settings = GFSSettings(rules=rules, mu=mu, lam=lam, participations=participations, rho=rho, k=clusters,
-                           n_best=cluster_best)
-    greedy_order = _greedy(greedy)
     spec, workers = executor_spec(workers, dask)
+    plan = _checked("symbiotic", traces, objective, opts, generations, out, test=test, split_months=split_months,
+                    executor=spec, workers=workers, seed=seed, strategies=strategies, util_guard=util_guard,
+                    select=select, rules=rules, mu=mu, lam=lam, participations=participations, rho=rho, k=clusters,
+                    n_best=cluster_best, greedy=_greedy(greedy))
     from ..strategy import rules as R
     from .compiling import warm_simulation
     from ..strategy import Strategy
 
     warm_simulation(None, None, [Strategy("easy"), R.TableRuleBase(),
                                  R.FuzzyRuleBase([[50.0] * 7], [[10.0] * 7], [[0.0] * 13])])
-    bar = EvaluationProgress(settings.bases)
+    bar = EvaluationProgress(plan.settings.bases)
     try:
-        result = rules_evolve(config, out, settings, executor_spec=spec, workers=workers,
-                              on_start=lambda total, done: bar.start("symbiotic", total, done),
-                              on_generation=lambda row: bar.step("symbiotic", row),
-                              on_evaluation=lambda g, e: bar.tick("symbiotic", g, e), greedy=greedy_order, **remedies)
+        result = plan.run(on_start=lambda total, done: bar.start("symbiotic", total, done),
+                          on_generation=lambda row: bar.step("symbiotic", row),
+                          on_evaluation=lambda g, e: bar.tick("symbiotic", g, e)).result
     finally:
         bar.stop()
     if result.interrupted:

@@ -214,7 +214,7 @@ def _check_options(objective: str, repeat: int, bound: float) -> Objective:
         raise OptionError(f"--repeat must be at least 1, got {repeat}")
     if not bound > 0:
         raise OptionError(f"--bound must be > 0 seconds, got {bound}")
-    return Objective(objective)
+    return Objective.of(objective)
 
 
 def trace_name(workload, trace: str) -> str:

@@ -126,7 +126,7 @@ class SchedEnv(gymnasium.Env):
             raise GymError(f"episode_jobs {episode_jobs} exceeds the trace's {len(workload)} jobs")
         self.mode, self.backfill, self.reward_mode, self.invalid = mode, backfill, reward, invalid
         self.window, self.episode_jobs, self.warm, self.kill = int(window), episode_jobs, int(warm), bool(kill)
-        self.objective = objective if isinstance(objective, Objective) else Objective(objective)
+        self.objective = Objective.of(objective)
         #: the metrics the reward needs (compute_metrics(only=...): the same values, not the whole set)
         self._names = {n.removeprefix(EASY_PREFIX) for n in self.objective.names}
         self.tau = float(time_scale)

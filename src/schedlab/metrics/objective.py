@@ -77,7 +77,9 @@ class Objective:
 
     __slots__ = ("_expr", "_tree", "names")
 
-    def __init__(self, expr: str = DEFAULT_OBJECTIVE) -> None:
+    def __init__(self, expr: "str | Objective" = DEFAULT_OBJECTIVE) -> None:
+        if isinstance(expr, Objective):  # code that re-parsed a config's text keeps working now configs hold one
+            expr = expr.expr
         if not isinstance(expr, str):
             raise ObjectiveError(f"an objective must be a string expression, got {expr!r}")
         text = expr.strip()
@@ -97,6 +99,14 @@ class Objective:
         self._tree = tree.body
         #: the metric names the objective uses, in order of first appearance (incl. ``EASY_*``)
         self.names: tuple[str, ...] = tuple(names)
+
+    @classmethod
+    def of(cls, objective: "Objective | str") -> "Objective":
+        """``objective`` parsed: the one place an objective's text becomes an :class:`Objective` (issue 46:
+        it had been parsed anew in six places, each a chance to disagree). A run's config (or its
+        :class:`~schedlab.optimize.problem.Problem`) parses the text once on construction and carries
+        the parsed objective to the workers; an :class:`Objective` passes through unchanged."""
+        return objective if isinstance(objective, Objective) else cls(objective)
 
     @property
     def needs_easy(self) -> bool:

@@ -85,6 +85,7 @@ from .bound_problem import (HEURISTIC_WINDOW_S, HV_SAMPLES, KEEP_ORDERS_MAX_JOBS
                             OrderCrossover, OrderMutation, evaluate_order, mutate_k)
 from .order_problem import OrderProblem  # also bound.OrderProblem, which old checkpoints name
 from .run import AskTell
+from .settings import DEFAULT_EXECUTOR, NOT_GIVEN, renamed_executor
 
 
 # ---------------------------------------------------------------------------- seeds
@@ -379,7 +380,8 @@ def _trace_spec(trace, **options):
 
 
 def bound(trace, out, config: BoundConfig, *, procs=None, months=None, scale_to=None, calibrate_load=False, format=None,
-          executor_spec=None, workers=None, on_generation=None, on_start=None, extend=False) -> BoundResult:
+          executor=DEFAULT_EXECUTOR, workers=None, on_generation=None, on_start=None, extend=False,
+          executor_spec=NOT_GIVEN) -> BoundResult:
     """Load the trace (a name or path with the trace options, or a :class:`~schedlab.workload.spec.TraceSpec`
     that holds them), build the seeds, open the run folder (all checks first), run or resume; the
     hypervolume figure is drawn from the result by the CLI (:func:`schedlab.report.bound_plot.hypervolume_figure`).
@@ -406,7 +408,7 @@ def bound(trace, out, config: BoundConfig, *, procs=None, months=None, scale_to=
     if spec.format is not None:  # only when given, so older run folders keep resuming
         cfg["format"] = spec.format
     run = RunFolder(out, cfg, budget=("generations",), extend=extend)
-    with make_executor(executor_spec, workers=workers, payload=problem) as executor:
+    with make_executor(renamed_executor(executor, executor_spec, "bound"), workers=workers, payload=problem) as executor:
         result = run_bound(run, problem, config, seeds, executor, on_generation=on_generation, on_start=on_start)
     result.config, result.workload_name = cfg, w.name or "trace"
     return result

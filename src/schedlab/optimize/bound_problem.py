@@ -14,6 +14,7 @@ import numpy as np
 from pymoo.core.crossover import Crossover
 from pymoo.core.mutation import Mutation
 
+from .settings import DEFAULT_SEED
 from ..errors import RunError
 from ..sim.listsched import list_schedule_kernel, processing_times
 from ..sim.model import Machine
@@ -37,7 +38,7 @@ class BoundConfig:
 
     pop: int = 40
     generations: int = 50
-    seed: int = 1
+    seed: int = DEFAULT_SEED
     p_crossover: float = 0.9
     sigma: float = 50.0
     window: int = 500

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import RunError
+from ..metrics.objective import DEFAULT_OBJECTIVE, Objective
 from ..sim.model import Machine
 from ..strategy.model import CRITERIA, Strategy
 from ..strategy.registry import OPTIMIZERS, make_optimizer, optimizer, optimizer_names
@@ -29,11 +30,12 @@ from .heldout import TEST_COLUMNS, HeldOut, load_test_traces
 from .versus_easy import COMPARE_METRICS, WORSE_THAN_EASY_PCT, compare_with_easy, metrics_of  # noqa: F401  (re-exported)
 from .history import history_csv
 from .run import ES_COLUMNS, RunFolder, RunResult, atomic_write_text, optimize
+from .settings import DEFAULT_EXECUTOR, DEFAULT_SEED, NOT_GIVEN, renamed_executor
 
 
 
 #: fixed settings of each optimizer (registry rows), recorded in config.json so a run can be repeated elsewhere
-OPTIMIZER_SETTINGS: dict[str, dict[str, Any]] = {o.name: o.settings for o in OPTIMIZERS}
+OPTIMIZER_SETTINGS: dict[str, dict[str, Any]] = {o.name: o.settings for o in OPTIMIZERS if o.box}
 
 
 @dataclass(frozen=True)
@@ -41,12 +43,13 @@ class EvolveConfig:
     """Everything that determines a greedy optimization's result (stored in config.json)."""
 
     traces: tuple[str, ...]
-    objective: str = "10*AWRT1 + 4*AWRT2"
+    #: parsed on construction (:meth:`Objective.of`); config.json stores its text
+    objective: Objective = DEFAULT_OBJECTIVE  # type: ignore[assignment]  (text accepted, parsed)
     generations: int = 100
     mu: int = 15
     lam: int = 105
     optimizer: str = "es"
-    seed: int = 0
+    seed: int = DEFAULT_SEED
     procs: int | None = None
     scale_to: int | None = None
     months: int | None = None
@@ -66,6 +69,7 @@ class EvolveConfig:
     format: str | None = None
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "objective", Objective.of(self.objective))
         if self.procedure not in PROCEDURES:
             raise RunError(f"unknown training procedure {self.procedure!r}; choose {' or '.join(PROCEDURES)}")
         if self.gene_scale not in GENE_SCALES:
@@ -98,6 +102,7 @@ class EvolveConfig:
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["traces"] = list(self.traces)
+        d["objective"] = self.objective.expr
         d["kind"] = "greedy"
         d["lambda"] = d.pop("lam")
         if not d["calibrate_load"]:
@@ -207,17 +212,15 @@ def prepare(config: EvolveConfig) -> tuple[TrainingSet, list[dict[str, float | N
     the EASY metrics (computed once, reused for the final comparison, and always shipped with the
     payload, so an ``EASY_*`` name works whichever optimizer evaluates), and the held-out set (None without ``--test``/``--split-months``).
     """
-    from ..metrics import Objective
-
-    objective = Objective(config.objective)
+    objective = config.objective
     (workloads, machines), tests = load_sets(config)
     easy = []
     for w, m in zip(workloads, machines):
         metrics = metrics_of(w, m, Strategy("easy"))
         objective(metrics, metrics)  # raises ObjectiveError naming the undefined metric
         easy.append(metrics)
-    heldout = HeldOut.build(tests, objective.expr) if tests else None
-    training = TrainingSet(tuple(workloads), tuple(machines), objective.expr, tuple(easy))  # EASY_* for every optimizer
+    heldout = HeldOut.build(tests, objective) if tests else None
+    training = TrainingSet(tuple(workloads), tuple(machines), objective, tuple(easy))  # EASY_* for every optimizer
     return training, easy, heldout
 
 
@@ -225,7 +228,7 @@ def evolve_greedy(
     config: EvolveConfig,
     out: str | Path,
     *,
-    executor_spec: str | None = None,
+    executor: str | None = DEFAULT_EXECUTOR,
     workers: int | None = None,
     on_start: ProgressStart | None = None,
     on_generation: ProgressStep | None = None,
@@ -233,6 +236,7 @@ def evolve_greedy(
     extend: bool = False,
     util_guard: float | None = None,
     preparing: Callable[[Callable[[], Any]], Any] | None = None,
+    executor_spec: Any = NOT_GIVEN,
 ) -> EvolveResult:
     """Run or resume a greedy optimization into run folder ``out``; compare the best with EASY (the
     report: :func:`schedlab.report.run_report.write_run_report`, from the result's config and training set).
@@ -247,9 +251,9 @@ def evolve_greedy(
     import dataclasses
 
     from ..execute import make_executor
-    from ..metrics import Objective
 
-    objective = Objective(config.objective).expr
+    executor = renamed_executor(executor, executor_spec, "evolve_greedy")
+    objective = config.objective  # parsed once, by the config
     if util_guard is not None:
         from .versus_easy import UTIL_GUARD_READING, check_util_guard, guarded_objective
 
@@ -259,13 +263,13 @@ def evolve_greedy(
     cfg = dataclasses.replace(config, objective=objective).to_dict() if util_guard is not None else config.to_dict()
     if util_guard is not None:  # only when given: run folders made before the guard keep resuming
         cfg.update(util_guard=float(util_guard), util_guard_reading=UTIL_GUARD_READING,
-                   training_objective=training.objective)
+                   training_objective=training.objective.expr)
     cfg["traces"] = [_config_trace(t) for t in config.traces]
     cfg.update(training_identity(training))
     cfg.update(heldout_config(config, heldout))
     run = RunFolder(out, cfg, budget=("generations",), extend=extend)
     result = EvolveResult(run_dir=run.path, best=None, best_f=math.inf, interrupted=False, config=cfg, training=training)
-    with make_executor(executor_spec, workers=workers, payload=training) as executor:
+    with make_executor(executor, workers=workers, payload=training) as executor:
         single = config.procedure != "paper"  # one ES run in the run folder itself
         gs, dispatch = config.gene_scale, config.dispatch
         if config.procedure == "free":
@@ -342,7 +346,7 @@ def heldout_extra(heldout: HeldOut | None, decode: Callable[[np.ndarray], Any]) 
 
 
 def train_test_comparison(best: Any, training: TrainingSet, easy: Sequence[dict[str, float | None]],
-                          heldout: HeldOut | None, objective: str) -> list[dict[str, Any]]:
+                          heldout: HeldOut | None, objective: Objective) -> list[dict[str, Any]]:
     """The final table's rows: ``best`` vs EASY on every training workload (``set`` = train), then on
     every held-out workload (``set`` = test)."""
     rows = [dict(r, set="train") for r in

@@ -29,13 +29,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..metrics import DEFAULT_OBJECTIVE
+from ..metrics.objective import DEFAULT_OBJECTIVE, Objective
 from ..slurm.policy import SlurmPolicy
 from ..slurm.tuning import SPACE, SlurmEncoding, apply, current_values, knobs, qos_priorities
 from .evolve import EvolveConfig, heldout_config, heldout_extra, train_test_comparison, training_identity
 from .greedy import TrainingSet
 from .heldout import HeldOut
 from .run import RunFolder, RunResult, optimize
+from .settings import DEFAULT_EXECUTOR, DEFAULT_SEED, NOT_GIVEN, renamed_executor
 from .versus_easy import COLLATERAL_KEYS, collateral, gain_pct, ratio_text
 
 #: the run kind in config.json (``schedlab.optimize.run`` names its verb)
@@ -59,12 +60,13 @@ class SlurmTuneConfig:
 
     traces: tuple[str, ...]
     slurm_conf: str
-    objective: str = DEFAULT_OBJECTIVE
+    #: parsed on construction (:meth:`Objective.of`); config.json stores its text
+    objective: Objective = DEFAULT_OBJECTIVE  # type: ignore[assignment]  (text accepted, parsed)
     generations: int = 30
     mu: int = 6
     lam: int = 12
     optimizer: str = "cmaes"
-    seed: int = 1
+    seed: int = DEFAULT_SEED
     #: the searched parameters, comma-separated names of SPACE (None: all)
     params: str | None = None
     slurm_shares: str | None = None
@@ -79,6 +81,7 @@ class SlurmTuneConfig:
     format: str | None = None
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "objective", Objective.of(self.objective))
         object.__setattr__(self, "traces", tuple(self.traces))
         object.__setattr__(self, "test", tuple(self.test))
         self.loading()  # the ES settings and the trace options, checked as evolve greedy checks them
@@ -218,13 +221,14 @@ def evolve_slurm(
     config: SlurmTuneConfig,
     out: str | Path,
     *,
-    executor_spec: str | None = None,
+    executor: str | None = DEFAULT_EXECUTOR,
     workers: int | None = None,
     on_start: Callable[[str, int, int], None] | None = None,
     on_generation: Callable[[str, dict[str, Any]], None] | None = None,
     on_evaluation: Callable[[str, int, int], None] | None = None,
     extend: bool = False,
     greedy: Any = None,
+    executor_spec: Any = NOT_GIVEN,
 ) -> SlurmTuneResult:
     """Run or resume a Slurm tuning run into run folder ``out``; when it finishes write the fragment,
     sacctmgr.sh, comparison.json and the report. ``greedy``: an evolved greedy strategy the report
@@ -239,7 +243,8 @@ def evolve_slurm(
     cfg.update(heldout_config(config.loading(), heldout))
     run = RunFolder(out, cfg, budget=("generations",), extend=extend)
     label = "slurm"
-    with make_executor(executor_spec, workers=workers, payload=setup.payload) as executor:
+    with make_executor(renamed_executor(executor, executor_spec, "evolve_slurm"), workers=workers,
+                       payload=setup.payload) as executor:
         res = optimize(
             run,
             lambda: make_optimizer(config.optimizer, enc.lower, enc.upper, mu=config.mu, lam=config.lam,

@@ -53,6 +53,7 @@ from ..errors import RunError
 from .perm_kernels import uox_pairs
 from .order_problem import OrderProblem
 from .run import AskTell
+from .settings import DEFAULT_SEED
 
 MUTATION_READINGS = ("individual", "gene")
 
@@ -73,7 +74,7 @@ class FederationGAConfig:
     p_crossover: float = 0.8
     tournament: int = 2
     mutation_reading: str = "individual"
-    seed: int = 0
+    seed: int = DEFAULT_SEED
 
     def __post_init__(self) -> None:
         from .settings import check_seed, check_whole

@@ -30,6 +30,7 @@ from ..federation.platform import Platform
 from ..federation.schedule import FederatedSchedule, PackageProblem, carry_over, schedule_workload
 from .federation_ga import FederationGAConfig, run_package_ga
 from .run import RunFolder
+from .settings import DEFAULT_EXECUTOR, NOT_GIVEN, renamed_executor
 
 
 @dataclass(frozen=True)
@@ -174,7 +175,7 @@ def run_federation(
     platform: Platform,
     out: str | Path,
     *,
-    executor_spec: str | None = "serial",
+    executor: str | None = DEFAULT_EXECUTOR,
     workers: int | None = None,
     jobs: FederatedJobs | None = None,
     on_start: Callable[[int, int, int], None] | None = None,
@@ -182,6 +183,7 @@ def run_federation(
     on_evaluation: Callable[[int, int, int], None] | None = None,
     checkpoint_every: int | None = None,
     warm: Callable[[Callable[[], None]], Any] | None = None,
+    executor_spec: Any = NOT_GIVEN,
 ) -> FederationRunResult:
     """Run (or resume, or read back) ``config.method`` on the configured workload into run folder ``out``.
 
@@ -190,6 +192,7 @@ def run_federation(
     ``warm(fn)`` runs the kernels' warm-up ``fn`` (compilation, before anything is timed), e.g.
     saying so while it lasts (:func:`schedlab.cli.compiling.warm_up`); default: just run it.
     """
+    executor_spec = renamed_executor(executor, executor_spec, "run_federation")  # the spec, or "auto"
     from ..execute import SerialExecutor, make_executor
 
     jobs = jobs if jobs is not None else load_jobs(config)
@@ -371,13 +374,14 @@ def compare_federation(
     methods: Sequence[str],
     generations: Sequence[int] | None = None,
     pops: Sequence[int] | None = None,
-    executor_spec: str | None = "serial",
+    executor: str | None = DEFAULT_EXECUTOR,
     workers: int | None = None,
     on_run: Callable[[str, int, str], None] | None = None,
     progress: Callable[[str], Any] | None = None,
     checkpoint_every: int | None = None,
     report_only: bool = False,
     missing: list[str] | None = None,
+    executor_spec: Any = NOT_GIVEN,
 ) -> list[dict[str, Any]]:
     """The paper's comparison: ``workloads`` consecutive windows of ``base.jobs`` jobs from
     ``base.offset`` (Wk-1, Wk-2, ...), every method and package size, each a run folder
@@ -396,6 +400,7 @@ def compare_federation(
     """
     from .run import atomic_write_text
 
+    executor = renamed_executor(executor, executor_spec, "compare_federation")
     if base.jobs is None:
         raise RunError("compare needs --jobs (the size of each workload window)")
     if workloads < 1:
@@ -445,7 +450,7 @@ def compare_federation(
                     if on_run is not None:
                         on_run(label, size, m)
                     callbacks = progress(f"p{size} {label} {name}") if progress is not None else {}
-                    res = run_federation(cfg, platform, folder, executor_spec=executor_spec,
+                    res = run_federation(cfg, platform, folder, executor=executor,
                                          workers=workers, jobs=jobs, checkpoint_every=checkpoint_every, **(callbacks or {}))
                     if res.interrupted:
                         raise KeyboardInterrupt

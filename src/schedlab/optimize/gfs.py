@@ -29,7 +29,7 @@ from .greedy import TrainingSet
 from .rule_value import TableEvaluator, rulebase_value  # noqa: F401  (TableEvaluator: gfs.TableEvaluator, as before)
 from .heldout import TEST_COLUMNS
 from .run import Optimizer
-from .settings import check_memory, check_whole
+from .settings import DEFAULT_EXECUTOR, NOT_GIVEN, check_memory, check_whole, renamed_executor
 from .versus_easy import UTIL_GUARD_READING, check_util_guard, guarded_objective  # noqa: F401  (gfs.guarded_objective, as before)
 
 NF, NS = R.N_FEATURES, R.N_STRATEGIES
@@ -356,11 +356,10 @@ def _prepare(evolve_config, kind: str, extra: dict[str, Any], greedy=R.DEFAULT_G
     resume with the same command."""
     import dataclasses
 
-    from ..metrics import Objective
     from .evolve import _config_trace, heldout_config, prepare, training_identity
 
     check_rules_options(strategies, util_guard, select, bool(evolve_config.test or evolve_config.split_months))
-    objective = Objective(evolve_config.objective).expr
+    objective = evolve_config.objective.expr
     if util_guard is not None:
         evolve_config = dataclasses.replace(evolve_config, objective=guarded_objective(objective, util_guard))
     training, easy, heldout = prepare(evolve_config)
@@ -377,7 +376,7 @@ def _prepare(evolve_config, kind: str, extra: dict[str, Any], greedy=R.DEFAULT_G
         cfg.update(strategy_set=strategies, strategy_set_reading=R.STRATEGY_SET_READINGS[strategies])
     if util_guard is not None:
         cfg.update(util_guard=float(util_guard), util_guard_reading=UTIL_GUARD_READING,
-                   training_objective=training.objective)
+                   training_objective=training.objective.expr)
     if select != "train":
         cfg.update(select=select, select_reading=SELECT_READINGS[select])
     return training, easy, heldout, cfg
@@ -398,9 +397,10 @@ def _finish(run, result: RulesResult, cfg, histories, training, easy, heldout, o
     return result
 
 
-def rules_iterative(evolve_config, out, partitions=R.TABLE2_PARTITIONS, *, executor_spec=None, workers=None,
+def rules_iterative(evolve_config, out, partitions=R.TABLE2_PARTITIONS, *, executor=DEFAULT_EXECUTOR, workers=None,
                     on_start=None, on_class=None, greedy=R.DEFAULT_GREEDY,
-                    strategies: str = "all", util_guard: float | None = None, select: str = "train") -> RulesResult:
+                    strategies: str = "all", util_guard: float | None = None, select: str = "train",
+                    executor_spec=NOT_GIVEN) -> RulesResult:
     """`schedlab rules iterative`: Algorithm 2 into run folder ``out`` (resumes). ``strategies``,
     ``util_guard``, ``select``: the remedies (:data:`~schedlab.strategy.rules.STRATEGY_SET_READINGS`,
     :data:`UTIL_GUARD_READING`, :data:`SELECT_READINGS`); the defaults are the paper's method."""
@@ -415,7 +415,7 @@ def rules_iterative(evolve_config, out, partitions=R.TABLE2_PARTITIONS, *, execu
         "unvisited": "skip", "method": "genetic-fuzzy-rule-based-scheduling Section 4.1, Algorithm 2"}, greedy,
         strategies=strategies, util_guard=util_guard, select=select)
     run = RunFolder(out, cfg)
-    with make_executor(executor_spec, workers=workers, payload=training) as executor:
+    with make_executor(renamed_executor(executor, executor_spec, "rules"), workers=workers, payload=training) as executor:
         state = iterative(run, training, base.partitions, executor, on_start=on_start, on_class=on_class, greedy=greedy,
                           strategies=strategies, heldout=heldout, select=select)
     result = RulesResult(run.path, state["rulebase"], state["value"], state["interrupted"], [],
@@ -436,10 +436,10 @@ def rules_iterative(evolve_config, out, partitions=R.TABLE2_PARTITIONS, *, execu
     return _finish(run, result, cfg, {"iterative": hist}, training, easy, heldout, evolve_config.objective)
 
 
-def rules_evolve(evolve_config, out, settings: GFSSettings = GFSSettings(), *, executor_spec=None, workers=None,
+def rules_evolve(evolve_config, out, settings: GFSSettings = GFSSettings(), *, executor=DEFAULT_EXECUTOR, workers=None,
                  on_start=None, on_generation=None, on_evaluation=None,
                  greedy=R.DEFAULT_GREEDY, strategies: str = "all", util_guard: float | None = None,
-                 select: str = "train") -> RulesResult:
+                 select: str = "train", executor_spec=NOT_GIVEN) -> RulesResult:
     """`schedlab rules evolve`: symbiotic evolution on the run machinery of ``evolve greedy``; the
     remedy options as :func:`rules_iterative`."""
     from ..execute import make_executor
@@ -455,7 +455,7 @@ def rules_evolve(evolve_config, out, settings: GFSSettings = GFSSettings(), *, e
     allowed = None if strategies == "all" else R.strategy_set(strategies)
     decode = lambda x: decode_rule_base(x, greedy, allowed)  # noqa: E731
     run = RunFolder(out, cfg)
-    with make_executor(executor_spec, workers=workers, payload=training) as executor:
+    with make_executor(renamed_executor(executor, executor_spec, "rules"), workers=workers, payload=training) as executor:
         res = optimize(run, lambda: SymbioticGFS(settings, evolve_config.seed), FuzzyEvaluator(greedy, allowed), executor,
                        evolve_config.generations, param_names=gene_names(settings.rules),
                        best_json=lambda x, f: R.rulebase_to_json(decode(x)) + "\n",

@@ -70,6 +70,7 @@ from ..errors import StrategyError
 from ..sim.model import Machine
 from ..strategy.model import BOUNDS, CRITERIA, TIME_OF_WEEK_CLASSES, Criterion, Greedy, Strategy
 from ..workload.model import Workload
+from ..metrics.objective import Objective
 from .versus_easy import objective_over
 
 #: decades spanned by the log gene scale of a and b (see module docstring)
@@ -227,10 +228,11 @@ class TrainingSet:
 
     workloads: tuple[Workload, ...]
     machines: tuple[Machine, ...]
-    objective: str
+    objective: Objective
     easy: tuple[dict, ...] | None = None
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "objective", Objective.of(self.objective))  # parsed by the config; text accepted
         if len(self.workloads) != len(self.machines) or not self.workloads:
             raise ValueError("need one machine per workload and at least one workload")
         if self.easy is not None and len(self.easy) != len(self.workloads):

@@ -21,6 +21,7 @@ from ..grid.sim import GridTrace, simulate_grid
 from ..metrics.grid import grid_summary
 from .nsga2_grid import GridNSGA2Config, ParetoResult, front_csv, run_pareto
 from .run import RunFolder
+from .settings import DEFAULT_EXECUTOR
 
 
 def trace_fingerprint(trace: GridTrace) -> str:
@@ -42,7 +43,7 @@ def pareto(
     out: str | os.PathLike,
     config: GridNSGA2Config,
     *,
-    executor: str | None = "serial",
+    executor: str | None = DEFAULT_EXECUTOR,
     workers: int | None = None,
     label: str = "",
     on_generation=None,

@@ -28,7 +28,8 @@ from typing import Any
 from ..sim.model import Machine
 from ..workload.model import Workload
 from ..workload.spec import TraceSpec, prepare_trace
-from .versus_easy import compare_with_easy, gain_pct, metrics_of, objective_over, parsed_objective
+from ..metrics.objective import Objective
+from .versus_easy import compare_with_easy, gain_pct, metrics_of, objective_over
 
 #: history.csv columns a held-out evaluation adds (after ``elapsed``)
 TEST_COLUMNS: tuple[str, ...] = ("test", "test_easy", "test_gain_pct")
@@ -49,20 +50,19 @@ class HeldOut:
     workloads: tuple[Workload, ...]
     machines: tuple[Machine, ...]
     easy: tuple[dict[str, float | None], ...]
-    objective: str
+    objective: Objective
 
     @classmethod
-    def build(cls, workloads: Sequence[Workload], objective: str) -> "HeldOut":
+    def build(cls, workloads: Sequence[Workload], objective: Objective) -> "HeldOut":
         """Simulate EASY once per workload and check the objective is defined on it."""
-        from ..metrics import Objective
         from ..strategy.model import Strategy
 
-        obj = Objective(objective)
+        obj = Objective.of(objective)
         machines = tuple(Machine(w.machine_procs) for w in workloads)
         easy = tuple(metrics_of(w, m, Strategy("easy")) for w, m in zip(workloads, machines))
         for e in easy:
             obj(e, e)  # raises ObjectiveError naming an undefined metric
-        return cls(tuple(workloads), machines, easy, obj.expr)
+        return cls(tuple(workloads), machines, easy, obj)
 
     def __len__(self) -> int:
         return len(self.workloads)
@@ -72,13 +72,13 @@ class HeldOut:
         same for EASY, ``test_gain_pct`` = 100 (test_easy - test) / |test_easy| (:func:`.versus_easy.gain_pct`)."""
         from ..sim.strategies import simulate_any  # a Strategy or a rule base
 
-        obj = parsed_objective(self.objective)
+        obj = self.objective
         mine = objective_over(self.objective, self.workloads, self.machines, self.easy,
                               lambda w, m: simulate_any(w, m, strategy))
         easy = sum(obj(e, e) for e in self.easy)
         return {"test": mine, "test_easy": easy, "test_gain_pct": gain_pct(easy, mine)}
 
-    def compare(self, strategy: Any, objective: str | None = None) -> list[dict[str, Any]]:
+    def compare(self, strategy: Any, objective: Objective | None = None) -> list[dict[str, Any]]:
         """Per test workload: the rows of :func:`schedlab.optimize.versus_easy.compare_with_easy`, ``set`` = test
         (``objective``: another expression than the run's, e.g. without ``--util-guard``)."""
 

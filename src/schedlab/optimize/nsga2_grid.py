@@ -43,6 +43,7 @@ from pymoo.core.repair import Repair
 from pymoo.operators.crossover.pntx import TwoPointCrossover
 from pymoo.operators.selection.tournament import TournamentSelection
 
+from .settings import DEFAULT_SEED
 from ..errors import RunError
 from ..grid.kernel import NONE, grid_kernel
 from ..grid.partition import AWRT_LIMIT, PartitionProblem
@@ -61,7 +62,7 @@ class GridNSGA2Config:
     p_crossover: float = 0.9
     initial_flips: int = 5000
     limit: float = AWRT_LIMIT
-    seed: int = 1
+    seed: int = DEFAULT_SEED
     #: comma-separated exchange policies (pool, rq) whose realised partitions join the initial
     #: population (not in the paper; "" = the paper's initial population)
     seed_with: str = ""

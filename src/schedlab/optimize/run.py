@@ -119,7 +119,7 @@ def _canonical(config: dict[str, Any]) -> dict[str, Any]:
         from ..metrics import Objective
 
         try:
-            out["objective"] = Objective(out["objective"]).canonical()
+            out["objective"] = Objective.of(out["objective"]).canonical()
         except ObjectiveError:
             pass
     return out

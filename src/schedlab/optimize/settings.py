@@ -6,6 +6,37 @@ from __future__ import annotations
 
 from ..errors import RunError
 
+#: The seed every optimizer (``schedlab.minimize``, each verb's ``--seed``, each config) starts from when none
+#: is given: 1, as the README states (issue 46: ``EvolveConfig`` and ``FederationGAConfig`` had 0, the verbs 1).
+DEFAULT_SEED = 1
+
+#: The executor every optimizer runs its evaluations on when none is given: None = local processes on
+#: all cores (:func:`schedlab.execute.make_executor`; the verbs' ``--workers`` default). Issue 46: the grid
+#: and federation drivers had defaulted to "serial" from Python, the other drivers to all cores. Results do not
+#: depend on it (every evaluation is pure), only the wall time.
+DEFAULT_EXECUTOR: str | None = None
+
+
+class _NotGiven:
+    def __repr__(self) -> str:
+        return "not given"
+
+
+#: the default of a driver's deprecated ``executor_spec=`` keyword (None is a value: all cores)
+NOT_GIVEN = _NotGiven()
+
+
+def renamed_executor(executor, executor_spec, where: str):
+    """The executor a driver was given: ``executor=`` (issue 46: one name in every driver), or the old
+    ``executor_spec=`` it replaces, still read for one release with a DeprecationWarning."""
+    if executor_spec is NOT_GIVEN:
+        return executor
+    import warnings
+
+    warnings.warn(f"{where}(executor_spec=...) is now {where}(executor=...); executor_spec goes in the next release",
+                  DeprecationWarning, stacklevel=3)
+    return executor_spec
+
 
 def check_whole(flag: str, value, minimum: int = 1) -> None:
     """Refuse ``value`` unless it is a whole number of at least ``minimum``."""

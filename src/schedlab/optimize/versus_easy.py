@@ -8,9 +8,9 @@ evaluation (:mod:`schedlab.optimize.heldout`), which both import it and neither 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import lru_cache
 from typing import Any
 
+from ..metrics.objective import Objective
 from ..sim.model import Machine
 from ..strategy.model import Strategy
 from ..workload.model import Workload
@@ -160,15 +160,7 @@ def metrics_of(workload: Workload, machine: Machine, strategy: Strategy) -> dict
     return dict(compute_metrics(simulate_any(workload, machine, strategy)))
 
 
-@lru_cache(maxsize=16)
-def parsed_objective(expr: str):
-    """The :class:`~schedlab.metrics.Objective` of ``expr``, parsed once per process (evaluations call it often)."""
-    from ..metrics import Objective
-
-    return Objective(expr)
-
-
-def objective_over(objective: str, workloads: Sequence[Workload], machines: Sequence[Machine],
+def objective_over(objective: Objective, workloads: Sequence[Workload], machines: Sequence[Machine],
                    easy: Sequence[dict[str, float | None]] | None,
                    schedule_of: Callable[[Workload, Machine], Any]) -> float:
     """Sum over the workloads of ``objective`` on the schedule ``schedule_of(workload, machine)``
@@ -177,7 +169,7 @@ def objective_over(objective: str, workloads: Sequence[Workload], machines: Sequ
     is computed (greedy, both rule-base methods, the held-out scores)."""
     from ..metrics import compute_metrics
 
-    obj = parsed_objective(objective)
+    obj = Objective.of(objective)  # the payloads carry it parsed (TrainingSet, HeldOut)
     baselines = easy if easy is not None else (None,) * len(workloads)
     total = 0.0
     for w, m, e in zip(workloads, machines, baselines, strict=True):
@@ -189,7 +181,7 @@ def compare_with_easy(
     strategy: Strategy,
     workloads: Sequence[Workload],
     machines: Sequence[Machine],
-    objective: str,
+    objective: Objective,
     *,
     easy: Sequence[dict[str, float | None]] | None = None,
     threshold: float = WORSE_THAN_EASY_PCT,
@@ -202,9 +194,7 @@ def compare_with_easy(
     flags a workload whose objective is worse than EASY's by more than ``threshold`` % of |EASY|
     (:func:`worse_than`); the collateral and its marks: :func:`judged`.
     """
-    from ..metrics import Objective
-
-    obj = Objective(objective)
+    obj = Objective.of(objective)
     rows = []
     for i, (w, m) in enumerate(zip(workloads, machines)):
         base = easy[i] if easy is not None else metrics_of(w, m, Strategy("easy"))
@@ -222,8 +212,9 @@ def compare_with_easy(
 
 
 # ---------------------------------------------------------------------------- training under a guard
-def guarded_objective(objective: str, delta: float) -> str:
-    """The objective with the utilisation guard of ``--util-guard DELTA`` (:data:`UTIL_GUARD_READING`)."""
+def guarded_objective(objective: Objective | str, delta: float) -> str:
+    """The objective with the utilisation guard of ``--util-guard DELTA`` (:data:`UTIL_GUARD_READING`), as text
+    (a config parses it)."""
     return f"({objective}) * (1 + max(0, EASY_UTIL - UTIL - {float(delta)!r}))"
 
 
@@ -243,3 +234,15 @@ def check_util_guard(util_guard: float | None) -> None:
 
     if util_guard is not None and not (math.isfinite(util_guard) and util_guard >= 0):
         raise RunError(f"--util-guard must be a number of UTIL points >= 0, got {util_guard:g}")
+
+
+def __getattr__(name: str):
+    """``parsed_objective(expr)``, the old per-process parse cache, is :meth:`Objective.of` now (issue 46: the
+    payloads carry the parsed objective); the old name works for one release with a DeprecationWarning."""
+    if name == "parsed_objective":
+        import warnings
+
+        warnings.warn("schedlab.optimize.versus_easy.parsed_objective is now schedlab.Objective.of; "
+                      "the old name goes in the next release", DeprecationWarning, stacklevel=2)
+        return Objective.of
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -275,12 +275,13 @@ def plots_section(names: Sequence[str], heading: str) -> str:
 
 
 def plot_schedules(schedules: Mapping[str, object], out_dir: str | Path, *, title: str = "",
-                   window: tuple[float, float] | None = None, prefix: str = "") -> list[Path]:
+                   window: tuple[float, float] | None = None, prefix: str = "", procs: int | None = None) -> list[Path]:
     """:func:`write_schedule_plots` of simulated schedules (label -> :class:`schedlab.sim.model.Schedule`,
     drawn together: the same trace, e.g. EASY against an evolved strategy) on the widest of their
-    machines; what :meth:`schedlab.sim.model.Schedule.plot` calls. Returns the paths written."""
+    machines (or on ``procs``); what :meth:`schedlab.sim.model.Schedule.plot` and the face's
+    ``sl.plot_schedules`` call. Returns the paths written."""
     from ..metrics.per_job import job_table
 
     tables = {label: job_table(s) for label, s in schedules.items()}
-    m = max(int(s.machine.procs) for s in schedules.values())
+    m = procs if procs is not None else max(int(s.machine.procs) for s in schedules.values())
     return write_schedule_plots(tables, m, out_dir, title=title, window=window, prefix=prefix)

@@ -93,12 +93,25 @@ class Optimizer:
     ``(lower, upper, *, mu, lam, seed, x0)``; ``settings`` its fixed settings recorded in a run's
     config.json. :func:`make_optimizer` builds one by name; ``evolve greedy --optimizer NAME`` and
     :class:`schedlab.optimize.evolve.EvolveConfig` read the rows (tests/test_new_optimizer.py adds
-    a test-only optimizer this way; docs/CONTRACTS.md "Optimizers" shows the diff)."""
+    a test-only optimizer this way; docs/CONTRACTS.md "Optimizers" shows the diff).
+
+    ``spaces``: the search spaces (rows of :data:`schedlab.optimize.problem.SPACES`) the algorithm
+    searches, so :func:`schedlab.minimize` chooses every algorithm by name from this one table (issue
+    46). The box optimizers (``es``, ``cmaes``: real vectors) search the greedy criteria and a Slurm
+    configuration; the others are tied to one space and their ``factory`` names the ask/tell adapter
+    :func:`~schedlab.optimize.run.run_generations` drives (built by their driver, not by
+    :func:`make_optimizer`)."""
 
     name: str
     help: str
     factory: str | Callable
     settings: dict
+    spaces: tuple[str, ...] = ("greedy", "slurm")
+
+    @property
+    def box(self) -> bool:
+        """True for an optimizer of real vectors in a box (``make_optimizer``, ``--optimizer``)."""
+        return "greedy" in self.spaces
 
 
 @dataclass(frozen=True)
@@ -173,6 +186,19 @@ OPTIMIZERS: tuple[Optimizer, ...] = (
         "mu": "lambda // 2 unless --mu",
         "termination": "generation budget only",
     }),
+    Optimizer("iterative", "the iterative GFS of Franke et al. (Algorithm 2): one situation class a generation",
+              "schedlab.optimize.gfs_iterative:IterativeAskTell", {"algorithm": "iterative GFS, Algorithm 2"},
+              spaces=("rules",)),
+    Optimizer("symbiotic", "the symbiotic GFS (rule-base ES with rules as individuals)",
+              "schedlab.optimize.gfs:SymbioticGFS", {"algorithm": "symbiotic GFS, (mu+lambda) over rules"},
+              spaces=("rules",)),
+    Optimizer("nsga3", "NSGA-III over priority orders: the Pareto bound of a trace (pymoo)",
+              "schedlab.optimize.bound:BoundAskTell", {"algorithm": "NSGA-III, pymoo"}, spaces=("bound",)),
+    Optimizer("nsga2", "NSGA-II over job-to-site partitions of a grid (pymoo operators of the paper)",
+              "schedlab.optimize.nsga2_grid:NSGA2AskTell", {"algorithm": "NSGA-II"}, spaces=("grid",)),
+    Optimizer("ga", "the federation GA over one package's job order (slowdown-guided-ga-federation)",
+              "schedlab.optimize.federation_ga:PackageGAAskTell", {"algorithm": "GA, Table 1"},
+              spaces=("federation",)),
 )
 
 
@@ -541,8 +567,9 @@ def order_aliases() -> dict[str, str]:
     return {a: o.name for o in ORDERS for a in o.aliases}
 
 
-def optimizer_names() -> tuple[str, ...]:
-    return tuple(o.name for o in OPTIMIZERS)
+def optimizer_names(space: str = "greedy") -> tuple[str, ...]:
+    """The names of the algorithms that search ``space`` (default: the box optimizers of ``--optimizer``)."""
+    return tuple(o.name for o in OPTIMIZERS if space in o.spaces)
 
 
 def optimizer(name: str) -> Optimizer:
@@ -553,6 +580,8 @@ def make_optimizer(name: str, lower, upper, *, mu: int, lam: int, seed: int, x0=
     """The ask/tell optimizer of :data:`OPTIMIZERS` row ``name`` over the box [lower, upper]."""
     try:
         row = optimizer(name)
+        if not row.box:
+            raise KeyError(name)
     except KeyError:
         raise ValueError(f"unknown optimizer {name!r}; choose {' or '.join(optimizer_names())}") from None
     factory = resolve(row.factory) if isinstance(row.factory, str) else row.factory
@@ -626,6 +655,16 @@ def load_strategy_file(path):
         raise StrategyError(f"{path}: {exc}") from None
     except (TypeError, ValueError) as exc:  # e.g. a JSON list where an object is expected
         raise StrategyError(f"{path}: not a strategy: {exc}") from None
+
+
+def save_strategy(strategy, path) -> None:
+    """Write ``strategy`` (any kind with a file form) to ``path`` as :func:`load_strategy_file` reads it
+    (atomically)."""
+    import json
+
+    from .._atomic import atomic_write_text
+
+    atomic_write_text(path, json.dumps(strategy_to_dict(strategy), indent=2) + "\n")
 
 
 # ---------------------------------------------------------------------------- file form of a dataclass config

@@ -238,3 +238,28 @@ def test_a_recorded_case_round_trips_and_a_damaged_one_names_its_file(tmp_path):
     (tmp_path / "bad.json").write_text('{"name": "x"}')
     with pytest.raises(SlurmHarnessError, match=r"bad\.json: not a recorded case"):
         load_case(tmp_path / "bad.json")
+
+
+RECORDED = sorted((__import__("pathlib").Path(__file__).parent / "data" / "slurm44").glob("case*.json"))
+
+
+@pytest.mark.parametrize("path", RECORDED, ids=[p.stem for p in RECORDED])
+def test_a_committed_recording_is_whole_and_its_two_logs_agree(path, tmp_path):
+    # issue 44, item 2: each committed case (benchmarks/slurm_conformance.py --record44) has 30+
+    # jobs, the controller settled (its start logged before the first submission), and two
+    # records of the one run that agree: jobcomp's starts and slurmdbd's (sacct, read as a site's
+    # log by the sacct reader); its first Submit is the case's Unix anchor. Re-scored offline by
+    # benchmarks/slurm_conformance.py --score44.
+    from schedlab.slurm.harness import load_case
+    from schedlab.workload.sacct import read_sacct
+
+    name, jobs, conf, result, cpus = load_case(path)
+    assert len(jobs) >= 30 and len(result.start) == len(jobs)
+    assert result.controller_start < 0
+    assert np.all(result.start >= result.submit) and np.all(result.end >= result.start)
+    assert "NodeName=sl1 CPUs=16" in conf and cpus == 16
+    (tmp_path / "jobs.sacct").write_text(result.sacct)
+    w = read_sacct(tmp_path / "jobs.sacct", procs=cpus)
+    assert len(w) == len(jobs)
+    assert w.unix_start == result.origin
+    np.testing.assert_array_equal(np.sort(w.submit + w.wait), np.sort(result.start))

@@ -17,8 +17,8 @@ slurm_app = sub_app("slurm", "A site's Slurm: check --policy slurm against the s
 
 @slurm_app.command("check")
 def check_command(
-    log: str = typer.Argument(..., help="The site's accounting log: sacct --parsable2 (add Eligible,Reservation,Restarts to "
-                                        "--format to have unexplained jobs explained), or an SWF trace with recorded waits.",
+    log: str = typer.Argument(..., help="The site's accounting log: sacct --parsable2 (add Eligible,Reservation to "
+                                        "--format to have unexplained jobs explained; Restarts where sacct has it, 22.05's has not), or an SWF trace with recorded waits.",
                               show_default=False),
     fmt: Optional[str] = FORMAT,
     procs: Optional[int] = PROCS,

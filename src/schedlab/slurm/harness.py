@@ -34,7 +34,9 @@ database (GrpTRES, MaxJobs per association, ...) are not set.
 Servers bind to 127.0.0.1 only: ``CommunicationParameters=NoInAddrAny,NoCtldInAddrAny`` makes
 slurmd and slurmctld bind to the address of this host's name instead of every interface, so the
 harness refuses to start unless that name resolves to a loopback address (as Debian's
-``/etc/hosts`` has it).
+``/etc/hosts`` has it). With ``dbd=True`` MariaDB listens on 127.0.0.1 only, but slurmdbd 22.05
+has no setting to bind one address: it listens on every interface (on a free port, munge
+authenticated) for the life of the cluster.
 """
 
 from __future__ import annotations

@@ -462,16 +462,8 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
         t_last = np.nan
         bi = lo  # (now itself failed above)
         use2 = False  # the nodes were chosen outside held (held2: candidates from tau, no rounded overlap)
-        if rounded:
-            # tau = now: the candidates are the nodes no slice holds over [now, now + L]; they stay
-            # so until a later reservation begins by now + L (the horizon) or the walk passes tau on
-            candh[:] = ZERO
-            _held_direct(now, L, excl, nres, RF, RI, rnodes, False, candh)
-            nxt = np.inf
-            for q in range(nres):
-                if rb[q] > now + L and rb[q] < nxt:
-                    nxt = rb[q]
-            horizon = min(horizon, nxt - L)
+        # (tau = now: its candidates are made when first needed)
+        cand_made = False
         while True:
             tb = btime[bi] if bi < nb else np.inf
             tr = re[ord_re[r]] if r < nres else np.inf
@@ -485,10 +477,15 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
                 t = tr
                 r += 1
                 at_end = True
-            if rounded and at_end and t != t_last:
-                candh[:] = ZERO
-                _held_direct(t, L, excl, nres, RF, RI, rnodes, False, candh)
             if t == t_last:
+                if rounded and at_end:
+                    # a reservation end at a batch time just tested from an earlier tau: the loop
+                    # tries again from tau = t (held, made at t_last = t, is its candidates' complement)
+                    candh[:] = held
+                    cand_made = True
+                    if _cpus_outside(fp[b], held, NPL, W_) >= need:
+                        t_found = t
+                        break
                 continue  # (reservation ends shared, a batch at one: the same reading as at t_last)
             t_last = t
             if t > win_end:
@@ -534,7 +531,27 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
                     held[:] = agg
                 if nempty > 0:
                     _held_direct(t, L, excl, nres, RF, RI, rnodes, True, held)
-            if rounded and not at_end:
+            if rounded and at_end:
+                # a reservation end is a later_start: tried again from tau = t, whose candidates
+                # are the nodes held (over [t, t + L]) leaves out
+                candh[:] = held
+                cand_made = True
+            elif rounded:
+                if not cand_made:
+                    # tau = now: the candidates are the nodes whose first reservation (ending after
+                    # now) begins after now + L; they stay so until now + L reaches the earliest
+                    # such begin (the horizon) or the walk passes tau on
+                    candh[:] = ZERO
+                    nxt = np.inf
+                    for v in range(N):
+                        if part_nodes[p, v]:
+                            f = first_rb[v]
+                            if f <= b_end if not excl else f < b_end:
+                                _set_bit(candh, v)
+                            elif f < nxt:
+                                nxt = f
+                    horizon = min(horizon, nxt - L)
+                    cand_made = True
                 # will-run from tau on its candidates: T = t when they hold the job at t; kept
                 # unless a slice overlaps the rounded [floor(t), floor(t + L)) on the nodes chosen
                 if _cpus_outside(fp[b], candh, NPL, W_) < need:

@@ -15,7 +15,7 @@ from schedlab.slurm.layout import (F_LIMIT, F_RUNTIME, F_STATIC, F_SUBMIT, I_ACC
                                    O_SUBMIT_IMMEDIATE, O_WILLRUN_EXACT, P_BATCH_DELAY, P_BF_INTERVAL, P_BF_MAX_TEST,
                                    P_BF_RES, P_BF_WINDOW, P_CALC, P_DAMP, P_DEPTH, P_HALF_LIFE, P_KILL_WAIT,
                                    P_MAX_AGE, P_OVER_TIME, P_SCHED_INTERVAL, P_T0, P_W_AGE, P_W_FS, P_BF_PHASE,
-                                   P_NODE_SPACE, P_BF_FIRST, P_TICK, O_END_IMMEDIATE)
+                                   P_NODE_SPACE, P_BF_FIRST, P_TICK, O_END_IMMEDIATE, O_RESV_ROUNDED)
 from schedlab.slurm.policy import prepare
 
 
@@ -437,17 +437,29 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
         pl = 0  # reservations ord_re[:pl] have left
         t_found = np.inf
         bi = lo  # (now itself failed above)
+        rounded = O[O_RESV_ROUNDED]
+
+        def holding(a, z):  # the nodes of the reservations whose slices meet [a, z] (the candidate loop)
+            return {int(rnodes[i]) for q in range(nres) if (rb[q] < z if excl else rb[q] <= z) and re[q] > a
+                    for i in range(roff[q], roff[q] + rlen[q])}
+
+        if rounded:  # TRY_LATER from tau = now; the candidates hold until a reservation begins by now + L
+            tau_held = holding(now, now + L)
+            horizon = min(horizon, min([rb[q] for q in range(nres) if rb[q] > now + L], default=np.inf) - L)
         while True:
             tb = btime[bi] if bi < nb else np.inf
             tr = re[ord_re[r]] if r < nres else np.inf
             if tb == np.inf and tr == np.inf:
                 break
+            at_end = tb > tr
             if tb <= tr:
                 t = tb
                 bi += 1
             else:
                 t = tr
                 r += 1
+            if rounded and at_end:
+                tau_held = holding(t, t + L)  # later_start: tried again from this reservation's end
             if t > win_end:
                 horizon = min(horizon, t - W)  # until the window reaches t
                 break  # a later start makes no reservation: the walk can stop
@@ -478,6 +490,21 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
                     if held[v] == 0 and part_nodes[p, v]:
                         avail += free_t[v]
                 pl += 1
+            if rounded and not at_end:
+                part = [v for v in range(N) if part_nodes[p, v]]
+                if sum(free_t[v] for v in part if v not in tau_held) < need:
+                    continue  # will-run from tau does not give t
+                s_r = np.floor((t + ph) / res) * res - ph
+                e_r = np.floor((t + ph + L) / res) * res - ph
+                over = {int(rnodes[i]) for q in range(nres) if re[q] > s_r and rb[q] < e_r
+                        for i in range(roff[q], roff[q] + rlen[q])}
+                ok = [v for v in part if v not in tau_held and v not in over]
+                if sum(free_t[v] for v in ok) >= need:
+                    t_found = t
+                    for v in range(N):
+                        cand[v] = v in ok
+                    break
+                tau_held = {v for v in range(N) if held[v] > 0}  # overlap: tried again from t
             if avail >= need:
                 t_found = t
                 for v in range(N):

@@ -79,3 +79,21 @@ def test_cli_slurm_check_prints_and_writes_the_report(tmp_path, capsys):
     doc = json.loads(capsys.readouterr().out)
     assert doc["summary"]["within"] == 2 and [j["id"] for j in doc["unexplained"]] == [3, 4]
     one_line_error(main(["slurm", "check", str(log), "--procs", "4"]), capsys.readouterr().err, "needs --slurm-conf FILE")
+
+
+def test_a_sacct_log_takes_its_machine_size_from_the_slurm_conf(tmp_path, capsys):
+    # issue 44: a sacct log carries no MaxProcs; the check used to stop with "pass --procs" although
+    # the site's slurm.conf names its nodes (here 2 x 2 CPUs = 4, the log's jobs fit)
+    from schedlab.cli.main import main
+
+    log = tmp_path / "jobs.sacct"
+    log.write_text("JobIDRaw|Submit|Start|End|AllocCPUS|Timelimit|State|Partition\n"
+                   "1|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:01:00|4|00:02:00|COMPLETED|batch\n"
+                   "2|2024-01-01T00:00:10|2024-01-01T00:01:00|2024-01-01T00:02:00|2|00:02:00|COMPLETED|batch\n")
+    conf = tmp_path / "site.conf"
+    conf.write_text("SchedulerType=sched/backfill\nNodeName=n[1-2] CPUs=2\nPartitionName=batch Nodes=n[1-2] Default=YES MaxTime=10\n")
+    assert main(["slurm", "check", str(log), "--slurm-conf", str(conf), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    # job 1 (4 CPUs) starts at once; job 2 (2 CPUs) needs job 1's CPUs: recorded start 60 s, simulated
+    # at job 1's end (60 s) or on the controller's next tick: both within the 5 s tolerance
+    assert doc["summary"]["within"] == 2

@@ -181,3 +181,32 @@ def test_unnamed_queues_go_to_the_only_partition_with_a_note():
     assert not simulate_slurm(w, 4, SlurmPolicy(parse_conf(NODE4, "site.conf"), SlurmOptions(queue_map="default"))).slurm.notes
     with pytest.raises(WorkloadError, match=r"job 1 is in queue '1', which is no partition of site.conf \(batch, short\)"):
         simulate_slurm(w, 4, SlurmPolicy(parse_conf(NODE4 + "PartitionName=short\n", "site.conf")))
+
+
+PRIO_SIZE = "PriorityType=priority/multifactor\nPriorityWeightJobSize=100\nSchedulerParameters=bf_interval=5\n"
+
+
+def test_future_reservation_overlap_uses_rounded_bounds_and_candidates_from_now():
+    """_test_resv_overlap (backfill.c): a job that cannot start now is reserved from the will-run
+    start T found on its candidate nodes (no slice over [now, now + limit]); the overlap test
+    compares floor(T / res) * res and floor((T + limit) / res) * res with strict < against the
+    slices. One 4-CPU node, bf_resolution 60, trace time 0 on the epoch grid (UnixStartTime 0).
+
+    At 0: R1 (2 CPUs, runs 200 s, limit 2 min: expected end 120) and R2 (1 CPU, 55 s, limit
+    1 min: expected end 60) start; 1 CPU is free. At 1: H (4 CPUs), X (2 CPUs), Y (1 CPU), all
+    limit 1 min, run 10 s; job size favours large, so the order is H > X > Y. The main scheduler
+    at 1 cannot start H (1 CPU free) and stops there. The backfill pass at n in [1, 6] (bf_interval 5):
+    - H: will-run T = 120 (R1's end frees the node) -> slice [120, 180) holds the node.
+    - X: candidates from now: [n, n + 60] meets no slice (H's begins at 120), so the node is one;
+      will-run T = 60 (R2's expected end frees 2 CPUs). Slurm: floor -> [60, 120); H's slice
+      begins at 120, and 120 < 120 is false: no overlap, X is reserved [60, 120).
+      The unrounded inclusive reading ('exact'): [60, 120] meets H's slice at 120, 120 (R1's end)
+      is H's, so X goes to [180, 240).
+    - Y (1 CPU) fits now on the free CPU if no slice begins by n + 60 <= 66: under Slurm's reading
+      X's does (60), so Y waits; under 'exact' the first slice begins at 120, so Y starts at n.
+    So Y starts at the first pass (<= 6) with 'exact' and not before R2 ends (55) with Slurm's."""
+    rows = [(0, 2, 200, 2), (0, 1, 55, 1), (1, 4, 10, 1), (1, 2, 10, 1), (1, 1, 10, 1)]
+    slurm = run(rows, PRIO_SIZE, epoch=0)
+    exact = run(rows, PRIO_SIZE, epoch=0, resv_overlap="exact")
+    assert exact.start[4] <= 6
+    assert slurm.start[4] >= 55

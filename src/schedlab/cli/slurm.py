@@ -17,8 +17,8 @@ slurm_app = sub_app("slurm", "A site's Slurm: check --policy slurm against the s
 
 @slurm_app.command("check")
 def check_command(
-    log: str = typer.Argument(..., help="The site's accounting log: sacct --parsable2 (add Eligible,Reservation,Restarts to "
-                                        "--format to have unexplained jobs explained), or an SWF trace with recorded waits.",
+    log: str = typer.Argument(..., help="The site's accounting log: sacct --parsable2 (add Eligible,Reservation to "
+                                        "--format to have unexplained jobs explained; Restarts where sacct has it, 22.05's has not), or an SWF trace with recorded waits.",
                               show_default=False),
     fmt: Optional[str] = FORMAT,
     procs: Optional[int] = PROCS,
@@ -44,6 +44,8 @@ def check_command(
         typer.echo(f"ignored: {line}", err=True)
     if out is not None:
         check_output(out, "check report", folder=True)
+    if procs is None and policy.conf.node_cpus and _is_sacct(log, fmt):
+        procs = int(sum(policy.conf.node_cpus))  # a sacct log names no machine size: the slurm.conf's nodes do
     workload = prepare_trace(TraceSpec(log, format=fmt, procs=procs), utilisation=easy_util)
     path = Path(log)
     extras = read_extras(path, tz=(fmt or "").partition(":")[2] or None) if path.is_file() else {}
@@ -59,3 +61,16 @@ def check_command(
     if out is not None:
         for p in write_outputs(report, out, path.name):
             typer.echo(f"wrote {p}", err=True)
+
+
+def _is_sacct(log: str, fmt: Optional[str]) -> bool:
+    """Whether the log is read as sacct (named so, or sniffed from its first line)."""
+    if fmt:
+        return fmt.partition(":")[0] == "sacct"
+    from ..workload.sacct import looks_like_sacct
+
+    try:
+        with open(log, errors="replace") as fh:
+            return looks_like_sacct(fh.readline())
+    except OSError:
+        return False  # (the reader names the problem)

@@ -9,7 +9,7 @@ import numpy as np
 
 from .._config import njit
 from .layout import (F_LIMIT, I_AOFF, I_CPUS, I_PART, O_BF_COUNT_POPPED, O_BF_TOUCH_EXCLUSIVE, O_RESERVE_FIRST_ONLY,
-                     O_WILLRUN_EXACT, P_BF_MAX_TEST, P_BF_PHASE, P_BF_RES, P_BF_WINDOW, P_KILL_WAIT,
+                     O_RESV_ROUNDED, O_WILLRUN_EXACT, P_BF_MAX_TEST, P_BF_PHASE, P_BF_RES, P_BF_WINDOW, P_KILL_WAIT,
                      P_NODE_SPACE, P_OVER_TIME)
 from .nodespace import (ONE, ZERO, _held_direct, _nwords, _planes_extend, _planes_now, _planes_of, _set_bit, _slot_add,
                         _slot_grown, lowbit, popcount)
@@ -82,6 +82,27 @@ def _freed_totals(p, part_nodes, byend, bcount, nb, JI, anode, acnt, alen):
             q += 1
         out[b] = acc
     return out
+
+
+@njit
+def _cpus_outside(planes, mask, NPL, W_):
+    """The free CPUs (bit planes of one batch prefix, :mod:`.nodespace`) on the nodes not in ``mask``."""
+    avail = 0
+    for k in range(NPL):
+        for w in range(W_):
+            avail += popcount(planes[k, w] & ~mask[w]) << k
+    return avail
+
+
+@njit
+def _held_rounded(s_r, e_r, nres, RF, RI, rnodes, held):
+    """OR into ``held`` the nodes of the reservations _test_resv_overlap finds overlapping
+    [s_r, e_r) (bounds already floored to bf_resolution): ``end > s_r and begin < e_r``."""
+    rb, re, roff, rlen = RF[0], RF[1], RI[0], RI[1]
+    for q in range(nres):
+        if re[q] > s_r and rb[q] < e_r:
+            for z in range(roff[q], roff[q] + rlen[q]):
+                _set_bit(held, rnodes[z])
 
 
 @njit(**NO_NRT)
@@ -274,6 +295,9 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
             nfl += 1
     late = P[P_KILL_WAIT] + P[P_OVER_TIME]
     W = P[P_BF_WINDOW]
+    rounded = O[O_RESV_ROUNDED]  # the TRY_LATER loop with _test_resv_overlap (SlurmOptions.resv_overlap)
+    candh = np.empty(W_, dtype=np.uint64)  # nodes held over [tau, tau + L]: not candidates from tau
+    held2 = np.empty(W_, dtype=np.uint64)
     nres, tested, used = (CK[0, k0], CK[1, k0], CK[2, k0]) if k0 > 0 else (0, 0, 0)
     horizon = CKF[k0] if k0 > 0 else np.inf
     for q in range(nres):  # the reservations of the jobs before k0, made again
@@ -437,18 +461,31 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
         t_found = np.inf
         t_last = np.nan
         bi = lo  # (now itself failed above)
+        use2 = False  # the nodes were chosen outside held (held2: candidates from tau, no rounded overlap)
+        # (tau = now: its candidates are made when first needed)
+        cand_made = False
         while True:
             tb = btime[bi] if bi < nb else np.inf
             tr = re[ord_re[r]] if r < nres else np.inf
             if tb == np.inf and tr == np.inf:
                 break
+            at_end = False  # t is a reservation end: Slurm's later_start, the loop tries again from it
             if tb <= tr:
                 t = tb
                 bi += 1
             else:
                 t = tr
                 r += 1
+                at_end = True
             if t == t_last:
+                if rounded and at_end:
+                    # a reservation end at a batch time just tested from an earlier tau: the loop
+                    # tries again from tau = t (held, made at t_last = t, is its candidates' complement)
+                    candh[:] = held
+                    cand_made = True
+                    if _cpus_outside(fp[b], held, NPL, W_) >= need:
+                        t_found = t
+                        break
                 continue  # (reservation ends shared, a batch at one: the same reading as at t_last)
             t_last = t
             if t > win_end:
@@ -494,13 +531,46 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
                     held[:] = agg
                 if nempty > 0:
                     _held_direct(t, L, excl, nres, RF, RI, rnodes, True, held)
-            avail = 0
-            for k in range(NPL):
-                for w in range(W_):
-                    avail += popcount(fp[b, k, w] & ~held[w]) << k
-            if avail >= need:
+            if rounded and at_end:
+                # a reservation end is a later_start: tried again from tau = t, whose candidates
+                # are the nodes held (over [t, t + L]) leaves out
+                candh[:] = held
+                cand_made = True
+            elif rounded:
+                if not cand_made:
+                    # tau = now: the candidates are the nodes whose first reservation (ending after
+                    # now) begins after now + L; they stay so until now + L reaches the earliest
+                    # such begin (the horizon) or the walk passes tau on
+                    candh[:] = ZERO
+                    nxt = np.inf
+                    for v in range(N):
+                        if part_nodes[p, v]:
+                            f = first_rb[v]
+                            if f <= b_end if not excl else f < b_end:
+                                _set_bit(candh, v)
+                            elif f < nxt:
+                                nxt = f
+                    horizon = min(horizon, nxt - L)
+                    cand_made = True
+                # will-run from tau on its candidates: T = t when they hold the job at t; kept
+                # unless a slice overlaps the rounded [floor(t), floor(t + L)) on the nodes chosen
+                if _cpus_outside(fp[b], candh, NPL, W_) < need:
+                    continue  # the candidates from tau cannot hold it at t
+                s_r = np.floor((t + ph) / res) * res - ph
+                e_r = np.floor((t + ph + L) / res) * res - ph
+                held2[:] = candh
+                _held_rounded(s_r, e_r, nres, RF, RI, rnodes, held2)
+                if _cpus_outside(fp[b], held2, NPL, W_) >= need:
+                    t_found = t
+                    use2 = True
+                    break
+                # overlap: tried again from tau = t, whose candidates are the nodes held tests
+                candh[:] = held
+            if _cpus_outside(fp[b], held, NPL, W_) >= need:
                 t_found = t
                 break
+        if use2:
+            held[:] = held2
         if t_found <= win_end and t_found < np.inf:
             # reserve the selected nodes whole: the partition's unheld nodes with CPUs free at
             # t_found, lowest-numbered first

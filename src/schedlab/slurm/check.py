@@ -11,7 +11,8 @@ beside the one the log records (Start; Submit + the SWF wait of a converted log)
 - mean wait and AWRT (sum m p (C - r) / sum m p) per partition and per user group, recorded and
   simulated;
 - the jobs the model cannot explain (error beyond the tolerance) and why, from what the log
-  shows when it has the fields (``sacct --format ...,Eligible,Reservation,Restarts``): a job
+  shows when it has the fields (``sacct --format ...,Eligible,Reservation``, and ``Restarts`` where the sacct version has it:
+  22.05's refuses it, "Invalid field requested"): a job
   eligible later than its submission (held, ``--begin``, a dependency), one that ran in an
   advance reservation, one requeued (none of these is modelled, docs/slurm-policy-spec.md
   section 9); otherwise the direction says what the log does not show: started *earlier* than

@@ -21,16 +21,22 @@ site that wants to check the simulator against its own Slurm version use it too;
 the standard library and numpy, plus the Debian packages ``slurmctld slurmd munge`` (Slurm
 22.05) at run time, and root (slurmd launches the jobs).
 
-What the first version leaves out: ``AccountingStorageType=accounting_storage/none`` means no
-slurmdbd, hence no associations and no QOS records, so ``--qos`` is accepted but has no effect,
-the fair-share factor is not exercised (keep ``PriorityWeightFairshare=0`` in cases meant to
-match), and account names are only labels; limits that live in the accounting database
-(GrpTRES, MaxJobs per association, ...) are absent too.
+By default there is no slurmdbd (``AccountingStorageType=accounting_storage/none``): no
+associations and no QOS records, so ``--qos`` is accepted but has no effect and Slurm ignores the
+age and fair-share weights. ``SlurmCluster(dbd=True)`` (issue 44) adds a slurmdbd backed by a
+MariaDB server of its own (``mariadb-install-db`` into the temporary folder, listening on a free
+port of 127.0.0.1 only, killed on leaving), registers the cluster, the accounts of ``accounts``
+(root a user of each) and the QOS of ``qos`` (name -> priority) with ``sacctmgr`` before
+slurmctld starts, so age, QOS and fair-share weights are live. It needs the Debian packages
+``slurmdbd mariadb-server`` too (:func:`dbd_unavailable`). Limits that live in the accounting
+database (GrpTRES, MaxJobs per association, ...) are not set.
 
 Servers bind to 127.0.0.1 only: ``CommunicationParameters=NoInAddrAny,NoCtldInAddrAny`` makes
 slurmd and slurmctld bind to the address of this host's name instead of every interface, so the
 harness refuses to start unless that name resolves to a loopback address (as Debian's
-``/etc/hosts`` has it).
+``/etc/hosts`` has it). With ``dbd=True`` MariaDB listens on 127.0.0.1 only, but slurmdbd 22.05
+has no setting to bind one address: it listens on every interface (on a free port, munge
+authenticated) for the life of the cluster.
 """
 
 from __future__ import annotations
@@ -53,6 +59,8 @@ from schedlab.errors import SchedlabError
 
 #: the programs the harness runs; absent ones make :func:`slurm_unavailable` give a reason
 PROGRAMS = ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "sinfo", "scontrol", "scancel")
+#: the programs ``dbd=True`` needs besides (:func:`dbd_unavailable`)
+DBD_PROGRAMS = ("slurmdbd", "sacctmgr", "mariadbd", "mariadb-install-db", "mariadb")
 #: the environment variable every process the harness starts carries (value: its folder)
 MARKER = "SCHEDLAB_SLURM_HARNESS"
 #: name of the one compute node
@@ -68,6 +76,7 @@ OWNED_KEYS = frozenset(
         "SlurmdPidFile", "SlurmctldLogFile", "SlurmdLogFile", "SlurmctldDebug", "SlurmdDebug",
         "ProctrackType", "TaskPlugin", "SelectType", "SelectTypeParameters", "SlurmdParameters",
         "JobCompType", "JobCompLoc", "AccountingStorageType", "AccountingStorageHost",
+        "AccountingStoragePort", "AccountingStoragePass",
         "AccountingStorageEnforce", "JobAcctGatherType", "CommunicationParameters", "MpiDefault",
         "ReturnToService", "Prolog", "Epilog", "PrologSlurmctld", "EpilogSlurmctld", "TaskProlog",
         "TaskEpilog", "GresTypes", "MailProg", "PluginDir",
@@ -145,6 +154,9 @@ class SlurmResult:
     #: line, milliseconds), in seconds since ``origin`` (negative: before the first submission); the
     #: anchor of its periodic cycles (simulator option ``controller_start``); nan when not logged
     controller_start: float = float("nan")
+    #: with slurmdbd: the jobs as ``TZ=UTC sacct --parsable2 --format SACCT_FORMAT+EXTRA_FIELDS``
+    #: prints them (the site's own log for ``schedlab slurm check``); "" without slurmdbd
+    sacct: str = ""
 
     def rows(self) -> list[dict]:
         """One dict per job (for a table: ``pandas.DataFrame(result.rows())``)."""
@@ -169,6 +181,17 @@ def slurm_unavailable() -> str | None:
         loopback_address()
     except SlurmHarnessError as exc:
         return str(exc)
+    return None
+
+
+def dbd_unavailable() -> str | None:
+    """Why the harness cannot add slurmdbd with MariaDB here (one line), or None when it can."""
+    reason = slurm_unavailable()
+    if reason:
+        return reason
+    missing = [p for p in DBD_PROGRAMS if shutil.which(p) is None]
+    if missing:
+        return f"Slurm harness with slurmdbd needs {', '.join(missing)} (Debian: apt-get install slurmdbd mariadb-server)"
     return None
 
 
@@ -205,7 +228,7 @@ def _key(token: str) -> str:
     return token.split("=", 1)[0].lower()
 
 
-def merge_conf(excerpt: str, fixed: list[str], *, source: str = "slurm.conf excerpt") -> tuple[str, tuple[str, ...]]:
+def merge_conf(excerpt: str, fixed: list[str], *, source: str = "slurm.conf excerpt", dbd: bool = False) -> tuple[str, tuple[str, ...]]:
     """The slurm.conf text: the harness' ``fixed`` lines, then the caller's ``excerpt`` merged in.
 
     Kept from the excerpt: every setting the harness does not own (Priority*, SchedulerType,
@@ -213,7 +236,7 @@ def merge_conf(excerpt: str, fixed: list[str], *, source: str = "slurm.conf exce
     ``Nodes=`` is replaced by the harness' one node. Dropped and returned in ``ignored`` (one
     entry each, naming ``source:LINE``): settings in :data:`OWNED_KEYS`, node lines, and a
     partition's own ``Nodes=``; also listed, though kept, are non-zero weights that Slurm itself
-    does not apply without slurmdbd (:data:`NEEDS_DBD`). A default partition ``debug`` holding the node is added when the
+    does not apply without slurmdbd (:data:`NEEDS_DBD`; not with ``dbd``, the harness' slurmdbd). A default partition ``debug`` holding the node is added when the
     excerpt has none. A line that is not ``Key=Value`` raises ``source:LINE: problem``.
     """
     kept: list[str] = []
@@ -246,7 +269,7 @@ def merge_conf(excerpt: str, fixed: list[str], *, source: str = "slurm.conf exce
         ignored += [
             f"{source}:{number}: {t.split('=', 1)[0]} ({NEEDS_DBD[_key(t)]})"
             for t in tokens
-            if _key(t) in NEEDS_DBD and t.split("=", 1)[1] not in ("", "0")
+            if not dbd and _key(t) in NEEDS_DBD and t.split("=", 1)[1] not in ("", "0")
         ]
         rest = [t for t in tokens if t not in mine]
         if rest:
@@ -287,6 +310,12 @@ class SlurmCluster:
     source: str = "slurm.conf excerpt"
     keep: bool = False
     start_timeout: float = 30.0
+    #: add slurmdbd with a MariaDB of its own (age, QOS and fair-share weights live; issue 44)
+    dbd: bool = False
+    #: accounts registered with dbd=True (root is a user of each, fair-share 1 each)
+    accounts: tuple[str, ...] = ("physics", "chem")
+    #: QOS registered with dbd=True: name -> priority ("normal" exists already and is set too)
+    qos: dict = field(default_factory=dict)
     folder: Path | None = field(default=None, init=False)
     conf_text: str = field(default="", init=False)
     ignored: tuple[str, ...] = field(default=(), init=False)
@@ -299,7 +328,7 @@ class SlurmCluster:
 
     # -- life cycle -------------------------------------------------------------------------
     def __enter__(self) -> SlurmCluster:
-        reason = slurm_unavailable()
+        reason = dbd_unavailable() if self.dbd else slurm_unavailable()
         if reason:
             raise SlurmHarnessError(reason)
         if self.cpus < 1:
@@ -320,14 +349,14 @@ class SlurmCluster:
         d = self.folder
         assert d is not None
         d.chmod(0o711)  # munged wants its socket's folders searchable by all
-        for sub in ("munge", "state", "spool", "log"):
+        for sub in ("munge", "state", "spool", "log", "db"):
             (d / sub).mkdir(mode=0o711 if sub == "munge" else 0o700)
         key = d / "munge" / "munge.key"
         key.write_bytes(os.urandom(1024))
         key.chmod(0o400)
         addr = loopback_address()
         host = socket.gethostname().split(".")[0]
-        ctld_port, slurmd_port = _free_ports(addr, 2)
+        ctld_port, slurmd_port, dbd_port, db_port = _free_ports(addr, 4)
         sock = d / "munge" / "munge.socket"
         fixed = [
             "# written by schedlab.slurm.harness: a one-node Slurm on the loopback address",
@@ -355,14 +384,18 @@ class SlurmCluster:
             "SelectTypeParameters=CR_CPU",
             "SlurmdParameters=config_overrides",
             "JobAcctGatherType=jobacct_gather/none",
-            "AccountingStorageType=accounting_storage/none",
+            *(["AccountingStorageType=accounting_storage/slurmdbd", f"AccountingStorageHost={addr}",
+               f"AccountingStoragePort={dbd_port}",
+               f"AccountingStoragePass={sock}",  # the munge socket for slurmdbd connections (slurm.conf(5))
+               "AccountingStorageEnforce=associations,qos"]
+              if self.dbd else ["AccountingStorageType=accounting_storage/none"]),
             "JobCompType=jobcomp/filetxt",
             f"JobCompLoc={d / 'jobcomp.txt'}",
             "MpiDefault=none",
             "ReturnToService=2",
             f"NodeName={NODE} NodeAddr={addr} NodeHostname={host} CPUs={self.cpus} State=UNKNOWN",
         ]
-        self.conf_text, self.ignored = merge_conf(self.conf, fixed, source=self.source)
+        self.conf_text, self.ignored = merge_conf(self.conf, fixed, source=self.source, dbd=self.dbd)
         conf_path = d / "slurm.conf"
         conf_path.write_text(self.conf_text)
         self._env = {
@@ -374,6 +407,8 @@ class SlurmCluster:
                                f"--pid-file={d / 'munge' / 'munged.pid'}", f"--log-file={d / 'log' / 'munged.log'}",
                                f"--seed-file={d / 'munge' / 'munged.seed'}"])
         self._until(lambda: sock.exists(), "munged to create its socket", "munged")
+        if self.dbd:
+            self._start_dbd(host, addr, dbd_port, db_port, sock)
         self._spawn("slurmctld", ["slurmctld", "-D", "-f", str(conf_path)])
         self._until(lambda: self._quiet(["scontrol", "ping"]).endswith("UP"), "slurmctld to answer", "slurmctld")
         self._spawn("slurmd", ["slurmd", "-D", "-N", NODE, "-f", str(conf_path)])
@@ -381,6 +416,63 @@ class SlurmCluster:
             lambda: set(self._quiet(["sinfo", "-h", "-N", "-n", NODE, "-o", "%T"]).split()) == {"idle"},  # a line per partition
             f"node {NODE} to become idle", "slurmd",
         )
+
+    def _start_dbd(self, host: str, addr: str, dbd_port: int, db_port: int, sock: Path) -> None:
+        """MariaDB in the folder (127.0.0.1:db_port), slurmdbd on dbd_port, and the associations."""
+        d = self.folder
+        assert d is not None
+        data = d / "db" / "data"
+        shutil.chown(d / "db", "mysql", "mysql")
+        done = subprocess.run(
+            ["mariadb-install-db", "--user=mysql", f"--datadir={data}", "--auth-root-authentication-method=normal",
+             "--skip-test-db"], env=self._env, capture_output=True, text=True, timeout=180)
+        if done.returncode != 0:
+            raise SlurmHarnessError(f"Slurm harness: mariadb-install-db failed: {(done.stderr.strip().splitlines() or ['?'])[-1]}")
+        db_sock = d / "db" / "mysqld.sock"
+        self._spawn("mariadbd", ["mariadbd", "--no-defaults", "--user=mysql", f"--datadir={data}", f"--socket={db_sock}",
+                                 "--bind-address=127.0.0.1", f"--port={db_port}", f"--pid-file={d / 'db' / 'mariadbd.pid'}",
+                                 "--innodb-buffer-pool-size=32M", "--skip-name-resolve"])
+        self._until(lambda: db_sock.exists(), "mariadbd to create its socket", "mariadbd")
+        sql = ("CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY 'schedlab'; "
+               "GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1'; FLUSH PRIVILEGES;")
+        self._until(lambda: self._quiet(["mariadb", f"--socket={db_sock}", "-u", "root", "-e", "SELECT 1"]) != "",
+                    "mariadbd to answer", "mariadbd")
+        done = subprocess.run(["mariadb", f"--socket={db_sock}", "-u", "root", "-e", sql], capture_output=True, text=True, timeout=30)
+        if done.returncode != 0:
+            raise SlurmHarnessError(f"Slurm harness: creating the slurm_acct_db user failed: {done.stderr.strip()}")
+        conf = d / "slurmdbd.conf"
+        conf.write_text("\n".join([
+            "# written by schedlab.slurm.harness", "AuthType=auth/munge", f"AuthInfo=socket={sock}",
+            f"DbdHost={host}", f"DbdAddr={addr}", f"DbdPort={dbd_port}", "SlurmUser=root",
+            f"LogFile={d / 'log' / 'slurmdbd.log'}", f"PidFile={d / 'slurmdbd.pid'}", "DebugLevel=info",
+            "StorageType=accounting_storage/mysql", "StorageHost=127.0.0.1", f"StoragePort={db_port}",
+            "StorageUser=slurm", "StoragePass=schedlab", "StorageLoc=slurm_acct_db", "",
+        ]))
+        conf.chmod(0o600)
+        self._spawn("slurmdbd", ["slurmdbd", "-D"])  # reads slurmdbd.conf beside $SLURM_CONF
+        mgr = ["sacctmgr", "-i"]
+        self._until(lambda: self._ok(mgr + ["list", "cluster"]), "slurmdbd to answer", "slurmdbd")
+        steps = [["add", "cluster", "schedlab"]]
+        if self.accounts:
+            steps += [["add", "account", ",".join(self.accounts), "cluster=schedlab"],
+                      ["add", "user", "root", f"account={','.join(self.accounts)}", "cluster=schedlab"]]
+        for name, prio in self.qos.items():
+            if name != "normal":
+                steps.append(["add", "qos", name])
+            steps.append(["modify", "qos", name, "set", f"priority={int(prio)}"])
+        if self.qos:
+            names = ",".join(dict.fromkeys(["normal", *self.qos]))
+            steps.append(["modify", "user", "root", "set", f"qos={names}"])
+        for step in steps:
+            done = subprocess.run(mgr + step, env=self._env, capture_output=True, text=True, timeout=60)
+            if done.returncode != 0 and "Nothing new added" not in done.stdout + done.stderr:
+                raise SlurmHarnessError(f"Slurm harness: sacctmgr {' '.join(step)} failed: {(done.stderr or done.stdout).strip()}")
+
+    def _ok(self, argv: list[str]) -> bool:
+        try:
+            return subprocess.run(argv, env=self._env, capture_output=True, timeout=10).returncode == 0
+        except subprocess.TimeoutExpired:
+            return False
 
     def _spawn(self, name: str, argv: list[str]) -> None:
         assert self.folder is not None
@@ -432,11 +524,11 @@ class SlurmCluster:
                 while self._quiet(["squeue", "-h", "-o", "%i"]) and time.monotonic() < deadline:
                     time.sleep(0.3)
             self._quiet(["scontrol", "shutdown"])
-        for name in ("slurmd", "slurmctld", "munged"):
+        for name in ("slurmd", "slurmctld", "slurmdbd", "mariadbd", "munged"):
             proc = self._procs.get(name)
             if proc is None:
                 continue
-            if name == "munged" and proc.poll() is None:
+            if name in ("munged", "slurmdbd", "mariadbd") and proc.poll() is None:
                 proc.terminate()
             try:
                 proc.wait(timeout=20)
@@ -513,6 +605,7 @@ class SlurmCluster:
                 )
             time.sleep(0.5)
         recs = [records[j] for j in ids]
+        sacct = self._sacct(ids) if self.dbd else ""
         submit = np.array([_epoch(r["SubmitTime"]) for r in recs], dtype=np.int64)
         origin = int(submit.min())
         return SlurmResult(
@@ -527,7 +620,28 @@ class SlurmCluster:
             conf=self.conf_text,
             ignored=self.ignored,
             controller_start=self.controller_epoch() - origin,
+            sacct=sacct,
         )
+
+    def _sacct(self, ids: list[int]) -> str:
+        """sacct's lines for ``ids`` once slurmdbd has every one of them finished (it is told asynchronously)."""
+        from schedlab.slurm.check import EXTRA_FIELDS
+        from schedlab.workload.sacct import SACCT_FORMAT
+
+        # (sacct 22.05 has no Restarts field: "Invalid field requested")
+        fmt = ",".join(dict.fromkeys([*SACCT_FORMAT.split(","), *(f for f in EXTRA_FIELDS if f != "Restarts")]))
+        argv = ["sacct", "--allusers", "--parsable2", "-X", "--format", fmt, "-j", ",".join(map(str, ids))]
+        deadline = time.monotonic() + 120
+        while True:
+            text = self._quiet(argv, timeout=30)
+            lines = text.splitlines()[1:]
+            done = [ln for ln in lines if ln.split("|")[fmt.split(",").index("State")] not in ("PENDING", "RUNNING")]
+            if len(done) >= len(ids):
+                return text + "\n"
+            if time.monotonic() > deadline:
+                raise SlurmHarnessError(f"Slurm harness: slurmdbd has {len(done)} of {len(ids)} jobs finished 120 s after "
+                                        f"slurmctld; sacct {' '.join(argv[1:])!r} printed {len(lines)} lines")
+            time.sleep(1.0)
 
     def controller_epoch(self) -> float:
         """The epoch time (ms) of slurmctld's "Running as primary controller" log line; nan if absent."""
@@ -605,3 +719,40 @@ def run_case(jobs: list[SlurmJob], conf: str = "", *, cpus: int = 4, source: str
     """Start a cluster, run ``jobs`` through it, stop it: the one-call form of :class:`SlurmCluster`."""
     with SlurmCluster(conf=conf, cpus=cpus, source=source) as cluster:
         return cluster.run(jobs)
+
+
+def save_case(path: str | Path, name: str, jobs: list[SlurmJob], sim_conf: str, result: SlurmResult, *, cpus: int) -> None:
+    """Write a recorded case as JSON (the jobs, the simulator's slurm.conf, what the real Slurm did,
+    its anchors, its sacct lines), so the suite and the report re-check it offline (issue 44)."""
+    import json
+    from dataclasses import asdict
+
+    data = {
+        "name": name, "cpus": cpus, "jobs": [asdict(j) for j in jobs], "sim_conf": sim_conf,
+        "harness_conf": result.conf, "ignored": list(result.ignored), "origin": result.origin,
+        "controller_start": None if result.controller_start != result.controller_start else round(result.controller_start, 3),
+        "job_id": result.job_id.tolist(), "submit": result.submit.tolist(), "start": result.start.tolist(),
+        "end": result.end.tolist(), "state": list(result.state), "partition": list(result.partition),
+        "account": list(result.account), "sacct": result.sacct,
+    }
+    Path(path).write_text(json.dumps(data, indent=1) + "\n")
+
+
+def load_case(path: str | Path) -> tuple[str, list[SlurmJob], str, SlurmResult, int]:
+    """(name, jobs, simulator slurm.conf, result, cpus) of a case :func:`save_case` wrote."""
+    import json
+
+    try:
+        d = json.loads(Path(path).read_text())
+        jobs = [SlurmJob(**j) for j in d["jobs"]]
+        cs = d["controller_start"]
+        result = SlurmResult(
+            job_id=np.array(d["job_id"], dtype=np.int64), submit=np.array(d["submit"], float),
+            start=np.array(d["start"], float), end=np.array(d["end"], float), state=tuple(d["state"]),
+            partition=tuple(d["partition"]), account=tuple(d["account"]), origin=int(d["origin"]),
+            conf=d["harness_conf"], ignored=tuple(d["ignored"]),
+            controller_start=float("nan") if cs is None else float(cs), sacct=d.get("sacct", ""),
+        )
+        return d["name"], jobs, d["sim_conf"], result, int(d["cpus"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise SlurmHarnessError(f"{path}: not a recorded case ({type(exc).__name__}: {exc})") from None

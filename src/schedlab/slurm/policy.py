@@ -159,6 +159,19 @@ class SlurmOptions:
     #: AccountingStorageType=accounting_storage/slurmdbd"). 'ignored' (Slurm; a note line says
     #: so) | 'applied' (as if slurmdbd ran: a slurm.conf excerpt that leaves the line out).
     weights_without_slurmdbd: str = "ignored"
+    #: a job whose earliest start T lies in the future (backfill.c _attempt_backfill, the
+    #: TRY_LATER loop, and _test_resv_overlap): its candidate nodes are those free of map slices
+    #: over [tau, tau + limit] (tau: now, then each later_start retried; slices beginning at the
+    #: window's end count), the select plugin's will-run finds T on them from the running jobs
+    #: alone, and T is kept unless a slice on the selected nodes overlaps the *rounded* bounds
+    #: with strict comparisons (``end_time > start_time && begin_time < end_reserve``, both
+    #: floored to bf_resolution); on overlap the job is tried again from T. So a job's
+    #: reservation may end inside the bf_resolution step where a higher job's slice begins, and
+    #: a job reserved from tau keeps nodes a slice beginning after tau + limit touches. The
+    #: selected nodes are read as the candidates free of such an overlap (exact on one node).
+    #: 'rounded-strict' (Slurm) | 'exact' (the earliest time whose unrounded window
+    #: [t, t + limit] meets no slice on enough nodes; the reading before issue 44).
+    resv_overlap: str = "rounded-strict"
     #: when the main scheduler runs after a job ends: for a finished batch job the agent calls
     #: queue_job_scheduler() (agent.c), and _slurmctld_background runs schedule() on its next
     #: ~1-s tick once now - last_sched_time >= batch_sched_delay (controller.c); only the
@@ -196,6 +209,7 @@ CHOICES: dict[str, tuple] = {
     "node_space_limit": ("bf_node_space_size", "none"),
     "weights_without_slurmdbd": ("ignored", "applied"),
     "sched_on_end": ("tick-after-batch-delay", "immediate"),
+    "resv_overlap": ("rounded-strict", "exact"),
 }
 #: options that take a number of seconds, or the named default
 TIMES = {"unix_start": "header", "controller_start": "settled"}
@@ -487,6 +501,7 @@ def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = T
     O[L.O_RESERVE_FIRST_ONLY] = opts.reserve_all == "first-only"
     O[L.O_ACCRUE_AT_END] = opts.usage_accrual == "at-job-end"
     O[L.O_END_IMMEDIATE] = opts.sched_on_end == "immediate"
+    O[L.O_RESV_ROUNDED] = opts.resv_overlap == "rounded-strict"
     tier = np.array([p.tier for p in parts], dtype=np.float64)
     alloc = int(per_job.sum()) if n else 1
     return dict(JF=JF, JI=JI, P=P, O=O, node_cpus=node_cpus, part_nodes=part_nodes, tier=tier, shares=shares,

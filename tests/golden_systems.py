@@ -127,6 +127,26 @@ def needs_shared_traces(case: dict) -> bool:
     return case["kind"] == "federation" or case.get("workload") == "SDSC-BLUE" or "sites" in case
 
 
+def system(case: dict) -> str:
+    """What a case checks, for the fast tier: a SCOJO policy, a federation method or an optimizer."""
+    if case["kind"] == "scojo":
+        return f"scojo/{case['policy']}"
+    return key(case)
+
+
+def fast_keys(gold: dict) -> set[str]:
+    """The entries of the fast tier (``pytest -m "not slow"``): per :func:`system` the cheapest as
+    recorded (``seconds``), preferring one that needs no shared trace, so the bundled KTH-SP2 and the
+    Lublin model cover every system they can; the others are marked ``slow``."""
+    best: dict[str, dict] = {}
+    for case in cases():
+        k, g = key(case), system(case)
+        rank = (needs_shared_traces(case), gold.get(k, {}).get("seconds", float("inf")))
+        if g not in best or rank < best[g][0]:
+            best[g] = (rank, k)
+    return {k for _, k in best.values()}
+
+
 def _digest(*arrays) -> str:
     h = hashlib.sha256()
     for a in arrays:

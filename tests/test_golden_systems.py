@@ -4,7 +4,8 @@ give exactly the results recorded in tests/golden/systems.json before the issue-
 (tests/golden_systems.py, which also regenerates the file: only in a commit that says why).
 
 Every entry is re-run here (the whole file takes about half a minute), each schedule through the
-validator."""
+validator; the fast tier (``pytest -m "not slow"``) runs the cheapest entry of each system
+(:func:`golden_systems.fast_keys`), the others are marked ``slow``."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import json
 import pytest
 
 from conftest import require_workloads
-from golden_systems import GOLDEN, cases, compare, key, needs_shared_traces, run, run_scojo
+from golden_systems import GOLDEN, cases, compare, fast_keys, key, needs_shared_traces, run, run_scojo
 
 GOLD = json.loads(GOLDEN.read_text()) if GOLDEN.exists() else {}
 
@@ -28,7 +29,11 @@ def test_the_golden_file_holds_every_case_as_recorded():
         assert recorded == json.loads(json.dumps({f: v for f, v in case.items() if f != "kind"})), k
 
 
-@pytest.mark.parametrize("case", cases(), ids=key)
+_FAST = fast_keys(GOLD)
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=key(c), marks=() if key(c) in _FAST else pytest.mark.slow)
+                                  for c in cases()])
 def test_golden_system(case):
     if needs_shared_traces(case):
         require_workloads()

@@ -20,7 +20,7 @@ import functools
 import numpy as np
 import pytest
 
-from conftest import WORKLOADS, require_workloads, trace_path
+from conftest import BUNDLED_KTH, WORKLOADS, require_workloads, trace_path
 from schedlab.sim import Machine, simulate, validate_schedule
 from schedlab.strategy import Criterion, Greedy, Strategy
 from schedlab.workload import job_width, load_trace, read_trace
@@ -59,7 +59,8 @@ def test_the_trace_folder_is_complete():
 
 
 @pytest.mark.parametrize("rule", ["fcfs", "list", "easy", "conservative"])
-@pytest.mark.parametrize("name", TRACES)  # trace by trace, so the cache holds one
+# trace by trace, so the cache holds one; the bundled KTH-SP2 in the fast tier, the whole other traces slow
+@pytest.mark.parametrize("name", [pytest.param(n, marks=() if n == BUNDLED_KTH.name else pytest.mark.slow) for n in TRACES])
 def test_trace_simulates_and_validates(name, rule):
     w = cleaned(name)
     if rule == "conservative" and name in CONSERVATIVE_JOBS:
@@ -80,6 +81,7 @@ def test_trace_simulates_and_validates(name, rule):
     ],
     ids=["f2", "f1-f3-f4"],
 )
+@pytest.mark.slow
 def test_greedy_on_ctc_validates(order):
     w = cleaned("CTC-SP2-1996-3.1-cln.swf.gz")
     s = simulate(w, Machine(430), Strategy("fcfs", order))

@@ -29,6 +29,9 @@ def _env(coretype: str) -> dict[str, str]:
     return {**os.environ, "OPENBLAS_CORETYPE": coretype}
 
 
+# slow: a fresh process per kernel re-runs the optimizers' (or CEA-Curie's) golden entries (about a
+# minute of CPU each); the fast tier checks the entries under this machine's kernel
+@pytest.mark.slow
 @pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="OPENBLAS_CORETYPE names x86-64 kernels")
 @pytest.mark.parametrize("coretype", KERNELS)
 def test_every_optimizer_replays_its_golden_entry_under_another_blas_kernel(coretype):
@@ -43,6 +46,9 @@ def test_every_optimizer_replays_its_golden_entry_under_another_blas_kernel(core
     assert all(": same (" in ln for ln in lines), "\n".join(lines)
 
 
+# slow: a fresh process per kernel re-runs the optimizers' (or CEA-Curie's) golden entries (about a
+# minute of CPU each); the fast tier checks the entries under this machine's kernel
+@pytest.mark.slow
 @pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="OPENBLAS_CORETYPE names x86-64 kernels")
 @pytest.mark.parametrize("coretype", KERNELS)
 def test_metrics_are_the_same_bits_under_another_blas_kernel(coretype):

@@ -30,8 +30,8 @@ STATED_PROCS = {"METACENTRUM-2009-2.swf.gz": 806, "RICC-2010-2.swf.gz": 8192}
 #: conservative backfilling re-places the waiting jobs at each early finish, up to the last one
 #: that may still start (O(jobs re-placed x profile)); RICC keeps ~700 jobs running and ~1,650
 #: waiting on average and re-places ~275 a pass, so its whole conservative run still takes
-#: ~85 s (benchmarks/bench_revs.py, e833eb1): its run here covers the first jobs only, and the
-#: whole trace is checked by ``python tests/golden_cases.py --check --only RICC``
+#: ~85 s (benchmarks/speed/bench_revs.py, e833eb1): its run here covers the first jobs only, and the
+#: whole trace is checked by ``python tests/support/golden_cases.py --check --only RICC``
 CONSERVATIVE_JOBS = {"RICC-2010-2.swf.gz": 10_000}
 TRACES = sorted(p.name for p in WORKLOADS.glob("*.swf.gz")) if WORKLOADS.is_dir() else ["(no traces folder)"]
 

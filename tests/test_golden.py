@@ -2,13 +2,13 @@
 the engine was refactored must come out identical: hash of the start times, AWRT and UTIL per
 trace x rule x order (and greedy f1..f4, kill off, grid setups I-IV under none/POOL/RQ).
 
-The file holds the whole matrix (tests/golden_cases.py, which also regenerates it: only in a
+The file holds the whole matrix (tests/support/golden_cases.py, which also regenerates it: only in a
 commit that says why schedules changed). The suite re-runs every entry that took at most
-:data:`~golden_cases.CI_SECONDS` when recorded (all but RICC conservative/submit, minutes each,
-checked by ``python tests/golden_cases.py --check --slow``):
+:data:`~support.golden_cases.CI_SECONDS` when recorded (all but RICC conservative/submit, minutes each,
+checked by ``python tests/support/golden_cases.py --check --slow``):
 
 - the fast tier (``pytest -m "not slow"``, no shared traces needed): every entry of the bundled
-  KTH-SP2 that took at most :data:`~golden_cases.SUITE_SECONDS` (every rule x order) and the
+  KTH-SP2 that took at most :data:`~support.golden_cases.SUITE_SECONDS` (every rule x order) and the
   cheapest grid entry per exchange (skipped without the shared traces);
 - marked ``slow``: the quick entries of every other trace, trace by trace so each trace is loaded
   once, every longer entry as a test of its own (so ``-n 2`` spreads them), the other grid entries.
@@ -21,7 +21,7 @@ import json
 import pytest
 
 from conftest import require_workloads
-from golden_cases import (BUNDLED, GOLDEN, cases, cheapest, in_suite, key, quick, recorded_case, run,
+from support.golden_cases import (BUNDLED, GOLDEN, cases, cheapest, in_suite, key, quick, recorded_case, run,
                           traces)
 
 GOLD = json.loads(GOLDEN.read_text()) if GOLDEN.exists() else {}

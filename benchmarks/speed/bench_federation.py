@@ -66,7 +66,7 @@ def main() -> None:
         return None
     if args.ga:
         return ga_bench(args)
-    from federation_naive import naive_build
+    from support.federation_naive import naive_build
 
     cfg = FederationRunConfig(trace=args.trace, method="ga-metl", package_size=args.package, jobs=args.package,
                               offset=args.offset)

@@ -1,7 +1,7 @@
 """A researcher's own policies in a file outside the package (README 'Your own queue order or
 dispatch rule'): ``schedlab simulate TRACE --plugin examples/my_policies.py --policy shortfill
 --order waitwidth``, or ``schedlab.load_plugin("examples/my_policies.py")`` in Python.
-benchmarks/bench_plugin.py times them beside the built-in ones; tests/test_plugin_dynamic.py checks
+benchmarks/speed/bench_plugin.py times them beside the built-in ones; tests/test_plugin_dynamic.py checks
 them against hand-worked cases and the naive reference."""
 
 from schedlab.strategy import register_order, register_rule

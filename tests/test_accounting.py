@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from accounting_writers import slurm_duration, write_pbs, write_sacct
+from support.accounting_writers import slurm_duration, write_pbs, write_sacct
 from schedlab.cli.main import main
 from schedlab.errors import SchedlabError, SWFError
 from schedlab.sim import simulate

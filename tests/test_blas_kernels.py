@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import require_workloads
-from golden_systems import BLAS_RTOL, cases, compare, key
+from support.golden_systems import BLAS_RTOL, cases, compare, key
 
 HERE = Path(__file__).resolve().parent
 #: x86-64 kernels every CPU of the last decade runs (AVX2 and AVX); the machine's default is the third
@@ -29,6 +29,9 @@ def _env(coretype: str) -> dict[str, str]:
     return {**os.environ, "OPENBLAS_CORETYPE": coretype}
 
 
+# slow: a fresh process per kernel re-runs the optimizers' (or CEA-Curie's) golden entries (about a
+# minute of CPU each); the fast tier checks the entries under this machine's kernel
+@pytest.mark.slow
 @pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="OPENBLAS_CORETYPE names x86-64 kernels")
 @pytest.mark.parametrize("coretype", KERNELS)
 def test_every_optimizer_replays_its_golden_entry_under_another_blas_kernel(coretype):
@@ -36,13 +39,16 @@ def test_every_optimizer_replays_its_golden_entry_under_another_blas_kernel(core
                            env=_env(coretype), capture_output=True, text=True, check=True)
     if coretype.lower() not in probe.stdout.lower():
         pytest.skip(f"this numpy's BLAS did not take OPENBLAS_CORETYPE={coretype} ({probe.stdout.strip()})")
-    out = subprocess.run([sys.executable, str(HERE / "golden_systems.py"), "--check", "--only", "evolve-", "rules-evolve"],
+    out = subprocess.run([sys.executable, str(HERE / "support" / "golden_systems.py"), "--check", "--only", "evolve-", "rules-evolve"],
                          env=_env(coretype), capture_output=True, text=True, cwd=HERE)
     lines = [ln for ln in out.stdout.splitlines() if ln.startswith("[")]
     assert out.returncode == 0 and len(lines) >= 3, f"under {probe.stdout.strip()}:\n{out.stdout}\n{out.stderr[-2000:]}"
     assert all(": same (" in ln for ln in lines), "\n".join(lines)
 
 
+# slow: a fresh process per kernel re-runs the optimizers' (or CEA-Curie's) golden entries (about a
+# minute of CPU each); the fast tier checks the entries under this machine's kernel
+@pytest.mark.slow
 @pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="OPENBLAS_CORETYPE names x86-64 kernels")
 @pytest.mark.parametrize("coretype", KERNELS)
 def test_metrics_are_the_same_bits_under_another_blas_kernel(coretype):
@@ -50,7 +56,7 @@ def test_metrics_are_the_same_bits_under_another_blas_kernel(coretype):
     (its engine golden entries failed on AVX-512 machines); the metrics' own sum gives the recorded ones."""
     require_workloads()
     only = "CEA-Curie-2011-2.1-cln.swf.gz/easy/"
-    out = subprocess.run([sys.executable, str(HERE / "golden_cases.py"), "--check", "--no-validate", "--only", only],
+    out = subprocess.run([sys.executable, str(HERE / "support" / "golden_cases.py"), "--check", "--no-validate", "--only", only],
                          env=_env(coretype), capture_output=True, text=True, cwd=HERE)
     lines = [ln for ln in out.stdout.splitlines() if ln.startswith("[")]
     assert out.returncode == 0 and len(lines) >= 5, f"OPENBLAS_CORETYPE={coretype}:\n{out.stdout}\n{out.stderr[-2000:]}"

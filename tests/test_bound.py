@@ -363,6 +363,7 @@ def test_a_stopped_head_start_resumes_from_its_last_step(tmp_path, small_trace, 
     assert (tmp_path / "stopped" / "front.csv").read_text() == (tmp_path / "whole" / "front.csv").read_text()
 
 
+@pytest.mark.slow  # three bound runs
 def test_head_start_improves_each_chain_and_extend_equals_an_uninterrupted_run(tmp_path, small_trace, capsys):
     from schedlab.errors import RunError
     from schedlab.execute import make_executor
@@ -460,6 +461,7 @@ def test_mutation_kinds_are_chosen_by_their_probabilities(monkeypatch):
     assert calls == []
 
 
+@pytest.mark.slow  # a bound run on a generated trace
 def test_pop_below_the_number_of_objectives_runs_and_history_keeps_the_best_util(tmp_path):
     """Issue 32, severes 3 and 6: --pop 4 to 6 (fewer reference directions than the seven
     objectives) ended in "AttributeError: 'NoneType' object has no attribute 'integers'" although

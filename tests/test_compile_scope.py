@@ -15,6 +15,11 @@ import json
 import subprocess
 import sys
 
+import pytest
+
+# slow: each check compiles the event loop afresh in a new process (tens of CPU seconds)
+pytestmark = pytest.mark.slow
+
 SCRIPT = r"""
 import json, sys
 import numba

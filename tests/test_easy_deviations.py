@@ -1,4 +1,4 @@
-"""The standard-EASY checker of benchmarks/accasim_compare.py, on hand-worked schedules.
+"""The standard-EASY checker of benchmarks/experiments/peers/accasim_compare.py, on hand-worked schedules.
 
 docs/accasim-comparison.md rests on this checker's counts, so it is tested on its own here:
 it must pass a legal EASY schedule and flag each of the two deviations it names.
@@ -12,7 +12,7 @@ import numpy as np
 
 from conftest import ROOT
 
-spec = importlib.util.spec_from_file_location("accasim_compare", ROOT / "benchmarks" / "accasim_compare.py")
+spec = importlib.util.spec_from_file_location("accasim_compare", ROOT / "benchmarks" / "experiments" / "peers" / "accasim_compare.py")
 accasim_compare = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(accasim_compare)
 

@@ -20,7 +20,7 @@ import functools
 import numpy as np
 import pytest
 
-from conftest import WORKLOADS, require_workloads, trace_path
+from conftest import BUNDLED_KTH, WORKLOADS, require_workloads, trace_path
 from schedlab.sim import Machine, simulate, validate_schedule
 from schedlab.strategy import Criterion, Greedy, Strategy
 from schedlab.workload import job_width, load_trace, read_trace
@@ -30,8 +30,8 @@ STATED_PROCS = {"METACENTRUM-2009-2.swf.gz": 806, "RICC-2010-2.swf.gz": 8192}
 #: conservative backfilling re-places the waiting jobs at each early finish, up to the last one
 #: that may still start (O(jobs re-placed x profile)); RICC keeps ~700 jobs running and ~1,650
 #: waiting on average and re-places ~275 a pass, so its whole conservative run still takes
-#: ~85 s (benchmarks/bench_revs.py, e833eb1): its run here covers the first jobs only, and the
-#: whole trace is checked by ``python tests/golden_cases.py --check --only RICC``
+#: ~85 s (benchmarks/speed/bench_revs.py, e833eb1): its run here covers the first jobs only, and the
+#: whole trace is checked by ``python tests/support/golden_cases.py --check --only RICC``
 CONSERVATIVE_JOBS = {"RICC-2010-2.swf.gz": 10_000}
 TRACES = sorted(p.name for p in WORKLOADS.glob("*.swf.gz")) if WORKLOADS.is_dir() else ["(no traces folder)"]
 
@@ -59,7 +59,8 @@ def test_the_trace_folder_is_complete():
 
 
 @pytest.mark.parametrize("rule", ["fcfs", "list", "easy", "conservative"])
-@pytest.mark.parametrize("name", TRACES)  # trace by trace, so the cache holds one
+# trace by trace, so the cache holds one; the bundled KTH-SP2 in the fast tier, the whole other traces slow
+@pytest.mark.parametrize("name", [pytest.param(n, marks=() if n == BUNDLED_KTH.name else pytest.mark.slow) for n in TRACES])
 def test_trace_simulates_and_validates(name, rule):
     w = cleaned(name)
     if rule == "conservative" and name in CONSERVATIVE_JOBS:
@@ -80,6 +81,7 @@ def test_trace_simulates_and_validates(name, rule):
     ],
     ids=["f2", "f1-f3-f4"],
 )
+@pytest.mark.slow
 def test_greedy_on_ctc_validates(order):
     w = cleaned("CTC-SP2-1996-3.1-cln.swf.gz")
     s = simulate(w, Machine(430), Strategy("fcfs", order))

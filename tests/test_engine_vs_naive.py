@@ -1,4 +1,4 @@
-"""The numba engine against the slow reference simulator (tests/naive.py): identical start times
+"""The numba engine against the slow reference simulator (tests/support/naive.py): identical start times
 for every dispatch rule x every queue order (4 static + greedy), killing on and off."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from naive import naive_simulate
+from support.naive import naive_simulate
 from schedlab.sim import Machine, simulate, validate_schedule
 from schedlab.strategy import Criterion, Greedy, Strategy
 from schedlab.workload import Workload

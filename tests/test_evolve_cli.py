@@ -80,6 +80,7 @@ def test_tiny_run_writes_a_replayable_run_folder_and_resumes(tmp_path, kth_file,
     assert _history(out) == before and (out / "checkpoint").read_bytes() == checkpoint
 
 
+@pytest.mark.slow  # three runs in new processes, killed and resumed
 def test_sigkill_or_ctrl_c_then_same_command_ends_like_uninterrupted(tmp_path, kth_file):
     cmd = [sys.executable, "-c", "import sys; from schedlab.cli.main import main; sys.exit(main())"]
     args = _args(kth_file, tmp_path / "whole", "--generations", "5")

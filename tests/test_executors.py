@@ -76,6 +76,7 @@ def _small_run(tmp_path, name, executor):
     )
 
 
+@pytest.mark.slow  # starts a local dask cluster and a process pool
 def test_same_seed_same_run_serial_processes_and_dask(tmp_path):
     from distributed import LocalCluster
 
@@ -107,6 +108,7 @@ def test_same_seed_same_run_serial_processes_and_dask(tmp_path):
     assert table("serial") == table("procs") == table("dask")
 
 
+@pytest.mark.slow  # starts a local dask cluster and a process pool
 def test_greedy_optimization_identical_serial_processes_and_dask(tmp_path):
     """The real problem (first month of KTH-SP2): same seed -> same history and best on every executor."""
     from distributed import LocalCluster

@@ -1,4 +1,4 @@
-"""The compiled package builders against the plain-Python reference (tests/federation_naive.py) on
+"""The compiled package builders against the plain-Python reference (tests/support/federation_naive.py) on
 random small platforms and packages (hypothesis); every compiled schedule is also validated."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from federation_naive import naive_build
+from support.federation_naive import naive_build
 from schedlab.federation import (FederatedJobs, FederationOptions, PackageProblem, Platform, schedule_workload,
                                  validate_federated)
 

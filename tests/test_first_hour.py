@@ -225,6 +225,7 @@ def _pareto_files(folder):
     return {name: rows(name) for name in ("history.csv", "points.csv", "front.csv")}
 
 
+@pytest.mark.slow  # a grid pareto run in a new process, stopped and resumed
 def test_sigterm_stops_grid_pareto_cleanly_and_the_same_command_resumes(tmp_path):
     args = ["grid", "pareto", *BARE_GRID, "--generations", "10", "--pop", "6", "--seed", "3", "--workers", "1"]
     whole = tmp_path / "whole"
@@ -250,6 +251,7 @@ def test_sigterm_stops_grid_pareto_cleanly_and_the_same_command_resumes(tmp_path
     assert _pareto_files(stopped) == _pareto_files(whole)
 
 
+@pytest.mark.slow  # two grid pareto runs
 def test_grid_pareto_resumes_with_the_trace_given_by_path_instead_of_its_bundled_name(tmp_path):
     """A run started on ``--site KTH-SP2:100`` and extended with the same data named by its path is the
     same run (config compared by the data's hash, not by its label): it goes on, and ends as a run

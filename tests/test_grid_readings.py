@@ -1,5 +1,5 @@
 """Readings of POOL and RQ (schedlab/grid/readings.py): every reading against the plain-Python
-multi-site reference (tests/grid_naive.py, hypothesis), hand-worked cases that tell the readings
+multi-site reference (tests/support/grid_naive.py, hypothesis), hand-worked cases that tell the readings
 apart, the option parser, and real traces (every reading valid and conserving jobs)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import require_workloads
-from grid_naive import naive_grid
+from support.grid_naive import naive_grid
 from schedlab.errors import WorkloadError
 from schedlab.grid.readings import DEFAULT, ISSUE5, Reading, all_readings
 from schedlab.grid.setups import load_sites

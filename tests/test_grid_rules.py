@@ -1,7 +1,7 @@
 """Grid sites running other dispatch rules than EASY (codes per site): the grid loop changes a
 site's queue only through the engine's operations, so a conservative site's reservations follow
-every job the exchange takes away or hands over. Compared with tests/grid_naive.py (per-site
-rules run by the single-site reference, tests/naive.py) and checked by the shared validator."""
+every job the exchange takes away or hands over. Compared with tests/support/grid_naive.py (per-site
+rules run by the single-site reference, tests/support/naive.py) and checked by the shared validator."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grid_naive import naive_grid
+from support.grid_naive import naive_grid
 from schedlab.grid.kernel import EXCHANGES, grid_kernel
 from schedlab.grid.readings import Reading, all_readings
 from schedlab.grid.sim import GridSchedule, GridTrace, check_site_schedules

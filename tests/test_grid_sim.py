@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grid_naive import naive_grid
+from support.grid_naive import naive_grid
 from schedlab.errors import WorkloadError
 from schedlab.grid.kernel import EXCHANGES, grid_kernel
 from schedlab.metrics.grid import grid_summary
@@ -51,7 +51,7 @@ def tiny_grid(draw):
 @settings(max_examples=60)
 @given(sites=tiny_grid(), exchange=st.sampled_from(["none", "pool", "rq"]))
 def test_kernel_equals_plain_python_reference(sites, exchange):
-    """The compiled grid loop and tests/grid_naive.py agree on every start time and site."""
+    """The compiled grid loop and tests/support/grid_naive.py agree on every start time and site."""
     if sum(len(s.workload) for s in sites) == 0:
         return
     tr = GridTrace.merge(sites)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from schedlab.sim import groupsearch as gs
 
-from groupsearch_naive import exhaustive_best, korf_lds, place, total_bsld, walsh_dds
+from support.groupsearch_naive import exhaustive_best, korf_lds, place, total_bsld, walsh_dds
 
 
 def _profile(m, busy):

@@ -18,7 +18,7 @@ gymnasium = pytest.importorskip("gymnasium", reason="the gym extra (pip install 
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
 from conftest import BUNDLED_KTH, ROOT, trace_path  # noqa: E402
-from naive import naive_simulate, random_small_workload  # noqa: E402
+from support.naive import naive_simulate, random_small_workload  # noqa: E402
 from schedlab.gym import ENV_ID, GymError, SchedEnv, make_vec  # noqa: E402
 from schedlab.metrics import compute_metrics  # noqa: E402
 from schedlab.metrics.objective import Objective  # noqa: E402

@@ -1,5 +1,5 @@
 """The Lublin-Feitelson generator: published constants, reference statistics, and agreement in
-distribution with a plain-Python port of m_lublin99.c (tests/lublin_naive.py)."""
+distribution with a plain-Python port of m_lublin99.c (tests/support/lublin_naive.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from schedlab.workload import read_swf
 from schedlab.workload.lublin import PARAMETER_SETS, daily_weights, lublin, table5_row
 
-import lublin_naive
+from support import lublin_naive
 
 
 def ks_statistic(a, b) -> float:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from resource_naive import naive_node_fcfs
+from support.resource_naive import naive_node_fcfs
 from schedlab.sim.model import Node, NodeAllocation, NodeMachine
 from schedlab.sim.validate import ScheduleInvalid, validate_node_allocation
 from schedlab.workload import Workload

@@ -288,6 +288,8 @@ def test_every_command_has_a_working_base(inputs, archive, capsys, tmp_path):
     assert len(CASES) > 300  # the guard drives hundreds of edges, not a handful
 
 
+# slow: hundreds of verb runs; the fast tier runs every verb's working base (above)
+@pytest.mark.slow
 @pytest.mark.parametrize(("path", "name", "value"), CASES)
 def test_an_edge_value_is_a_result_or_one_line(inputs, archive, capsys, tmp_path, path, name, value):
     positionals, options = _bases(inputs, archive)[path]

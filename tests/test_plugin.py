@@ -12,7 +12,7 @@ import pytest
 
 import schedlab
 from conftest import one_line_error, run
-from naive import NAIVE_ORDERS, naive_simulate, random_small_workload, small_workload as _workload
+from support.naive import NAIVE_ORDERS, naive_simulate, random_small_workload, small_workload as _workload
 from schedlab.errors import StrategyError
 from schedlab.sim import Machine, Schedule, ScheduleInvalid, simulate, validate_schedule
 from schedlab.strategy import Strategy, registry

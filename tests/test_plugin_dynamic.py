@@ -15,9 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import schedlab
-import naive
+from support import naive
 from conftest import one_line_error, run
-from naive import naive_simulate, small_workload as _workload
+from support.naive import naive_simulate, small_workload as _workload
 from schedlab.errors import StrategyError
 from schedlab.metrics import compute_metrics
 from schedlab.sim import Machine, Schedule, ScheduleInvalid, simulate, validate_schedule
@@ -54,7 +54,7 @@ PLAIN = _namespace(PLUGIN)
 
 
 def _naive_key(fn):
-    """tests/naive.py's dynamic key ``(w, j, t, free, queued, m)`` calling the plain function by name."""
+    """tests/support/naive.py's dynamic key ``(w, j, t, free, queued, m)`` calling the plain function by name."""
     names = list(inspect.signature(fn).parameters)
 
     def key(w, j, t, free, queued, m):
@@ -67,7 +67,7 @@ def _naive_key(fn):
 
 
 def _naive_rule(fn, w):
-    """tests/naive.py's rule ``(queue, running, t, m, free, width, est, start)`` calling the plain
+    """tests/support/naive.py's rule ``(queue, running, t, m, free, width, est, start)`` calling the plain
     function on arrays built here from the reference's own state."""
     names = list(inspect.signature(fn).parameters)
 

@@ -45,6 +45,7 @@ def test_manifest_lists_every_file():
     assert set(MANIFEST) == {p.name for p in WORKLOADS.glob("*.swf.gz")}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(MANIFEST))
 def test_trace_loads_with_manifest_figures(name):
     want = MANIFEST[name]
@@ -90,6 +91,7 @@ TABLE1 = {
 TABLE1_OURS = {"KTH-11": 28_467, "SDSC00-11": 29_171, "CTC-11": 77_199, "SDSC03-11": 64_088, "SDSC05-11": 74_441}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("label", sorted(TABLE1))
 def test_table1_job_counts_within_3_percent(label):
     name, procs, months, jobs = TABLE1[label]

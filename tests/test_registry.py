@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from naive import NAIVE_ORDERS, NAIVE_RULES
+from support.naive import NAIVE_ORDERS, NAIVE_RULES
 from schedlab.cli.policies import ORDER_HELP, POLICY_HELP
 from schedlab.errors import StrategyError
 from schedlab.strategy.registry import make_optimizer
@@ -56,7 +56,7 @@ def widest_pass(J, S, view, now):
 #: run in the patched copy: the toy rule against a plain-Python reference, through the validator
 TOY_CHECK = textwrap.dedent('''
     import numpy as np
-    from naive import NAIVE_RULES, naive_simulate, random_small_workload
+    from support.naive import NAIVE_RULES, naive_simulate, random_small_workload
     from schedlab.cli.policies import POLICY_HELP
     from schedlab.sim import Machine, simulate, validate_schedule
     from schedlab.strategy import Strategy

@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from accounting_writers import RESOURCE_PBS, RESOURCE_SACCT
+from support.accounting_writers import RESOURCE_PBS, RESOURCE_SACCT
 from schedlab.cli.main import main
 from schedlab.errors import SWFError
 from schedlab.workload import clean, read_swf, workload_info

@@ -2,8 +2,8 @@
 by the loop at every event, the 13 strategies, switching, and the validator's per-event replay.
 
 - hypothesis: random small workloads and random table / fuzzy rule bases against the naive
-  reference (tests/naive.py with a ``switch`` callable that recomputes the features from scratch,
-  tests/naive_rules.py); every schedule through the shared validator with its plan;
+  reference (tests/support/naive.py with a ``switch`` callable that recomputes the features from scratch,
+  tests/support/naive_rules.py); every schedule through the shared validator with its plan;
 - feature exactness on real traces: at sampled passes every feature equals its plain-Python
   recomputation from the schedule and queue;
 - hand-worked two-rule bases switching at known events, into and out of conservative.
@@ -16,9 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import naive_rules
+from support import naive_rules
 from conftest import trace_path
-from naive import naive_simulate
+from support.naive import naive_simulate
 from schedlab.sim import Machine, validate_schedule
 from schedlab.sim.engine import check_workload
 from schedlab.sim.rulebase import simulate_rulebase
@@ -81,7 +81,7 @@ def _decide(rb, x):
 @given(seed=st.integers(0, 2**31), nr=st.integers(1, 60), spread=st.sampled_from([0.5, 3.0, 20.0, 60.0]),
        copies=st.integers(0, 3))
 def test_controller_matches_the_plain_reference_on_large_bases(seed, nr, spread, copies):
-    """Eqs. 5-9 against tests/naive_rules.decide (every exp, rule order), with bases of up to 60
+    """Eqs. 5-9 against tests/support/naive_rules.decide (every exp, rule order), with bases of up to 60
     rules whose widths make most rules minor (far below the best) or all of them major, and
     duplicated rules with other recommendations (ties and near-ties between strategies)."""
     rng = np.random.default_rng(seed)

@@ -1,4 +1,4 @@
-"""The compiled SCOJO-PECT engine against the plain-Python reference (tests/scojo_naive.py) on
+"""The compiled SCOJO-PECT engine against the plain-Python reference (tests/support/scojo_naive.py) on
 random small workloads: identical interval schedules (node sets, intervals, slices, overheads)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from schedlab.sim import validate_schedule
 from schedlab.sim.timeshare import ScojoConfig, simulate_scojo
 from schedlab.workload import Workload
-from scojo_naive import naive_scojo
+from support.scojo_naive import naive_scojo
 
 # runtimes spanning the three classes (short < 600 <= medium < 10,800 <= long), small machines
 job = st.tuples(

@@ -245,11 +245,11 @@ RECORDED = sorted((__import__("pathlib").Path(__file__).parent / "data" / "slurm
 
 @pytest.mark.parametrize("path", RECORDED, ids=[p.stem for p in RECORDED])
 def test_a_committed_recording_is_whole_and_its_two_logs_agree(path, tmp_path):
-    # issue 44, item 2: each committed case (benchmarks/slurm_conformance.py --record44) has 30+
+    # issue 44, item 2: each committed case (benchmarks/experiments/slurm/slurm_conformance.py --record44) has 30+
     # jobs, the controller settled (its start logged before the first submission), and two
     # records of the one run that agree: jobcomp's starts and slurmdbd's (sacct, read as a site's
     # log by the sacct reader); its first Submit is the case's Unix anchor. Re-scored offline by
-    # benchmarks/slurm_conformance.py --score44.
+    # benchmarks/experiments/slurm/slurm_conformance.py --score44.
     from schedlab.slurm.harness import load_case
     from schedlab.workload.sacct import read_sacct
 

@@ -2,7 +2,7 @@
 horizon) and resumes a pass after submissions alone where the queue order first differs from the
 last pass's: the starts must be those of the same loop running every pass whole
 (``skip_passes=False``), and those of the loop as it was before the speed work, in plain Python
-(tests/slurm_naive.py: no pass skipped, resumed or ended early, the queue sorted for every run).
+(tests/support/slurm_naive.py: no pass skipped, resumed or ended early, the queue sorted for every run).
 Random cases are built to reach every reading of the time a skipped pass relies on: a short
 bf_window (jobs entering it later), short bf_interval and PriorityCalcPeriod with age and
 fair-share weights (passes due with nothing submitted or ended), jobs past their limit
@@ -22,7 +22,7 @@ from schedlab.sim.validate import validate_schedule
 from schedlab.slurm.conf import parse_conf
 from schedlab.slurm.policy import SlurmOptions, SlurmPolicy, simulate_slurm
 
-import slurm_naive
+from support import slurm_naive
 from test_slurm_policy import jobs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,7 +39,7 @@ CROWDED_NODES = ((70, f"NodeName={_MANY} CPUs=1\nPartitionName=batch Nodes={_MAN
 
 
 def bench_slurm():
-    spec = importlib.util.spec_from_file_location("bench_slurm", ROOT / "benchmarks" / "bench_slurm.py")
+    spec = importlib.util.spec_from_file_location("bench_slurm", ROOT / "benchmarks" / "speed" / "bench_slurm.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -96,7 +96,7 @@ def test_skipping_passes_keeps_every_start(case):
 
 
 def test_skipping_passes_keeps_every_start_on_a_kth_month():
-    # the speed benchmark's configuration (benchmarks/bench_slurm.py) on a real trace: thousands of
+    # the speed benchmark's configuration (benchmarks/speed/bench_slurm.py) on a real trace: thousands of
     # passes, most of them skipped
     from conftest import trace_path
 
@@ -145,7 +145,7 @@ def test_a_job_entering_the_window_moves_a_reservation_and_frees_a_node():
 
 
 def same_as_reference(case):
-    """The compiled loop's starts (validated) are those of tests/slurm_naive.py."""
+    """The compiled loop's starts (validated) are those of tests/support/slurm_naive.py."""
     rows, procs, conf, options = case
     w = jobs(rows, procs=procs)
     policy = SlurmPolicy(parse_conf(conf, "t.conf"), options)
@@ -161,7 +161,7 @@ def same_as_reference(case):
 def test_the_compiled_loop_keeps_the_starts_of_the_plain_reference(case):
     # the kernels' speed-ups (kept queue order, kept reservation state, skipped and resumed passes,
     # the bit-word walk) against the loop as it was before them, in plain Python, every pass whole
-    # (tests/slurm_naive.py)
+    # (tests/support/slurm_naive.py)
     same_as_reference(case)
 
 

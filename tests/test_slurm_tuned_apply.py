@@ -1,4 +1,4 @@
-"""benchmarks/slurm_tuned_apply.py (issue 37, Must show: the tuned fragment applied to the real
+"""benchmarks/experiments/slurm/slurm_tuned_apply.py (issue 37, Must show: the tuned fragment applied to the real
 slurmctld gives the start order the simulator predicts). The fragment merge and the case's user
 groups are checked without Slurm; the case under the tuned weights runs on the real slurmctld in a
 test marked ``slurm`` (about a minute; skipped with a one-line reason where the Debian packages
@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def apply_bench():
-    spec = importlib.util.spec_from_file_location("slurm_tuned_apply", ROOT / "benchmarks" / "slurm_tuned_apply.py")
+    spec = importlib.util.spec_from_file_location("slurm_tuned_apply", ROOT / "benchmarks" / "experiments" / "slurm" / "slurm_tuned_apply.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

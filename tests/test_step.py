@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import BUNDLED_KTH, trace_path
-from naive import naive_simulate, random_small_workload, small_workload
+from support.naive import naive_simulate, random_small_workload, small_workload
 from schedlab.sim import Machine, Schedule, simulate, validate_schedule
 from schedlab.sim import step
 from schedlab.sim.engine import prepare

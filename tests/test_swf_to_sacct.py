@@ -1,4 +1,4 @@
-"""benchmarks/swf_to_sacct.py: an SWF trace written as ``sacct --parsable2`` reads back as the same jobs.
+"""benchmarks/tools/swf_to_sacct.py: an SWF trace written as ``sacct --parsable2`` reads back as the same jobs.
 
 docs/results/slurm-tuned/kth-sacct/ tunes Slurm on KTH-SP2 converted this way and compares with
 the SWF-based run, so the comparison rests on this round trip: every job's submit instant, wait,
@@ -20,7 +20,7 @@ from schedlab.workload.load import load_trace
 from schedlab.workload.sacct import parse_sacct
 from schedlab.workload.timezone import trace_epoch
 
-spec = importlib.util.spec_from_file_location("swf_to_sacct", ROOT / "benchmarks" / "swf_to_sacct.py")
+spec = importlib.util.spec_from_file_location("swf_to_sacct", ROOT / "benchmarks" / "tools" / "swf_to_sacct.py")
 swf_to_sacct = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(swf_to_sacct)
 

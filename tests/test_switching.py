@@ -1,6 +1,6 @@
 """Switching dispatch rule and queue order from pass to pass (what a rule-based scheduler does):
 a compiled loop built from the engine's own operations only (``schedlab.sim.ops``) against the
-switching naive reference (tests/naive.py, ``switch=``), on random small workloads: every rule,
+switching naive reference (tests/support/naive.py, ``switch=``), on random small workloads: every rule,
 static and greedy orders, killing on and off. The same loop checks the engine's start log (the
 jobs each pass started, which the rule-based loop reads).
 
@@ -14,7 +14,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from naive import naive_simulate
+from support.naive import naive_simulate
 from schedlab._config import njit
 from schedlab.sim import Machine, validate_schedule
 from schedlab.sim.dispatch import schedule_pass

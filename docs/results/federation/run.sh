@@ -31,9 +31,9 @@ mkdir -p "$RUNS"
 # 1. speed: one fitness evaluation of a 1,000-job package; whole GA-METL 500 x 200 runs on a 100-job
 #    and a 1,000-job package (median of 3; add --baseline-src OLD/src for the before/after ratios)
 if [ "$BENCH" != 0 ]; then
-  $LOCK .venv/bin/python benchmarks/bench_federation.py | tee "$RUNS/bench.txt"
-  $LOCK .venv/bin/python benchmarks/bench_federation.py --ga --package 100 --runs 3 | tee -a "$RUNS/bench.txt"
-  $LOCK .venv/bin/python benchmarks/bench_federation.py --ga --package 1000 --runs 3 | tee -a "$RUNS/bench.txt"
+  $LOCK .venv/bin/python benchmarks/speed/bench_federation.py | tee "$RUNS/bench.txt"
+  $LOCK .venv/bin/python benchmarks/speed/bench_federation.py --ga --package 100 --runs 3 | tee -a "$RUNS/bench.txt"
+  $LOCK .venv/bin/python benchmarks/speed/bench_federation.py --ga --package 1000 --runs 3 | tee -a "$RUNS/bench.txt"
 fi
 
 # 2. the comparison, workload by workload (Wk-1 at both package sizes, then Wk-2, ...): every method

@@ -9,7 +9,7 @@ r = r_j, p = \\bar p_j (estimate), m = m_j and the class's parameters a, b, w_i,
     f3: alpha = w a / (p m)    beta = w (K - a r / (p m))
     f4: alpha = w a            beta = w (K - a r + b p / m)
 
-This is the definition the engine, the reference simulator (tests/naive.py) and the validator
+This is the definition the engine, the reference simulator (tests/support/naive.py) and the validator
 share, term for term, so that all three round alike. The queue is sorted by decreasing value
 v = alpha t + beta, ties by decreasing beta, then by submit order (job number).
 

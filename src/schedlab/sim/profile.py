@@ -36,7 +36,7 @@ search. Those semantics are the paper's: "the expected completion time of almost
 the waiting queue must be determined each time the scheduling process is initiated" (genetic-
 fuzzy-rule-based-scheduling, Section 2.1), and the golden file pins the schedules they give.
 Window checks run 16 steps at a time (:func:`_window`); with that, whole RICC takes 56 s instead
-of 82 s (``benchmarks/bench_revs.py cbb92ab 042df5c``, one run each, quiet machine).
+of 82 s (``benchmarks/speed/bench_revs.py cbb92ab 042df5c``, one run each, quiet machine).
 Hot loops (:func:`schedlab.sim.dispatch._reserve_from`) take ``ctr``, ``prof_t`` and ``prof_f`` out
 of the bundle once and call the array kernels ``_reserve`` / ``_fits`` / ``_stair`` /
 ``_stair_cut`` directly. Those kernels are compiled without numba's reference counting

@@ -7,7 +7,7 @@ Sections 4, 5.1.4-5.1.5, 6.2 "normal SCOJO-PECT" branch, 6.6, Table 4) and metho
 whose defaults are followed where the thesis is silent. Every reading is a field of
 :class:`~schedlab.strategy.scojo_config.ScojoConfig` whose docstring quotes the text it reads.
 
-Rules of the engine (the plain-Python reference tests/scojo_naive.py implements the same list):
+Rules of the engine (the plain-Python reference tests/support/scojo_naive.py implements the same list):
 
 1. Classes by estimate: short < ``short_bound`` (600 s) <= medium < ``long_bound`` (10,800 s) <= long.
    A job runs for p = min(runtime, estimate) seconds of progress in total (killed at its estimate).

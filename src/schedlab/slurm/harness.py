@@ -16,7 +16,7 @@ merged with the harness' fixed lines (:func:`merge_conf`): a caller line naming 
 harness owns (nodes, ports, paths, plugins) is dropped and listed in ``ignored``, never silently;
 every partition is put on the one node.
 
-It lives in the package, not in ``tests/``, because ``benchmarks/slurm_conformance.py`` and a
+It lives in the package, not in ``tests/``, because ``benchmarks/experiments/slurm/slurm_conformance.py`` and a
 site that wants to check the simulator against its own Slurm version use it too; it needs only
 the standard library and numpy, plus the Debian packages ``slurmctld slurmd munge`` (Slurm
 22.05) at run time, and root (slurmd launches the jobs).

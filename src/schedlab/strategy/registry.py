@@ -5,7 +5,7 @@ Everything that needs to know which rules, orders or optimizers exist reads thes
 builds its per-code kernel table from :data:`DISPATCH`, :func:`schedlab.sim.state.make_jobs`
 its static sort keys from :data:`ORDERS`), the CLI help, the schedule validator (which replay
 check a rule's starts must pass, which sort key an order uses) and the naive reference simulator
-of the tests (``tests/naive.py``: one plain-Python function per ``naive`` name).
+of the tests (``tests/support/naive.py``: one plain-Python function per ``naive`` name).
 
 Adding a dispatch rule is one :class:`DispatchRule` row here plus its compiled pass kernel
 ``(J, S, view, now) -> started`` (see :mod:`schedlab.sim.dispatch`): the row names the kernel as
@@ -51,7 +51,7 @@ class DispatchRule:
     not delay the head's reservation), ``"conservative"`` (must not delay any earlier job's
     reservation), ``"any"`` (every start is legal by order), or ``"module:function"`` of a custom
     check ``(replay, t, ordered, k, pos, starters, running) -> None`` raising ``ScheduleInvalid``.
-    ``naive``: name of the rule's plain-Python reference in ``tests/naive.py`` (``NAIVE_RULES``).
+    ``naive``: name of the rule's plain-Python reference in ``tests/support/naive.py`` (``NAIVE_RULES``).
     """
 
     name: str

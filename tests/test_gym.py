@@ -330,3 +330,34 @@ def test_the_observation_of_a_hand_worked_decision():
     assert not jobs[2].any()
     # machine: 1 of 4 free, 2 waiting of window 3, A's estimated end in 5 s, nothing overdue
     np.testing.assert_allclose(obs[18:], [1 / 4, 2 / 5, 5 / 15, 0], rtol=1e-6)
+
+
+@pytest.mark.parametrize("backfill", ["none", "easy", "conservative"])
+def test_episodes_after_one_another_are_fresh_episodes(backfill):
+    """reset() refills the last episode's arrays in place (same shape): every episode of one
+    environment, after episodes of any policy, is step for step (observation, mask, reward,
+    schedule) the episode of a new environment with the same seed; a snapshot taken before a
+    reset still restores exactly (the refill must not write into arrays it holds)."""
+    w = kth()
+    reused = SchedEnv(w, backfill=backfill, episode_jobs=64, warm=10, window=8, reward="step")
+    snap = None
+    for seed in range(4):
+        fresh = SchedEnv(w, backfill=backfill, episode_jobs=64, warm=10, window=8, reward="step")
+        rng = np.random.default_rng(seed)
+        oa, ia = reused.reset(seed=seed)
+        ob, ib = fresh.reset(seed=seed)
+        done = False
+        while not done:
+            np.testing.assert_array_equal(oa, ob)
+            np.testing.assert_array_equal(ia["action_mask"], ib["action_mask"])
+            act = int(rng.choice(np.flatnonzero(ia["action_mask"])))
+            oa, ra, done, _, ia = reused.step(act)
+            ob, rb, done_b, _, ib = fresh.step(act)
+            assert (ra, done) == (rb, done_b)
+            if seed == 1 and snap is None:
+                snap, expect = reused.snapshot(), fresh.fork()
+        np.testing.assert_array_equal(reused.schedule(warm=True).start, fresh.schedule(warm=True).start)
+        validate_schedule(reused.schedule(warm=True, strategy=None))
+    reused.restore(snap)  # taken in episode 1, three resets ago
+    assert reused.rollout() == expect.rollout()
+    np.testing.assert_array_equal(reused.schedule(warm=True).start, expect.schedule(warm=True).start)

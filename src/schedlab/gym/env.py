@@ -153,7 +153,13 @@ class SchedEnv(gymnasium.Env):
         self._x = np.zeros(R_.N_FEATURES)
         self._copy = bool(copy)
         self._S = None
+        self._S0 = None  # an empty site of the last episode's shape: reset copies it into self._S
+        #: True while a snapshot or fork may hold this episode's job arrays (reset then allocates new ones)
+        self._held = False
         self._B = None  # observe.Bundle over the state arrays, built at the first step after they change
+        self._run = None  # its compiled step (observe.stepper)
+        #: the per-job static observation values of the whole trace; an episode's are its columns' rows
+        self._feat_all = observe.static_features(self._J, self.machine.procs, self.tau)
         self._stepr = reward == "step"
         self._done = True
 
@@ -168,24 +174,45 @@ class SchedEnv(gymnasium.Env):
         return max(0, s - self.warm), s, s + self.episode_jobs
 
     def _slice(self, a: int, b: int):
-        """The ``Jobs`` bundle of jobs a..b-1 (submit order); order ranks are dropped (a speed path only)."""
+        """The ``Jobs`` bundle of jobs a..b-1 (submit order); order ranks are dropped (a speed path only).
+        Written into the last episode's arrays when they have that shape and nothing else holds them
+        (no snapshot, no fork: ``self._held``), so that the compiled step's bundle stays valid."""
         if a == 0 and b == self._J.f.shape[1]:
+            self._feat = self._feat_all
             return self._J
+        EJ = getattr(self, "_EJ", None)
+        if EJ is not None and EJ is not self._J and not self._held and EJ.f.shape[1] == b - a:
+            EJ.f[...] = self._J.f[:, a:b]
+            EJ.i[...] = self._J.i[:, a:b]
+            EJ.i[RANK0:] = -1
+            self._feat[...] = self._feat_all[a:b]
+            return EJ
         f = np.ascontiguousarray(self._J.f[:, a:b])
         i = np.ascontiguousarray(self._J.i[:, a:b])
         i[RANK0:] = -1
+        self._feat = np.ascontiguousarray(self._feat_all[a:b])
         return type(self._J)(f, i)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         a, s, b = self._episode_jobs()
         self._episode = (a, s, b)
+        EJ, feat = getattr(self, "_EJ", None), getattr(self, "_feat", None)
         self._EJ = self._slice(a, b)
-        self._feat = observe.static_features(self._EJ, self.machine.procs, self.tau)
         first = s - a
-        self._S = new_site(b - a, self.machine.procs, self.kill, self._order)
-        self._cur, self._tf = engine.new_cursor(first)
-        self._B = None
+        cur, tf = engine.new_cursor(first)
+        if self._S0 is not None and self._S0.f.shape[1] == b - a and not self._held:
+            for x, y in zip(self._S, self._S0):  # the same empty machine, in the last episode's arrays
+                x[...] = y
+            self._cur[...], self._tf[...] = cur, tf
+        else:
+            self._S0 = new_site(b - a, self.machine.procs, self.kill, self._order)
+            self._S = Site(*(x.copy() for x in self._S0))
+            self._cur, self._tf = cur, tf
+            self._B = None
+        if self._EJ is not EJ or self._feat is not feat:
+            self._B = None
+        self._held = False
         self._easy = None
         if self.objective.needs_easy:
             self._easy = compute_metrics(self._baseline())
@@ -232,7 +259,7 @@ class SchedEnv(gymnasium.Env):
             B = self._B
             if B is None:
                 B = self._bundle()
-            more = observe.bundle_step(B, a)
+            more = self._run(B, a)
         else:
             more = observe.pass_step(self._EJ, self._S, self._G, self._cur, self._tf, self._sdisp[a], self._sord[a],
                                      self._sd, self._x, self._obs)
@@ -244,6 +271,8 @@ class SchedEnv(gymnasium.Env):
         """The compiled step's one-object view of the state arrays (rebuilt when they are replaced)."""
         self._B = observe.bundle(self._EJ, self._S, self._cur, self._tf, self._obs, self._mask, self._feat,
                                  self._bf, self._sd, self.tau)
+        if self._run is None:
+            self._run = observe.stepper(self._B)
         return self._B
 
     def _reward(self) -> float:
@@ -299,6 +328,7 @@ class SchedEnv(gymnasium.Env):
         :meth:`restore` into this environment (or a :meth:`fork` of it)."""
         if self._S is None:
             raise GymError("nothing to snapshot: call reset() first")
+        self._held = True
         return Snapshot(tuple(a.copy() for a in self._S), self._cur.copy(), self._tf.copy(), self._obs.copy(),
                         self._mask.copy(), self._x.copy(), self._last, self._done,
                         (self._episode, self._EJ, self._easy, self._feat))
@@ -319,6 +349,7 @@ class SchedEnv(gymnasium.Env):
         self._obs[:], self._mask[:], self._x[:] = snap.obs, snap.mask, snap.x
         self._last, self._done = snap.last, snap.done
         self._episode, self._EJ, self._easy, self._feat = episode, EJ, easy, feat
+        self._held = True
 
     def fork(self) -> "SchedEnv":
         """An independent copy at the same decision (shares the read-only trace and jobs)."""

@@ -32,6 +32,7 @@ import numpy as np
 
 from ..errors import SWFError, WorkloadError
 from .model import Workload
+from .resources import id_ranges
 
 __all__ = ["ReadReport", "parse_duration", "parse_zone", "Numbering", "build_workload", "read_text", "NO_LIMIT_KEY",
            "no_limit_ids", "BAD_LINES"]
@@ -206,7 +207,7 @@ def build_workload(
             header.append(f" Schedlab{label}: {names[key].listing()}")
     no_limit = cols["id"][(cols["estimate"] <= 0) & (cols["runtime"] > 0)]
     if no_limit.size:
-        header.append(f" {NO_LIMIT_KEY}: {_ranges(no_limit)}")
+        header.append(f" {NO_LIMIT_KEY}: {id_ranges(no_limit)}")
     table = None
     if resources is not None:
         from .resources import swf_memory, table_from_rows
@@ -232,20 +233,6 @@ def build_workload(
         header=tuple(header),
         resources=table,
     )
-
-
-def _ranges(ids) -> str:
-    """``[1, 2, 3, 7]`` -> ``'1-3 7'`` (sorted, duplicates once)."""
-    out: list[str] = []
-    values = sorted({int(i) for i in ids})
-    k = 0
-    while k < len(values):
-        end = k
-        while end + 1 < len(values) and values[end + 1] == values[end] + 1:
-            end += 1
-        out.append(str(values[k]) if end == k else f"{values[k]}-{values[end]}")
-        k = end + 1
-    return " ".join(out)
 
 
 def no_limit_ids(header) -> np.ndarray | None:

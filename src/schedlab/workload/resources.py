@@ -200,9 +200,7 @@ GPUS_KEY = "SchedlabGPUs"
 
 def gpus_header_line(ids: np.ndarray, gpus: np.ndarray) -> str | None:
     """The :data:`GPUS_KEY` line of jobs ``ids`` requesting ``gpus`` (> 0); None when no job does."""
-    from .accounting import _ranges
-
-    parts = [f"{int(g)}:{_ranges(ids[gpus == g]).replace(' ', ',')}" for g in np.unique(gpus[gpus > 0])]
+    parts = [f"{int(g)}:{id_ranges(ids[gpus == g]).replace(' ', ',')}" for g in np.unique(gpus[gpus > 0])]
     return f" {GPUS_KEY}: {' '.join(parts)}" if parts else None
 
 
@@ -321,3 +319,18 @@ def swf_loss_note(res: Resources | None) -> str | None:
         return None
     return (f"SWF cannot carry {', '.join(lost)} (no SWF field): not written; kept are requested and used memory "
             f"(fields 10 and 7, KB per processor) and requested GPUs (header line {GPUS_KEY})")
+
+
+def id_ranges(ids) -> str:
+    """``[1, 2, 3, 7]`` -> ``'1-3 7'`` (sorted, duplicates once): job ids in a header line (the
+    accounting logs' no-limit jobs, the GPU line)."""
+    out: list[str] = []
+    values = sorted({int(i) for i in ids})
+    k = 0
+    while k < len(values):
+        end = k
+        while end + 1 < len(values) and values[end + 1] == values[end] + 1:
+            end += 1
+        out.append(str(values[k]) if end == k else f"{values[k]}-{values[end]}")
+        k = end + 1
+    return " ".join(out)

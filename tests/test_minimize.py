@@ -220,3 +220,83 @@ def test_a_run_folder_of_the_old_default_seed_is_refused_in_one_line(tmp_path, k
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     r = sl.minimize(sl.Problem("greedy", [kth_file], OBJ), "es", 1, out=out, workers=1, seed=0, mu=2, lam=2)
     assert r.result.runs["free"].resumed_from == 1
+
+
+def _through_setup(monkeypatch) -> list:
+    """Record every run started through the one entry (:meth:`Setup.run`): the space and the algorithm."""
+    from schedlab.optimize import problem as P
+
+    seen, real = [], P.Setup.run
+
+    def recording(self, **hooks):
+        seen.append((self.problem.space, self.algorithm))
+        return real(self, **hooks)
+
+    monkeypatch.setattr(P.Setup, "run", recording)
+    return seen
+
+
+def _no_elapsed(folder: Path, name: str) -> list[str]:
+    """A CSV's lines; the last column dropped when it is the wall-clock ``elapsed``."""
+    lines = (folder / name).read_text().splitlines()
+    if lines and lines[0].rsplit(",", 1)[-1] == "elapsed":
+        return [line.rsplit(",", 1)[0] for line in lines]
+    return lines
+
+
+def test_grid_pareto_runs_through_the_one_entry_and_its_folder_is_minimizes(tmp_path, capsys, monkeypatch):
+    """`grid pareto` goes options -> Problem -> setup -> run (issue 46): its run starts at Setup.run, and
+    its folder equals the one schedlab.minimize makes with the same settings (the sites loaded by minimize
+    itself, not handed over)."""
+    import schedlab as sl
+
+    seen = _through_setup(monkeypatch)
+    sites = ["KTH-SP2:100", "KTH-SP2:128"]  # the bundled trace: no shared traces needed
+    verb = tmp_path / "verb"
+    code, out, err = run(capsys, "grid", "pareto", "--site", sites[0], "--site", sites[1], "--months", "1",
+                         "--generations", "2", "--pop", "4", "--seed", "3", "--p-rand", "0.2", "--workers", "1",
+                         "--out", str(verb))
+    assert code == 0, err
+    assert seen == [("grid", "nsga2")]
+    r = sl.minimize(sl.Problem("grid", [sl.TraceSpec(s, months=1) for s in sites], None), "nsga2", 2,
+                    out=tmp_path / "api", workers=1, seed=3, pop=4, p_rand=0.2, label=" ".join(sites))
+    assert seen == [("grid", "nsga2")] * 2 and not r.interrupted
+    api = tmp_path / "api"
+    for name in ("config.json", "references.json", "comparison.json"):
+        assert json.loads((verb / name).read_text()) == json.loads((api / name).read_text()), name
+    for name in ("history.csv", "points.csv", "front.csv"):
+        assert _no_elapsed(verb, name) == _no_elapsed(api, name), name
+    assert f"{len(r.result.front_F)} front points after 2 generations (8 evaluations)" in out
+
+
+def test_federation_run_ga_runs_through_the_one_entry_and_its_folder_is_minimizes(tmp_path, capsys, monkeypatch):
+    """`federation run --method ga-*` goes options -> Problem -> setup -> run (issue 46): its run starts at
+    Setup.run and its folder equals schedlab.minimize's with the same settings; the heuristics (jpr, cbs,
+    metl: no generations, not optimizers) still call their driver."""
+    import schedlab as sl
+    from conftest import trace_path
+    from schedlab.federation import default_platform
+
+    seen = _through_setup(monkeypatch)
+    trace = str(trace_path("HPC2N-2002-2.2-cln.swf.gz"))
+    verb = tmp_path / "verb"
+    code, _out, err = run(capsys, "federation", "run", trace, "--method", "ga-random", "--package-size", "30",
+                          "--jobs", "60", "--generations", "4", "--pop", "8", "--seed", "2", "--comm-seed", "5",
+                          "--workers", "1", "--out", str(verb))
+    assert code == 0, err
+    assert seen == [("federation", "ga")]
+    problem = sl.Problem("federation", [trace], None, settings={"method": "ga-random", "package_size": 30, "jobs": 60,
+                                                               "comm_seed": 5, "platform": default_platform()})
+    r = sl.minimize(problem, "ga", 4, out=tmp_path / "api", executor="serial", seed=2, pop=8)
+    assert seen == [("federation", "ga")] * 2 and not r.interrupted
+    api = tmp_path / "api"
+    for name in ("config.json", "orders.json"):
+        assert json.loads((verb / name).read_text()) == json.loads((api / name).read_text()), name
+    assert _no_elapsed(verb, "history.csv") == _no_elapsed(api, "history.csv")
+    a, b = ({k: v for k, v in json.loads((f / "result.json").read_text()).items()
+             if "seconds" not in k and k != "workers_choice"} for f in (verb, api))  # timings
+    assert a == b
+    code, _out, err = run(capsys, "federation", "run", trace, "--method", "jpr", "--package-size", "30", "--jobs", "60",
+                          "--out", str(tmp_path / "jpr"))
+    assert code == 0, err
+    assert seen == [("federation", "ga")] * 2  # a heuristic is no optimizer run

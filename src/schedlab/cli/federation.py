@@ -83,6 +83,29 @@ def _executor(workers: Optional[int], dask: Optional[str]) -> str:
     return "auto" if workers is None else f"processes:{workers}"  # auto: chosen from a measured evaluation
 
 
+def _start(cfg, pf, out: Path, spec, executor: str):
+    """How ``federation run`` starts ``cfg``: a GA method through the one entry of every optimizer
+    (:func:`schedlab.optimize.problem.setup`, the federation space, algorithm ``ga``), so the verb's run
+    folder is ``schedlab.minimize``'s; JPR, CBS and METL are heuristics, not optimizers (no generations,
+    no row of OPTIMIZERS): their driver is called directly. Returns ``start(**hooks) -> FederationRunResult``."""
+    from ..federation.model import GA_METHODS
+    from ..optimize.federation_run import run_federation
+
+    if cfg.method not in GA_METHODS:
+        return functools.partial(run_federation, cfg, pf, out, executor=executor)
+    from ..optimize.problem import Problem, setup
+
+    ga = cfg.ga
+    problem = Problem("federation", [spec], None, settings={
+        "method": cfg.method, "package_size": cfg.package_size, "jobs": cfg.jobs, "offset": cfg.offset,
+        "comm_seed": cfg.comm_seed, "sigma_range": cfg.sigma_range, "ptbw_range": cfg.ptbw_range,
+        "options": cfg.options, "comm_file": cfg.comm_file, "platform": pf})
+    plan = setup(problem, "ga", ga.generations, out=out, executor=executor, seed=ga.seed, pop=ga.pop,
+                 p_mutation=ga.p_mutation, p_crossover=ga.p_crossover, tournament=ga.tournament,
+                 mutation_reading=ga.mutation_reading)
+    return lambda **hooks: plan.run(**hooks).result
+
+
 class _Bar:
     """Progress of the GA over all packages (:class:`.progress.RunProgress`), and the kernels' warm-up
     line (:func:`.compiling.warm_up`); heuristics have no generations, only the warm-up."""
@@ -191,14 +214,12 @@ def run_command(
     opts: TraceOptions = None,
 ) -> None:
     """Schedule a workload's packages with one method; makespan summed over the packages."""
-    from ..optimize.federation_run import run_federation
-
     pf = _platform(platform)
     cfg = _config(trace, method, package_size, jobs, o, opts)
+    start = _start(cfg, pf, out, opts.spec(trace), _executor(o["workers"], o["dask"]))
     bar = _Bar()
     try:
-        res = run_federation(cfg, pf, out, executor=_executor(o["workers"], o["dask"]),
-                             checkpoint_every=o["checkpoint_every"], **bar.callbacks(method))
+        res = start(checkpoint_every=o["checkpoint_every"], **bar.callbacks(method))
     finally:
         bar.stop()
     if res.interrupted:

@@ -116,13 +116,22 @@ def pareto_command(
     extend: bool = EXTEND,
 ) -> None:
     """NSGA-II Pareto front of AWRT per site over job-to-site partitions (paper's operators); resumable."""
-    from ..optimize.grid_pareto import pareto
-    from ..optimize.nsga2_grid import GridNSGA2Config
+    from ..grid.setups import site_specs
+    from ..optimize.problem import Problem
+    from ..optimize.problem import setup as set_up
+    from ..workload.spec import TraceSpec
 
-    config = GridNSGA2Config(pop=pop, generations=generations, seed=seed, p_rand=p_rand, seed_with=seed_with,
-                             variation=variation)  # every setting checked before anything is read or written
     executor, workers = executor_spec(workers, dask)
     label = setup.upper() if setup else " ".join(site or ())
+    sites = site or [f"{t}:{p}" for t, p in site_specs(setup)]  # the Problem names the grid's sites either way
+    problem = Problem("grid", [TraceSpec(s, months=months if months > 0 else None, format=fmt) for s in sites], None)
+
+    def plan(**grid):
+        return set_up(problem, "nsga2", generations, out=out, executor=executor, workers=workers, seed=seed,
+                      extend=extend, pop=pop, p_rand=p_rand, seed_with=seed_with, variation=variation, label=label,
+                      **grid)
+
+    config = plan().config  # every setting checked before anything is read or written
     trace = _trace(setup, site, months, fmt)
     from .compiling import warm_grid
 
@@ -140,8 +149,7 @@ def pareto_command(
                       f"lowest AWRT per site over the front ({minima})", done=row["gen"], elapsed=row.get("elapsed"))
 
     try:
-        result = pareto(trace, out, config, executor=executor, workers=workers, label=label, on_generation=show,
-                        extend=extend)
+        result = plan(grid=trace).run(on_generation=show).result  # the one entry of every optimizer
     finally:
         progress.stop()
     _front_report(out, result, trace, config)  # also of a stopped run: the front so far

@@ -1,4 +1,4 @@
-"""The standard-EASY checker of benchmarks/experiments/peers/accasim_compare.py, on hand-worked schedules.
+"""The standard-EASY checker (schedlab.sim.easy_check) on hand-worked schedules.
 
 docs/accasim-comparison.md rests on this checker's counts, so it is tested on its own here:
 it must pass a legal EASY schedule and flag each of the two deviations it names.
@@ -6,21 +6,15 @@ it must pass a legal EASY schedule and flag each of the two deviations it names.
 
 from __future__ import annotations
 
-import importlib.util
-
 import numpy as np
 
-from conftest import ROOT
-
-spec = importlib.util.spec_from_file_location("accasim_compare", ROOT / "benchmarks" / "experiments" / "peers" / "accasim_compare.py")
-accasim_compare = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(accasim_compare)
+from schedlab.sim.easy_check import easy_deviations
 
 
 def check(rows, m=4):
     """rows: (id, submit, start, end, procs, estimate)."""
     a = np.array(rows, dtype=float).T
-    return accasim_compare.easy_deviations(a[0].astype(int), a[1], a[2], a[3], a[4].astype(np.int64), a[5], m)
+    return easy_deviations(a[0].astype(int), a[1], a[2], a[3], a[4].astype(np.int64), a[5], m)
 
 
 # m = 4.  A (r 0, 3 procs, est 10) runs [0, 10); B (r 1, 4 procs) is blocked: its reservation is 10.
@@ -56,8 +50,8 @@ def test_our_easy_on_a_real_trace_has_no_deviation():
     w = load_trace(str(trace_path("KTH-SP2-1996-2.1-cln.swf.gz")))
     s = simulate(w, Machine(100), Strategy("easy"), kill=False)
     validate_schedule(s)
-    found = accasim_compare.easy_deviations(w.id, w.submit, s.start, s.finish, w.procs, w.estimate, 100)
+    found = easy_deviations(w.id, w.submit, s.start, s.finish, w.procs, w.estimate, 100)
     assert found == {"reservation broken": {}, "head held": {}}
     # and FCFS, which never backfills, holds no head either
     s = simulate(w, Machine(100), Strategy("fcfs"), kill=False)
-    assert accasim_compare.easy_deviations(w.id, w.submit, s.start, s.finish, w.procs, w.estimate, 100)["head held"] == {}
+    assert easy_deviations(w.id, w.submit, s.start, s.finish, w.procs, w.estimate, 100)["head held"] == {}

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from schedlab.errors import SchedlabError
+from schedlab.slurm.conformance import BACKFILL_CASE, CONF, NODE_CASE
 from schedlab.slurm.harness import (
     NODE,
     SlurmCluster,
@@ -86,32 +87,10 @@ def test_a_job_that_could_never_start_is_refused_before_anything_runs():
         cluster.run([])
 
 
-# A 4-CPU node, FIFO-like priority (multifactor with every weight 0: equal priorities are ordered
-# by submit time, then job id), backfill every second at 1-second resolution; three partitions on
-# the one node. The claims checked are those of docs/slurm-policy-spec.md, sections 4 and 5.
-CONF = """
-SchedulerType=sched/backfill
-SchedulerParameters=bf_interval=1,bf_resolution=1
-PriorityType=priority/multifactor
-PartitionName=batch Default=YES MaxTime=10 State=UP
-PartitionName=short MaxTime=2 State=UP
-PartitionName=long MaxTime=10 State=UP
-"""
+# The cases (schedlab.slurm.conformance, with the claims of docs/slurm-policy-spec.md sections 4
+# and 5 beside each job): job indices of BACKFILL_CASE and NODE_CASE.
 A, B, C, D, E = range(5)
-BACKFILL_CASE = [
-    SlurmJob(cpus=3, runtime=20, limit=2, account="physics"),  # A: starts at once
-    SlurmJob(cpus=4, runtime=6, limit=1, account="chem"),  # B: wide, blocked behind A; reserved at A's limit
-    SlurmJob(cpus=1, runtime=6, limit=1, partition="short", account="physics"),  # C: ends by its limit before B's reservation
-    SlurmJob(cpus=1, runtime=6, limit=3, partition="long", account="chem"),  # D: its limit would delay B
-    SlurmJob(cpus=2, runtime=4, limit=1, partition="short", account="physics", submit=8),  # E: 1 CPU free, needs 2
-]
 G, H, F = range(3)
-NODE_CASE = [
-    SlurmJob(cpus=2, runtime=12, limit=2),  # G: starts at once
-    SlurmJob(cpus=3, runtime=3, limit=1),  # H: 2 CPUs free, needs 3: reserved at G's limit
-    SlurmJob(cpus=1, runtime=3, limit=3),  # F: fits beside G now and beside H then (2+1, 3+1 CPUs), but its
-]  # limit overlaps H's reservation, which holds the whole node
-
 
 def check_schedule(result, jobs, cpus):
     """What any real schedule shows: all ran their sleep, never more CPUs busy than the node has."""

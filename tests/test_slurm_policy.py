@@ -14,6 +14,7 @@ from schedlab.errors import SchedlabError, WorkloadError
 from schedlab.sim.validate import validate_schedule
 from schedlab.slurm import layout as L, ops
 from schedlab.slurm.conf import SlurmConfError, expand_hostlist, finish_partitions, parse_conf
+from schedlab.slurm.conformance import BACKFILL_CASE, CONF, NODE_CASE, PRIO_CONF, compare, prio_case, simulate_case
 from schedlab.slurm.policy import SlurmOptions, SlurmPolicy, prepare, simulate_slurm
 from schedlab.workload.model import Workload
 
@@ -188,69 +189,7 @@ def test_a_job_in_no_partition_is_an_error_naming_it():
 
 
 # ------------------------------------------------------------------ conformance against the real Slurm
-def simulate_case(case, conf, cpus=4, options=None):
-    """The harness' job list through --policy slurm with the same slurm.conf (partitions by name);
-    ``options``: a SlurmOptions (e.g. the case's anchors, issue 44), else the defaults."""
-    s = simulate_slurm(case_workload(case, cpus), cpus, SlurmPolicy(parse_conf(conf, "case.conf"), options or SlurmOptions()))
-    validate_schedule(s)
-    return s
-
-
-def case_workload(case, cpus=4):
-    """The harness' job list as a workload: partitions by name (queues numbered in name order, a
-    ``SchedlabQueues:`` header), accounts as user groups numbered in name order, limits as estimates."""
-    names = sorted({j.partition or "batch" for j in case})
-    number = {p: k + 1 for k, p in enumerate(names)}
-    accounts = {a: k + 1 for k, a in enumerate(sorted({j.account or "" for j in case}))}
-    return Workload.from_columns(
-        dict(id=np.arange(1, len(case) + 1), submit=np.array([j.submit for j in case], float),
-             procs=np.array([j.cpus for j in case]), req_procs=np.array([j.cpus for j in case]),
-             runtime=np.array([j.runtime for j in case], float), estimate=np.array([j.limit * 60.0 for j in case]),
-             queue=np.array([number[j.partition or "batch"] for j in case]),
-             unix_group=np.array([accounts[j.account or ""] for j in case]), user=np.zeros(len(case), int),
-             status=np.ones(len(case), int)),
-        machine_procs=cpus, header=(" SchedlabQueues: " + " ".join(f"{p}={k}" for p, k in number.items()),), name="case")
-
-
-def compare(real, sim, tol):
-    """(absolute, relative, same_order): the jobs whose simulated start is off the real one by more
-    than ``tol`` s; the jobs whose start, counted from the previous start in the real order, is off
-    by more than ``tol``; whether the start order (by start time, ties by job) agrees. The relative
-    figure takes out the real Slurm's own lag, 0-1 s after each job end (the epilog-complete message
-    precedes the main scheduler's run), which adds up along a chain of blocked jobs."""
-    r = np.asarray(real.start, float) - float(np.min(real.submit))
-    s = np.asarray(sim.start, float) - float(np.min(sim.workload.submit))
-    absolute = [(i, float(r[i]), float(s[i])) for i in range(len(s)) if abs(r[i] - s[i]) > tol]
-    order = np.lexsort((np.arange(len(r)), np.round(r)))
-    same_order = bool(np.array_equal(order, np.lexsort((np.arange(len(s)), s))))
-    dr, ds = np.diff(np.concatenate([[0.0], r[order]])), np.diff(np.concatenate([[0.0], s[order]]))
-    relative = [(int(order[k]), float(dr[k]), float(ds[k])) for k in range(len(order)) if abs(dr[k] - ds[k]) > tol]
-    return absolute, relative, same_order
-
-
-# multifactor on the harness (spec section 7, second case): size weight 100, partition weight 50,
-# PriorityJobFactor 1 (batch) and 4 (high) on one 4-CPU node: priorities 4 CPUs batch 100 + 12 = 112,
-# 2 CPUs high 75 + 50 = 125, 1 CPU batch 62 + 12 = 75. Worked by hand: the 2-CPU job starts first
-# (0-10); the 4-CPU job is blocked (the stop rule holds the 1-CPU job back) and reserved at the
-# 2-CPU job's limit end, which the 1-CPU job's limit touches: no backfill; the 4-CPU job runs
-# 10-20, then the second 4-CPU job (submitted at 5, 112 > 75) 20-30, the 1-CPU job last, 30-35.
-PRIO_CONF = """
-SchedulerType=sched/backfill
-SchedulerParameters=bf_interval=1,bf_resolution=1
-PriorityType=priority/multifactor
-PriorityWeightJobSize=100
-PriorityWeightPartition=50
-NodeName=sl1 CPUs=4
-PartitionName=batch Default=YES MaxTime=10 PriorityJobFactor=1 State=UP
-PartitionName=high MaxTime=10 PriorityJobFactor=4 State=UP
-"""
-
-
-def prio_case():
-    from schedlab.slurm.harness import SlurmJob
-
-    return [SlurmJob(cpus=4, runtime=10, limit=1), SlurmJob(cpus=2, runtime=10, limit=1, partition="high"),
-            SlurmJob(cpus=1, runtime=5, limit=1), SlurmJob(cpus=4, runtime=10, limit=1, submit=5)]
+# the cases and their simulator side: schedlab.slurm.conformance (PRIO_CONF's priorities worked by hand there)
 
 
 def test_the_priority_conformance_case_as_worked_by_hand():
@@ -260,8 +199,6 @@ def test_the_priority_conformance_case_as_worked_by_hand():
 @pytest.mark.slurm
 def test_conformance_first_cases_against_the_real_slurmctld():
     from schedlab.slurm.harness import SlurmCluster, slurm_unavailable
-
-    from test_slurm_harness import BACKFILL_CASE, CONF, NODE_CASE
 
     reason = slurm_unavailable()
     if reason:

@@ -11,21 +11,18 @@ partitions sharing nodes. Every schedule goes through the shared validator."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schedlab.sim.validate import validate_schedule
 from schedlab.slurm.conf import parse_conf
+from schedlab.slurm.conformance import SPEED_CONF
 from schedlab.slurm.policy import SlurmOptions, SlurmPolicy, simulate_slurm
 
 from support import slurm_naive
 from test_slurm_policy import jobs
 
-ROOT = Path(__file__).resolve().parents[1]
 #: (procs, node lines, CPUs of partition short): two partitions sharing nodes, wide or one-CPU nodes
 NODES = ((6, "NodeName=a,b,c CPUs=2\nPartitionName=batch Nodes=a,b,c Default=YES\nPartitionName=short Nodes=b,c\n", 2),
          (6, "NodeName=a,b,c,d,e,f CPUs=1\nPartitionName=batch Nodes=a,b,c,d,e,f Default=YES\nPartitionName=short Nodes=e,f\n", 2))
@@ -36,13 +33,6 @@ CROWDED_NODES = ((70, f"NodeName={_MANY} CPUs=1\nPartitionName=batch Nodes={_MAN
                       f"PartitionName=short Nodes={','.join(f'n{v}' for v in range(50, 70))}\n", 20),
                  (36, "NodeName=a,b,c,d,e,f,g,h,i,j,k,l CPUs=3\nPartitionName=batch Nodes=a,b,c,d,e,f,g,h,i,j,k,l Default=YES\n"
                       "PartitionName=short Nodes=j,k,l\n", 9))
-
-
-def bench_slurm():
-    spec = importlib.util.spec_from_file_location("bench_slurm", ROOT / "benchmarks" / "speed" / "bench_slurm.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def both(w, procs, policy):
@@ -96,14 +86,14 @@ def test_skipping_passes_keeps_every_start(case):
 
 
 def test_skipping_passes_keeps_every_start_on_a_kth_month():
-    # the speed benchmark's configuration (benchmarks/speed/bench_slurm.py) on a real trace: thousands of
-    # passes, most of them skipped
+    # the speed figures' configuration (SPEED_CONF, one partition, as the speed benchmark) on a real
+    # trace: thousands of passes, most of them skipped
     from conftest import trace_path
 
     from schedlab.workload.load import load_trace
 
     w = load_trace(trace_path("KTH-SP2-1996-2.1-cln.swf.gz"), months=1)
-    fast, slow = both(w, w.machine_procs, bench_slurm().policy())
+    fast, slow = both(w, w.machine_procs, SlurmPolicy(parse_conf(SPEED_CONF, "speed.conf"), SlurmOptions(queue_map="default")))
     assert (fast.slurm.started_by == 2).sum() > 100  # backfill did work
     np.testing.assert_array_equal(fast.start, slow.start)
 

@@ -1,41 +1,35 @@
-"""benchmarks/experiments/slurm/slurm_tuned_apply.py (issue 37, Must show: the tuned fragment applied to the real
-slurmctld gives the start order the simulator predicts). The fragment merge and the case's user
+"""The tuned-fragment case of schedlab.slurm.conformance (issue 37, Must show: the tuned fragment applied to
+the real slurmctld gives the start order the simulator predicts; its experiment script publishes the run). The fragment merge and the case's user
 groups are checked without Slurm; the case under the tuned weights runs on the real slurmctld in a
 test marked ``slurm`` (about a minute; skipped with a one-line reason where the Debian packages
 ``slurmctld slurmd munge`` or root are absent)."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
 from schedlab.slurm.conf import parse_conf
-from schedlab.slurm.tuning import current_values, fragment_text
+from schedlab.slurm.conformance import (
+    CASE_TOL,
+    TUNED_CASE_CONF,
+    compare,
+    simulate_case,
+    start_order,
+    tuned_case,
+    write_case_trace,
+)
+from schedlab.slurm.tuning import current_values, fragment_text, merge_fragment
 from schedlab.workload.load import load_trace
 
-from test_slurm_policy import compare, simulate_case
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def apply_bench():
-    spec = importlib.util.spec_from_file_location("slurm_tuned_apply", ROOT / "benchmarks" / "experiments" / "slurm" / "slurm_tuned_apply.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def tuned_conf(bench, **weights):
+def tuned_conf(**weights):
     """The case's default slurm.conf with a fragment of ``weights`` merged in (the other settings the default's)."""
-    values = dict(current_values(parse_conf(bench.DEFAULT_CONF, "default.conf")), **weights)
-    return bench.merged(bench.DEFAULT_CONF, fragment_text(values, bench.DEFAULT_CONF))
+    values = dict(current_values(parse_conf(TUNED_CASE_CONF, "default.conf")), **weights)
+    return merge_fragment(TUNED_CASE_CONF, fragment_text(values, TUNED_CASE_CONF))
 
 
 def test_the_fragment_replaces_its_keys_lines_and_keeps_the_rest():
-    bench = apply_bench()
-    text = tuned_conf(bench, PriorityWeightJobSize=103, PriorityWeightPartition=22)
+    text = tuned_conf(PriorityWeightJobSize=103, PriorityWeightPartition=22)
     lines = text.splitlines()
     assert "PriorityWeightJobSize=103" in lines and "PriorityWeightPartition=22" in lines
     # one line per key: the fragment's SchedulerParameters (bf items added) replaced the default's
@@ -50,20 +44,18 @@ def test_the_fragment_replaces_its_keys_lines_and_keeps_the_rest():
 
 
 def test_the_case_trace_makes_the_accounts_user_groups_1_and_2(tmp_path):
-    bench = apply_bench()
-    jobs = bench.case()
-    w = load_trace(str(bench.write_trace(jobs, tmp_path / "case.swf")), procs=4)
+    jobs = tuned_case()
+    w = load_trace(str(write_case_trace(jobs, tmp_path / "case.swf")), procs=4)
     assert w.group.tolist() == [1 if j.account == "g2" else 2 for j in jobs]
 
 
 def test_the_weights_change_the_simulated_order_of_the_case():
-    bench = apply_bench()
-    jobs = bench.case()
-    default = simulate_case(jobs, bench.DEFAULT_CONF)
-    tuned = simulate_case(jobs, tuned_conf(bench, PriorityWeightJobSize=103, PriorityWeightPartition=22))
-    assert bench.order(default) == list(range(1, len(jobs) + 1))  # all weights 0: first come, first served
+    jobs = tuned_case()
+    default = simulate_case(jobs, TUNED_CASE_CONF)
+    tuned = simulate_case(jobs, tuned_conf(PriorityWeightJobSize=103, PriorityWeightPartition=22))
+    assert start_order(default) == list(range(1, len(jobs) + 1))  # all weights 0: first come, first served
     # the 4-CPU high job (10: size 103 + partition 22) goes before the 4-CPU batch jobs (103 + 22/4)
-    assert bench.order(tuned)[:2] == [1, 10]
+    assert start_order(tuned)[:2] == [1, 10]
 
 
 @pytest.mark.slurm
@@ -73,12 +65,11 @@ def test_tuned_weights_on_the_real_slurmctld_give_the_simulated_start_order():
     reason = slurm_unavailable()
     if reason:
         pytest.skip(reason)
-    bench = apply_bench()
-    jobs = bench.case()
-    conf = tuned_conf(bench, PriorityWeightJobSize=103, PriorityWeightPartition=22)
+    jobs = tuned_case()
+    conf = tuned_conf(PriorityWeightJobSize=103, PriorityWeightPartition=22)
     with SlurmCluster(conf=conf, cpus=4) as cluster:
         real = cluster.run(jobs)
     sim = simulate_case(jobs, conf)
-    absolute, relative, same_order = compare(real, sim, bench.TOL)
+    absolute, relative, same_order = compare(real, sim, CASE_TOL)
     print("\nreal", real.start.tolist(), "\nsim ", sim.start.tolist(), "\noff:", absolute, relative)
     assert same_order and relative == [], (absolute, relative, same_order)

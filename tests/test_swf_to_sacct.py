@@ -1,4 +1,4 @@
-"""benchmarks/tools/swf_to_sacct.py: an SWF trace written as ``sacct --parsable2`` reads back as the same jobs.
+"""schedlab.workload.sacct_write: an SWF trace written as ``sacct --parsable2`` reads back as the same jobs.
 
 docs/results/slurm-tuned/kth-sacct/ tunes Slurm on KTH-SP2 converted this way and compares with
 the SWF-based run, so the comparison rests on this round trip: every job's submit instant, wait,
@@ -8,21 +8,16 @@ come back from schedlab's sacct reader as they went in.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 
 import numpy as np
 import pytest
 
-from conftest import ROOT
+from schedlab.workload import sacct_write
 from schedlab.workload.groups import assign_groups
 from schedlab.workload.load import load_trace
 from schedlab.workload.sacct import parse_sacct
 from schedlab.workload.timezone import trace_epoch
-
-spec = importlib.util.spec_from_file_location("swf_to_sacct", ROOT / "benchmarks" / "tools" / "swf_to_sacct.py")
-swf_to_sacct = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(swf_to_sacct)
 
 N = 300
 
@@ -42,7 +37,7 @@ def listing(w, label):
 
 @pytest.mark.parametrize("tz", ["UTC", "Europe/Stockholm"])
 def test_round_trip_gives_the_same_jobs(kth, tmp_path, tz):
-    path = swf_to_sacct.write_sacct(kth, tmp_path / "kth.sacct.gz", tz=tz)
+    path = sacct_write.write_sacct(kth, tmp_path / "kth.sacct.gz", tz=tz)
     back, report = parse_sacct(path, procs=100, tz=tz)
     assert report.jobs == N and not report.skipped
     assert back.id.tolist() == kth.id.tolist()  # same order: by submit, ties by job number
@@ -62,7 +57,7 @@ def test_round_trip_gives_the_same_jobs(kth, tmp_path, tz):
 
 
 def test_timeout_state_and_limits(kth):
-    lines = swf_to_sacct.sacct_lines(kth)
+    lines = sacct_write.sacct_lines(kth)
     header = lines[0].split("|")
     assert header == "JobIDRaw|JobID|User|Group|Account|Partition|QOS|Submit|Start|End|Elapsed|Timelimit|AllocCPUS|ReqCPUS|State".split("|")
     rows = [dict(zip(header, line.split("|"))) for line in lines[1:]]
@@ -71,5 +66,5 @@ def test_timeout_state_and_limits(kth):
         assert row["State"] == ("TIMEOUT" if reached else "COMPLETED")
         assert re.fullmatch(r"(\d+-)?\d\d:\d\d:\d\d", row["Timelimit"])
         assert row["Partition"] == "batch" and row["QOS"] == "normal"  # KTH has no queues
-    assert swf_to_sacct.duration(2 * 86400 + 3 * 3600 + 4 * 60 + 5) == "2-03:04:05"
-    assert swf_to_sacct.duration(59) == "00:00:59"
+    assert sacct_write.duration(2 * 86400 + 3 * 3600 + 4 * 60 + 5) == "2-03:04:05"
+    assert sacct_write.duration(59) == "00:00:59"

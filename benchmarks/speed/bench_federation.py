@@ -1,6 +1,7 @@
 """Federation timings: one GA fitness evaluation (compiled package builder) on a 1,000-job HPC2N
-package against the plain-Python reference builder measured in the same run, METL, and the
-projected time of the paper's GA (500 generations x 200 individuals = 100,000 evaluations).
+package against the same builder run as plain Python (numba's ``NUMBA_DISABLE_JIT=1``, in a
+subprocess) measured in the same run, METL, and the projected time of the paper's GA (500
+generations x 200 individuals = 100,000 evaluations).
 
 Run (under the shared lock)::
 
@@ -36,7 +37,6 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests"))
 
 from bench_grid import _median_time as median_time  # noqa: E402  (one warm-up, then the median of repeat timed runs)
 from schedlab.federation import FederationOptions, PackageProblem, default_platform  # noqa: E402
@@ -58,6 +58,7 @@ def main() -> None:
     ap.add_argument("--sizes", default=None, help="--ga on each of these package sizes (comma-separated)")
     ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # one GA timing as JSON (subprocess)
     ap.add_argument("--spec", default="serial", help=argparse.SUPPRESS)  # executor of the timed runs
+    ap.add_argument("--interpreted", action="store_true", help=argparse.SUPPRESS)  # one fitness, JIT off (subprocess)
     args = ap.parse_args()
     if args.ga and args.sizes:
         for size in (int(v) for v in args.sizes.split(",")):
@@ -66,8 +67,6 @@ def main() -> None:
         return None
     if args.ga:
         return ga_bench(args)
-    from support.federation_naive import naive_build
-
     cfg = FederationRunConfig(trace=args.trace, method="ga-metl", package_size=args.package, jobs=args.package,
                               offset=args.offset)
     jobs = load_jobs(cfg)
@@ -75,21 +74,34 @@ def main() -> None:
     prob = PackageProblem(jobs, pf, FederationOptions(dynamic=args.dynamic), "ga-metl")
     rng = np.random.default_rng(0)
     orders = [rng.permutation(len(jobs)) for _ in range(args.repeat)]
+    if args.interpreted:  # the subprocess below: the first order once, the kernels as plain Python
+        t0 = time.perf_counter()
+        makespan = prob.makespan(orders[0])
+        print(json.dumps({"seconds": time.perf_counter() - t0, "makespan": makespan}))
+        return None
     it = iter(range(10**9))
     fit = median_time(lambda: prob.makespan(orders[next(it) % len(orders)]), args.repeat)
     metl = median_time(prob.metl_order, max(3, args.repeat // 5))
-    rows = [(int(t), float(b), float(s), float(p)) for t, b, s, p in zip(jobs.tasks, jobs.base, jobs.sigma, jobs.ptbw)]
-    cols = (pf.node_cluster, pf.node_power, pf.bandwidth)
-    t0 = time.perf_counter()
-    naive_build(cols, rows, "alg1", order=list(orders[0]), dynamic=args.dynamic)
-    naive = time.perf_counter() - t0
+    plain = interpreted(args)
+    same = "same makespan" if plain["makespan"] == prob.makespan(orders[0]) else f"makespan {plain['makespan']} (differs)"
     evals = 500 * 200
     print(f"package of {len(jobs)} jobs ({Path(args.trace).name}, jobs {args.offset + 1}-{args.offset + len(jobs)}), "
           f"platform {pf.name}, {'dynamic' if args.dynamic else 'static'} model")
     print(f"  fitness evaluation (compiled, median of {args.repeat}): {fit * 1e3:8.3f} ms")
-    print(f"  plain-Python reference builder (same order, once):   {naive * 1e3:8.1f} ms   ratio {naive / fit:,.0f}x")
+    print(f"  same builder as plain Python (first order, once):    {plain['seconds'] * 1e3:8.1f} ms   ratio {plain['seconds'] / fit:,.0f}x, {same}")
     print(f"  METL on the package (median):                        {metl * 1e3:8.3f} ms")
     print(f"  paper's GA, {evals:,} evaluations: projected {evals * fit / 60:.1f} min of fitness on one core")
+
+
+def interpreted(args) -> dict:
+    """One fitness evaluation of the first order with numba's JIT off (``NUMBA_DISABLE_JIT=1``: the
+    package's kernels run as plain Python), in a subprocess: ``{"seconds", "makespan"}``."""
+    cmd = [sys.executable, __file__, "--interpreted", "--trace", args.trace, "--package", str(args.package),
+           "--offset", str(args.offset), "--repeat", str(args.repeat)] + (["--dynamic"] if args.dynamic else [])
+    proc = subprocess.run(cmd, env=dict(os.environ, NUMBA_DISABLE_JIT="1"), capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"error: the plain-Python run failed: {(proc.stderr.strip().splitlines() or ['?'])[-1]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def ga_runs(args) -> dict:

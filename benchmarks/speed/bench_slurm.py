@@ -5,7 +5,7 @@ Each cell is the median of ``--runs`` timed runs after one warm-up run (numba co
 cache load), in CPU seconds of this process (``time.process_time``: less noisy than wall time on
 a shared machine, though not free of it). Both policies run on the trace as ``load_trace``
 prepares it, on its header's machine (CTC-SP2: 338 one-CPU nodes). The Slurm configuration is
-:data:`CONF` with ``queue_map=default`` (one partition). ``--before SRC`` also times the
+``schedlab.slurm.conformance.SPEED_CONF`` with ``queue_map=default`` (one partition). ``--before SRC`` also times the
 ``src`` folder of another checkout (e.g. ``git archive OLD src | tar -x -C /tmp/old``) in a
 subprocess, and says whether its starts are the same (a hash of the start times)::
 
@@ -36,24 +36,20 @@ WORKLOADS = Path(os.environ.get("SCHEDLAB_WORKLOADS", SHARED / "workloads"))
 TRACES = {"CTC": "CTC-SP2-1996-3.1-cln.swf.gz", "KTH": "KTH-SP2-1996-2.1-cln.swf.gz"}
 TARGET_RATIO = 3.0
 
-#: the configuration of docs/slurm-policy-spec.md's speed figures: multifactor priority with age,
-#: fair-share and size weights (live: slurmdbd), backfill every 30 s over two days, 500 jobs tested per pass
-CONF = """AccountingStorageType=accounting_storage/slurmdbd
-PriorityType=priority/multifactor
-PriorityWeightAge=1000
-PriorityWeightFairshare=10000
-PriorityWeightJobSize=100
-PriorityMaxAge=1-0
-SchedulerType=sched/backfill
-SchedulerParameters=bf_interval=30,bf_window=2880,bf_max_job_test=500
-"""
+def speed_conf() -> str:
+    """The speed figures' slurm.conf text (schedlab.slurm.conformance.SPEED_CONF of this checkout;
+    a ``--before`` run gets the text from here, its older ``src`` may not have it)."""
+    from schedlab.slurm.conformance import SPEED_CONF
+
+    return SPEED_CONF
 
 
-def policy():
+def policy(conf: str):
+    """``conf`` with ``queue_map=default`` (one partition)."""
     from schedlab.slurm.conf import parse_conf
     from schedlab.slurm.policy import SlurmOptions, SlurmPolicy
 
-    return SlurmPolicy(parse_conf(CONF, "bench_slurm.conf"), SlurmOptions(queue_map="default"))
+    return SlurmPolicy(parse_conf(conf, "bench_slurm.conf"), SlurmOptions(queue_map="default"))
 
 
 def timed(fn, runs: int) -> tuple[list[float], object]:
@@ -73,7 +69,7 @@ def start_hash(schedule) -> str:
     return hashlib.sha256(np.ascontiguousarray(schedule.start, dtype=np.float64).tobytes()).hexdigest()[:16]
 
 
-def measure(trace: str, months: int | None, runs: int, easy: bool) -> dict:
+def measure(trace: str, months: int | None, runs: int, easy: bool, conf: str) -> dict:
     """Time --policy slurm (and EASY) with whatever ``schedlab`` this process imports."""
     from schedlab.sim import simulate
     from schedlab.sim.model import Machine
@@ -83,7 +79,7 @@ def measure(trace: str, months: int | None, runs: int, easy: bool) -> dict:
     from schedlab.workload import load_trace
 
     w = load_trace(str(WORKLOADS / trace), months=months)
-    procs, pol = w.machine_procs, policy()
+    procs, pol = w.machine_procs, policy(conf)
     out = {"jobs": len(w), "procs": procs}
     times, s = timed(lambda: simulate_slurm(w, procs, pol), runs)
     validate_schedule(s)
@@ -99,7 +95,7 @@ def measure(trace: str, months: int | None, runs: int, easy: bool) -> dict:
 def measure_in(src: str, trace: str, months: int | None, runs: int) -> dict:
     """:func:`measure` (--policy slurm only) in a subprocess importing ``schedlab`` from ``src``."""
     env = dict(os.environ, PYTHONPATH=src)
-    cmd = [sys.executable, __file__, "--worker", "--traces", trace, "--runs", str(runs)]
+    cmd = [sys.executable, __file__, "--worker", "--traces", trace, "--runs", str(runs), "--conf-text", speed_conf()]
     if months:
         cmd += ["--months", str(months)]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
@@ -117,10 +113,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--before", metavar="SRC", help="also time --policy slurm from this src folder (the code before a change)")
     ap.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--conf-text", default=None, help=argparse.SUPPRESS)  # the worker's slurm.conf text
     args = ap.parse_args(argv)
     traces = [TRACES.get(t.strip(), t.strip()) for t in args.traces.split(",") if t.strip()]
     if args.worker:
-        print(json.dumps(measure(traces[0], args.months, args.runs, easy=False)))
+        print(json.dumps(measure(traces[0], args.months, args.runs, easy=False, conf=args.conf_text or speed_conf())))
         return 0
     if args.runs < 3:
         ap.error("--runs must be at least 3 (the median of >= 3 runs)")
@@ -129,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"no trace {missing[0]} in {WORKLOADS} (set SCHEDLAB_WORKLOADS)")
     results = []
     for trace in traces:
-        r = {"trace": trace, "months": args.months, **measure(trace, args.months, args.runs, easy=True)}
+        r = {"trace": trace, "months": args.months, **measure(trace, args.months, args.runs, easy=True, conf=speed_conf())}
         r["ratio"] = r["slurm"] / r["easy"]
         if args.before:
             b = measure_in(args.before, trace, args.months, args.runs)

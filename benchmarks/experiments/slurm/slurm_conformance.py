@@ -2,8 +2,8 @@
 (schedlab.slurm.harness, one 4-CPU node on 127.0.0.1) and through the simulator with the same
 slurm.conf; writes a report of the starts that match within the backfill interval.
 
-Cases: the three of the marked tests (tests/test_slurm_harness.py, tests/test_slurm_policy.py:
-backfill and the stop rule, whole-node reservations, size and partition weights) and ``--random``
+Cases: the three of the marked tests (schedlab.slurm.conformance, asserted by tests/test_slurm_harness.py
+and tests/test_slurm_policy.py: backfill and the stop rule, whole-node reservations, size and partition weights) and ``--random``
 seeded job lists of ``--jobs`` jobs (1-4 CPUs, 2-12 s, limits of 1-2 minutes, three partitions,
 two accounts, submissions in the first 10 s) under the first cases' slurm.conf. A start matches when the simulated one is within
 ``max(bf_interval, 1) + 1`` s of the real one (the spec's tolerance, section 7). A job that is
@@ -24,7 +24,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(ROOT / "tests"))  # the marked tests' cases and their simulator side
 
 
 def random_case(seed: int, n: int):
@@ -38,8 +37,7 @@ def random_case(seed: int, n: int):
 
 def cases(n_random: int, n_jobs: int, seed: int):
     """(name, jobs, conf for the harness, conf for the simulator)."""
-    from test_slurm_harness import BACKFILL_CASE, CONF, NODE_CASE
-    from test_slurm_policy import PRIO_CONF, prio_case
+    from schedlab.slurm.conformance import BACKFILL_CASE, CONF, NODE_CASE, PRIO_CONF, prio_case
 
     node = "NodeName=sl1 CPUs=4\n"  # the harness drops (and lists) node lines; the simulator reads them
     out = [("backfill and stop rule (spec section 7)", BACKFILL_CASE, CONF, CONF + node),
@@ -163,8 +161,8 @@ def score44(folder: str, out: str, argv) -> int:
 
     from schedlab.slurm.conf import parse_conf
     from schedlab.slurm.harness import load_case
+    from schedlab.slurm.conformance import compare, simulate_case
     from schedlab.slurm.policy import SlurmOptions, parse_option_pairs
-    from test_slurm_policy import compare, simulate_case
 
     paths = sorted(Path(folder).glob("case*.json"), key=lambda q: int(q.stem[4:]))
     if not paths:
@@ -343,8 +341,8 @@ def main(argv: list[str] | None = None) -> int:
         return score44(args.score44, args.out, argv if argv is not None else sys.argv[1:])
     if args.record44:
         return record44(args.record44, args.only)
+    from schedlab.slurm.conformance import compare, simulate_case
     from schedlab.slurm.harness import SlurmCluster
-    from test_slurm_policy import compare, simulate_case
 
     if no_slurm():
         return 2

@@ -1,12 +1,12 @@
 """A tuned slurm.conf.fragment applied to the real slurmctld (issue 37, Must show, last clause).
 
-A small case (one 4-CPU node, partitions ``batch`` and ``high``, accounts ``g1`` and ``g2`` as user
-groups 1 and 2) is written as an SWF trace; ``evolve slurm`` tunes the priority weights and backfill
+A small case (schedlab.slurm.conformance.tuned_case: one 4-CPU node, partitions ``batch`` and
+``high``, accounts ``g1`` and ``g2`` as user groups 1 and 2) is written as an SWF trace; ``evolve slurm`` tunes the priority weights and backfill
 settings that slurmctld honours without slurmdbd (PriorityWeightJobSize, PriorityWeightPartition,
 bf_window, bf_max_job_test; Slurm 22.05 drops PriorityWeightAge/Fairshare/QOS without the database,
 see schedlab.slurm.harness.NEEDS_DBD) from the case's default configuration under
 ``10*AWRT1 + 4*AWRT2``; the run's ``slurm.conf.fragment`` replaces its keys' lines in the case's
-slurm.conf, and the same job list runs through the real slurmctld (schedlab.slurm.harness) and
+slurm.conf (schedlab.slurm.tuning.merge_fragment), and the same job list runs through the real slurmctld (schedlab.slurm.harness) and
 through ``--policy slurm`` with that configuration. Starts are compared as
 benchmarks/experiments/slurm/slurm_conformance.py compares them (within max(bf_interval, 1) + 1 = 2 s, and counted from
 the previous start in the real order); the default configuration's simulated order is shown too, so
@@ -25,69 +25,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(ROOT / "tests"))  # the conformance cases' simulator side and comparison
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # slurm_conformance
 
 PARAMS = "PriorityWeightJobSize,PriorityWeightPartition,bf_window,bf_max_job_test"
 OBJECTIVE = "10*AWRT1 + 4*AWRT2"
-TOL = 2.0  # max(bf_interval, 1) + 1 with bf_interval=1
-
-#: the site's default: multifactor with every weight 0 (first come, first served), backfill every second;
-#: the high partition carries a larger PriorityJobFactor, which only matters once its weight is set
-DEFAULT_CONF = """SchedulerType=sched/backfill
-SchedulerParameters=bf_interval=1,bf_resolution=1
-PriorityType=priority/multifactor
-NodeName=sl1 CPUs=4
-PartitionName=batch Default=YES MaxTime=10 PriorityJobFactor=1 State=UP
-PartitionName=high MaxTime=10 PriorityJobFactor=4 State=UP
-"""
-
-
-def case():
-    """12 jobs on the 4-CPU node in the first 6 s: account g2's wide batch jobs come first and hold
-    the node, account g1's small jobs (mostly in ``high``) queue behind them, so the order of the
-    queue decides g1's waits."""
-    from schedlab.slurm.harness import SlurmJob
-
-    rows = [  # cpus, runtime s, submit s, partition, account
-        (4, 10, 0, "batch", "g2"), (4, 10, 1, "batch", "g2"), (3, 8, 1, "batch", "g2"),
-        (2, 6, 2, "high", "g1"), (1, 5, 2, "high", "g1"), (4, 8, 3, "batch", "g2"),
-        (2, 6, 3, "high", "g1"), (1, 5, 4, "batch", "g1"), (2, 8, 4, "batch", "g2"),
-        (4, 4, 5, "high", "g1"), (1, 6, 5, "batch", "g2"), (2, 4, 6, "high", "g1"),
-    ]
-    return [SlurmJob(cpus=c, runtime=r, limit=1, submit=float(s), partition=p, account=a) for c, r, s, p, a in rows]
-
-
-def users(jobs) -> list[int]:
-    """Account g2's jobs are one user's (72 % of the CPU time: user group 1, over 8 %); each of g1's
-    jobs is a user of its own (2.3-7.3 % each: user group 2), so the objective's user groups (Table II
-    shares, schedlab.workload.groups) are the two accounts."""
-    return [1 if job.account == "g2" else 2 + k for k, job in enumerate(jobs)]
-
-
-def write_trace(jobs, path: Path) -> Path:
-    """The job list as SWF, users as :func:`users` (the trace's reader assigns the user groups)."""
-    import numpy as np
-    from test_slurm_policy import case_workload
-
-    from schedlab.workload.swf import write_swf
-
-    return write_swf(case_workload(jobs).replace(user=np.array(users(jobs))), path)
-
-
-def merged(conf: str, fragment: str) -> str:
-    """``conf`` with every key the fragment sets replaced by the fragment's line (the fragment's own
-    instruction: "Replace these keys' lines in slurm.conf")."""
-    keys = {line.split("=", 1)[0].lower() for line in fragment.splitlines() if "=" in line and not line.startswith("#")}
-    kept = [line for line in conf.splitlines() if line.split("=", 1)[0].lower() not in keys]
-    return "\n".join(kept + [line for line in fragment.splitlines() if line and not line.startswith("#")]) + "\n"
-
-
-def order(sim) -> list[int]:
-    """Job numbers (1-based, as in the table) in simulated start order, ties by job."""
-    import numpy as np
-
-    return [int(k) + 1 for k in np.lexsort((np.arange(len(sim.start)), sim.start))]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -98,18 +39,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=str(ROOT / "docs" / "results" / "slurm-tuned" / "apply.md"))
     args = ap.parse_args(argv)
     from slurm_conformance import LAG, mismatch_lines, no_slurm, publish
-    from test_slurm_policy import compare, simulate_case
 
     from schedlab.optimize.evolve_slurm import SlurmTuneConfig, evolve_slurm
+    from schedlab.slurm.conformance import CASE_TOL as TOL, TUNED_CASE_CONF as DEFAULT_CONF, compare, simulate_case
+    from schedlab.slurm.conformance import start_order as order, tuned_case, write_case_trace
     from schedlab.slurm.harness import SlurmCluster
+    from schedlab.slurm.tuning import merge_fragment
 
     if no_slurm():
         return 2
     t0 = time.monotonic()
-    jobs = case()
+    jobs = tuned_case()
     with tempfile.TemporaryDirectory(prefix="schedlab-tuned-apply-") as tmp:
         folder = Path(tmp)
-        trace = write_trace(jobs, folder / "case.swf")
+        trace = write_case_trace(jobs, folder / "case.swf")
         (folder / "default.conf").write_text(DEFAULT_CONF)
         config = SlurmTuneConfig(traces=(str(trace),), slurm_conf=str(folder / "default.conf"), objective=OBJECTIVE,
                                  generations=args.generations, mu=max(1, args.lam // 2), lam=args.lam,
@@ -117,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         result = evolve_slurm(config, folder / "run")
         fragment = (folder / "run" / "slurm.conf.fragment").read_text()
         comparison = result.comparison
-    tuned_conf = merged(DEFAULT_CONF, fragment)
+    tuned_conf = merge_fragment(DEFAULT_CONF, fragment)
     default_sim = simulate_case(jobs, DEFAULT_CONF)
     sim = simulate_case(jobs, tuned_conf)
     with SlurmCluster(conf=tuned_conf, cpus=4) as cluster:

@@ -248,6 +248,15 @@ def fragment_text(values: dict[str, float], current_text: str, *, source: str = 
     return "\n".join(lines) + "\n"
 
 
+def merge_fragment(conf: str, fragment: str) -> str:
+    """slurm.conf text ``conf`` with every key the fragment (:func:`fragment_text`) sets replaced by the
+    fragment's line (the fragment's own instruction: "Replace these keys' lines in slurm.conf")."""
+    keys = {line.split("=", 1)[0].lower() for line in fragment.splitlines() if "=" in line and not line.startswith("#")}
+    kept = [line for line in conf.splitlines() if line.split("=", 1)[0].lower() not in keys]
+    return "\n".join(kept + [line for line in fragment.splitlines() if line and not line.startswith("#")]) + "\n"
+
+
+
 def sacctmgr_text(values: dict[str, float], accounts: dict[int, str] | None = None) -> str:
     """``sacctmgr.sh``: create each user group's QOS if missing, set its priority, and make it the
     default QOS of the group's account (``accounts``: user group -> account name; default the name

@@ -1,0 +1,175 @@
+"""The hand-worked conformance cases of ``--policy slurm`` against the real slurmctld, and their
+simulator side (issue 37, item 3; docs/slurm-policy-spec.md section 7).
+
+Each case is a job list for :class:`schedlab.slurm.harness.SlurmCluster` (one 4-CPU node) and the
+slurm.conf both sides run it under. :func:`simulate_case` runs the same list through
+``--policy slurm`` (validated); :func:`compare` sets the real starts beside the simulated ones.
+The marked tests (tests/test_slurm_harness.py, tests/test_slurm_policy.py,
+tests/test_slurm_tuned_apply.py) assert what the spec says of each case; the experiments
+benchmarks/experiments/slurm/slurm_conformance.py and slurm_tuned_apply.py run them for the
+published reports. :data:`SPEED_CONF` is the configuration of the spec's speed figures.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..sim.validate import validate_schedule
+from ..workload.model import Workload
+from ..workload.swf import write_swf
+from .conf import parse_conf
+from .harness import SlurmJob
+from .policy import SlurmOptions, SlurmPolicy, simulate_slurm
+
+
+# A 4-CPU node, FIFO-like priority (multifactor with every weight 0: equal priorities are ordered
+# by submit time, then job id), backfill every second at 1-second resolution; three partitions on
+# the one node. The claims checked are those of docs/slurm-policy-spec.md, sections 4 and 5.
+CONF = """
+SchedulerType=sched/backfill
+SchedulerParameters=bf_interval=1,bf_resolution=1
+PriorityType=priority/multifactor
+PartitionName=batch Default=YES MaxTime=10 State=UP
+PartitionName=short MaxTime=2 State=UP
+PartitionName=long MaxTime=10 State=UP
+"""
+BACKFILL_CASE = [
+    SlurmJob(cpus=3, runtime=20, limit=2, account="physics"),  # A: starts at once
+    SlurmJob(cpus=4, runtime=6, limit=1, account="chem"),  # B: wide, blocked behind A; reserved at A's limit
+    SlurmJob(cpus=1, runtime=6, limit=1, partition="short", account="physics"),  # C: ends by its limit before B's reservation
+    SlurmJob(cpus=1, runtime=6, limit=3, partition="long", account="chem"),  # D: its limit would delay B
+    SlurmJob(cpus=2, runtime=4, limit=1, partition="short", account="physics", submit=8),  # E: 1 CPU free, needs 2
+]
+NODE_CASE = [
+    SlurmJob(cpus=2, runtime=12, limit=2),  # G: starts at once
+    SlurmJob(cpus=3, runtime=3, limit=1),  # H: 2 CPUs free, needs 3: reserved at G's limit
+    SlurmJob(cpus=1, runtime=3, limit=3),  # F: fits beside G now and beside H then (2+1, 3+1 CPUs), but its
+]  # limit overlaps H's reservation, which holds the whole node
+
+#: the start tolerance of every case here: max(bf_interval, 1 s) + 1 s with bf_interval=1 (spec section 7)
+CASE_TOL = 2.0
+
+
+# multifactor on the harness (spec section 7, second case): size weight 100, partition weight 50,
+# PriorityJobFactor 1 (batch) and 4 (high) on one 4-CPU node: priorities 4 CPUs batch 100 + 12 = 112,
+# 2 CPUs high 75 + 50 = 125, 1 CPU batch 62 + 12 = 75. Worked by hand: the 2-CPU job starts first
+# (0-10); the 4-CPU job is blocked (the stop rule holds the 1-CPU job back) and reserved at the
+# 2-CPU job's limit end, which the 1-CPU job's limit touches: no backfill; the 4-CPU job runs
+# 10-20, then the second 4-CPU job (submitted at 5, 112 > 75) 20-30, the 1-CPU job last, 30-35.
+PRIO_CONF = """
+SchedulerType=sched/backfill
+SchedulerParameters=bf_interval=1,bf_resolution=1
+PriorityType=priority/multifactor
+PriorityWeightJobSize=100
+PriorityWeightPartition=50
+NodeName=sl1 CPUs=4
+PartitionName=batch Default=YES MaxTime=10 PriorityJobFactor=1 State=UP
+PartitionName=high MaxTime=10 PriorityJobFactor=4 State=UP
+"""
+
+
+def prio_case() -> list[SlurmJob]:
+    """The jobs of the multifactor case above (PRIO_CONF)."""
+    return [SlurmJob(cpus=4, runtime=10, limit=1), SlurmJob(cpus=2, runtime=10, limit=1, partition="high"),
+            SlurmJob(cpus=1, runtime=5, limit=1), SlurmJob(cpus=4, runtime=10, limit=1, submit=5)]
+
+
+# ------------------------------------------------------------------ simulator side
+def simulate_case(case, conf, cpus=4, options=None):
+    """The harness' job list through --policy slurm with the same slurm.conf (partitions by name);
+    ``options``: a SlurmOptions (e.g. the case's anchors, issue 44), else the defaults."""
+    s = simulate_slurm(case_workload(case, cpus), cpus, SlurmPolicy(parse_conf(conf, "case.conf"), options or SlurmOptions()))
+    validate_schedule(s)
+    return s
+
+
+def case_workload(case, cpus=4):
+    """The harness' job list as a workload: partitions by name (queues numbered in name order, a
+    ``SchedlabQueues:`` header), accounts as user groups numbered in name order, limits as estimates."""
+    names = sorted({j.partition or "batch" for j in case})
+    number = {p: k + 1 for k, p in enumerate(names)}
+    accounts = {a: k + 1 for k, a in enumerate(sorted({j.account or "" for j in case}))}
+    return Workload.from_columns(
+        dict(id=np.arange(1, len(case) + 1), submit=np.array([j.submit for j in case], float),
+             procs=np.array([j.cpus for j in case]), req_procs=np.array([j.cpus for j in case]),
+             runtime=np.array([j.runtime for j in case], float), estimate=np.array([j.limit * 60.0 for j in case]),
+             queue=np.array([number[j.partition or "batch"] for j in case]),
+             unix_group=np.array([accounts[j.account or ""] for j in case]), user=np.zeros(len(case), int),
+             status=np.ones(len(case), int)),
+        machine_procs=cpus, header=(" SchedlabQueues: " + " ".join(f"{p}={k}" for p, k in number.items()),), name="case")
+
+
+def compare(real, sim, tol):
+    """(absolute, relative, same_order): the jobs whose simulated start is off the real one by more
+    than ``tol`` s; the jobs whose start, counted from the previous start in the real order, is off
+    by more than ``tol``; whether the start order (by start time, ties by job) agrees. The relative
+    figure takes out the real Slurm's own lag, 0-1 s after each job end (the epilog-complete message
+    precedes the main scheduler's run), which adds up along a chain of blocked jobs."""
+    r = np.asarray(real.start, float) - float(np.min(real.submit))
+    s = np.asarray(sim.start, float) - float(np.min(sim.workload.submit))
+    absolute = [(i, float(r[i]), float(s[i])) for i in range(len(s)) if abs(r[i] - s[i]) > tol]
+    order = np.lexsort((np.arange(len(r)), np.round(r)))
+    same_order = bool(np.array_equal(order, np.lexsort((np.arange(len(s)), s))))
+    dr, ds = np.diff(np.concatenate([[0.0], r[order]])), np.diff(np.concatenate([[0.0], s[order]]))
+    relative = [(int(order[k]), float(dr[k]), float(ds[k])) for k in range(len(order)) if abs(dr[k] - ds[k]) > tol]
+    return absolute, relative, same_order
+
+
+def start_order(sim) -> list[int]:
+    """Job numbers (1-based, as in the table) in simulated start order, ties by job."""
+    return [int(k) + 1 for k in np.lexsort((np.arange(len(sim.start)), sim.start))]
+
+
+# ------------------------------------------------------------------ the tuned-fragment case (slurm_tuned_apply)
+#: the site's default: multifactor with every weight 0 (first come, first served), backfill every second;
+#: the high partition carries a larger PriorityJobFactor, which only matters once its weight is set
+TUNED_CASE_CONF = """SchedulerType=sched/backfill
+SchedulerParameters=bf_interval=1,bf_resolution=1
+PriorityType=priority/multifactor
+NodeName=sl1 CPUs=4
+PartitionName=batch Default=YES MaxTime=10 PriorityJobFactor=1 State=UP
+PartitionName=high MaxTime=10 PriorityJobFactor=4 State=UP
+"""
+
+
+def tuned_case() -> list[SlurmJob]:
+    """12 jobs on the 4-CPU node in the first 6 s: account g2's wide batch jobs come first and hold
+    the node, account g1's small jobs (mostly in ``high``) queue behind them, so the order of the
+    queue decides g1's waits."""
+    rows = [  # cpus, runtime s, submit s, partition, account
+        (4, 10, 0, "batch", "g2"), (4, 10, 1, "batch", "g2"), (3, 8, 1, "batch", "g2"),
+        (2, 6, 2, "high", "g1"), (1, 5, 2, "high", "g1"), (4, 8, 3, "batch", "g2"),
+        (2, 6, 3, "high", "g1"), (1, 5, 4, "batch", "g1"), (2, 8, 4, "batch", "g2"),
+        (4, 4, 5, "high", "g1"), (1, 6, 5, "batch", "g2"), (2, 4, 6, "high", "g1"),
+    ]
+    return [SlurmJob(cpus=c, runtime=r, limit=1, submit=float(s), partition=p, account=a) for c, r, s, p, a in rows]
+
+
+def tuned_case_users(jobs) -> list[int]:
+    """Account g2's jobs are one user's (72 % of the CPU time: user group 1, over 8 %); each of g1's
+    jobs is a user of its own (2.3-7.3 % each: user group 2), so the objective's user groups (Table II
+    shares, schedlab.workload.groups) are the two accounts."""
+    return [1 if job.account == "g2" else 2 + k for k, job in enumerate(jobs)]
+
+
+def write_case_trace(jobs, path: Path) -> Path:
+    """The job list as SWF, users as :func:`tuned_case_users` (the trace's reader assigns the user groups)."""
+    return write_swf(case_workload(jobs).replace(user=np.array(tuned_case_users(jobs))), path)
+
+
+# ------------------------------------------------------------------ the speed figures' configuration
+#: the configuration of docs/slurm-policy-spec.md's speed figures (with ``queue_map=default``, one
+#: partition): multifactor priority with age, fair-share and size weights (live: slurmdbd), backfill
+#: every 30 s over two days, 500 jobs tested per pass. benchmarks/speed/bench_slurm.py times it;
+#: tests/test_slurm_skip.py checks on it that skipped passes keep every start of a real trace.
+SPEED_CONF = """AccountingStorageType=accounting_storage/slurmdbd
+PriorityType=priority/multifactor
+PriorityWeightAge=1000
+PriorityWeightFairshare=10000
+PriorityWeightJobSize=100
+PriorityMaxAge=1-0
+SchedulerType=sched/backfill
+SchedulerParameters=bf_interval=30,bf_window=2880,bf_max_job_test=500
+"""

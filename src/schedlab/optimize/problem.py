@@ -125,7 +125,7 @@ def _evolve_config(problem: Problem, algorithm: str, generations: int | None, se
     fields_ = _take(settings, _EVOLVE_FIELDS)
     split = problem.spec.split_months
     return EvolveConfig(traces=tuple(str(s.trace) for s in problem.traces), objective=problem.objective,
-                        generations=generations or 1, optimizer=algorithm if algorithm in ("es", "cmaes") else "es",
+                        generations=1 if generations is None else generations, optimizer=algorithm if algorithm in ("es", "cmaes") else "es",
                         seed=seed, test=problem.test, **({"split_months": split} if split else {}),
                         **problem.trace_options(), **fields_)
 
@@ -320,7 +320,22 @@ def setup(problem: Problem, algorithm: str, termination: Termination | int | Non
         raise RunError(f"{', '.join(sorted(both))}: given both in the Problem's settings and to minimize; give it once")
     config, algorithm_settings, start = row.driver(problem, algorithm, generations, Path(out), run,
                                                    {**problem.settings, **settings})
+    _check_run_folder(Path(out))
     return Setup(problem, algorithm, Path(out), config, algorithm_settings, start)
+
+
+def _check_run_folder(path: Path) -> None:
+    """Refuse, before any trace is read or kernel compiled, a run folder that cannot be made, with the
+    words the run loop uses (:class:`~schedlab.optimize.run.RunFolder`). Only making it tells (``/proc/x``
+    looks writable to every check short of that), so the folders made here are removed again: nothing
+    is left behind."""
+    made = [p for p in (path, *path.parents) if not p.exists()]
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RunError(f"{path}: cannot write the run folder ({exc.strerror or exc})") from None
+    for p in made:  # deepest first
+        p.rmdir()
 
 
 def minimize(problem: Problem, algorithm: str, termination: Termination | int | None, *, out: str | os.PathLike,

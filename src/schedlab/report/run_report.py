@@ -300,6 +300,12 @@ def read_history_steps(path: Path, config: Mapping[str, Any]) -> list[dict[str, 
     return out
 
 
+def _as_stored(elapsed: Any) -> Any:
+    """Wall seconds as history.csv keeps them (``%.3f``, :mod:`schedlab.optimize.history`), so a report
+    written by the verb from its run in memory and one rebuilt from the folder print the same figure."""
+    return float(format(elapsed, ".3f")) if isinstance(elapsed, (int, float)) else elapsed
+
+
 def _fmt(v: Any) -> str:
     if v is None:
         return "–"
@@ -367,7 +373,7 @@ def write_run_report(
     runs = "".join(
         f"<li>{html.escape(k)}: {r.get('gen', 0)} {gens[:-1] if r.get('gen') == 1 else gens}, "
         f"{r.get('evaluations', 0)} {evals[:-1] if r.get('evaluations') == 1 else evals}, "
-        f"best {_fmt(r.get('best'))}, {_fmt(r.get('elapsed'))} s"
+        f"best {_fmt(r.get('best'))}, {_fmt(_as_stored(r.get('elapsed')))} s"
         + (f"; held-out test {_fmt(_test_value(r, 'test'))} vs EASY {_fmt(_test_value(r, 'test_easy'))} "
            f"(gain {_fmt(_test_value(r, 'test_gain_pct'))} %)" if _test_value(r, "test") is not None else "")
         + "</li>"

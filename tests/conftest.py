@@ -117,3 +117,19 @@ def one_line_error(code, err, *words):
     for word in words:
         assert word in lines[0], (word, lines[0])
     assert "Traceback" not in err
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """A test against a live Slurm (marker ``slurm``) is also ``slow``: it starts real daemons and waits
+    on their clocks (tens of seconds of wall time, little CPU), so the fast tier leaves it to CI."""
+    for item in items:
+        if item.get_closest_marker("slurm") is not None and item.get_closest_marker("slow") is None:
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="session")
+def tiny_runs(tmp_path_factory) -> dict:
+    """A tiny run folder of every kind, made once per test process (:mod:`support.tiny_runs`); read-only."""
+    from support.tiny_runs import make_runs
+
+    return make_runs(tmp_path_factory.mktemp("runs"), trace_path("HPC2N-2002-2.2-cln.swf.gz"))

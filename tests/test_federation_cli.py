@@ -162,6 +162,7 @@ def test_given_communication_attributes(tmp_path, capsys):
     assert err.count("\n") == 1 and f"{comm}:2: expected id,sigma,ptbw" in err
 
 
+@pytest.mark.slow  # three federation runs in fresh processes, one killed
 def test_sigkill_then_same_command_ends_like_uninterrupted(tmp_path):
     """A GA run killed with SIGKILL mid-package resumes from its last checkpoint to the identical result,
     whatever the checkpoint interval (--checkpoint-every)."""

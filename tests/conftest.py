@@ -119,11 +119,24 @@ def one_line_error(code, err, *words):
     assert "Traceback" not in err
 
 
+def _shared_trace_case(item) -> bool:
+    """Whether ``item`` is a case of a test parametrized over the shared folder's traces, on one other
+    than the bundled KTH-SP2 (a parameter naming an SWF file)."""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    names = [Path(v).name for v in params.values() if isinstance(v, (str, Path)) and str(v).endswith((".swf", ".swf.gz"))]
+    return any(name != BUNDLED_KTH.name for name in names)
+
+
 def pytest_collection_modifyitems(config, items) -> None:
-    """A test against a live Slurm (marker ``slurm``) is also ``slow``: it starts real daemons and waits
-    on their clocks (tens of seconds of wall time, little CPU), so the fast tier leaves it to CI."""
+    """The fast tier (``-m "not slow"``) runs on the bundled trace alone, without live daemons.
+
+    A test against a live Slurm (marker ``slurm``) is also ``slow``: it starts real daemons and waits
+    on their clocks (tens of seconds of wall time, little CPU). So is the case of a test parametrized
+    over the shared real traces on any trace but the bundled KTH-SP2, whose case stays in the fast tier.
+    """
     for item in items:
-        if item.get_closest_marker("slurm") is not None and item.get_closest_marker("slow") is None:
+        if item.get_closest_marker("slow") is None and (item.get_closest_marker("slurm") is not None
+                                                        or _shared_trace_case(item)):
             item.add_marker(pytest.mark.slow)
 
 

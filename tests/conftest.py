@@ -42,6 +42,18 @@ settings.register_profile("dev", deadline=None, suppress_health_check=[HealthChe
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 
+def pytest_configure(config) -> None:
+    """The fast tier (``-m "not slow"``) draws a tenth of each hypothesis test's examples
+    (:mod:`support.examples`), unless ``HYPOTHESIS_PROFILE`` names a profile."""
+    if config.getoption("markexpr", "").replace(" ", "") == "notslow" and not os.environ.get("HYPOTHESIS_PROFILE"):
+        import support.examples
+
+        support.examples.FAST = True
+        settings.register_profile("fast", deadline=None, suppress_health_check=[HealthCheck.too_slow],
+                                  max_examples=support.examples.examples(30))
+        settings.load_profile("fast")
+
+
 def missing_workloads(what: Path | str) -> None:
     """Skip (or, with CI=true / SCHEDLAB_REQUIRE_WORKLOADS=1, fail) because ``what`` is not there."""
     kind = "real-trace folder" if Path(what) == WORKLOADS else "real trace"

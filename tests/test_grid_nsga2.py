@@ -186,6 +186,7 @@ def _cli(out, generations):
             "--generations", str(generations), "--pop", "10", "--seed", "11"]
 
 
+@pytest.mark.slow  # three grid pareto runs in fresh processes, one killed
 def test_resume_after_sigkill_ends_like_uninterrupted(tmp_path):
     require_workloads()  # SDSC-SP2 is a shared trace
     gens = 15

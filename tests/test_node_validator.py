@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 
 from support.resource_naive import naive_node_fcfs
 from schedlab.sim.model import Node, NodeAllocation, NodeMachine
@@ -115,7 +116,7 @@ def _brute_force_over(machine, rows, start, finish) -> bool:
     return False
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.data())
 def test_validator_agrees_with_brute_force(data):
     nodes = data.draw(st.integers(1, 3))
@@ -134,7 +135,7 @@ def test_validator_agrees_with_brute_force(data):
         assert over
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.data())
 def test_naive_reference_schedules_validate(data):
     """The naive reference's schedules of random jobs on two node types pass the validator."""

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 
 import schedlab
 from support import naive
@@ -159,7 +160,7 @@ RULES_ORDERS = [("fcfs", "waitwidth"), ("easy", "mixed"), ("conservative", "mixe
                 ("firstfit", "waitwidth"), ("shortfill", "mixed"), ("shortfill", "submit"), ("shortfill", "estimate")]
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(case=workloads(), kill=st.booleans())
 def test_dynamic_orders_and_rules_match_the_naive_reference(plugin_file, case, kill):
     w, m = case

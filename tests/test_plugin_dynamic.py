@@ -194,6 +194,7 @@ def test_the_validator_replays_the_dynamic_order(plugin_file):
     validate_schedule(simulate(w, Machine(2), Strategy("fcfs", "waitwidth")))
 
 
+@pytest.mark.slow  # four verbs on a month of KTH-SP2, the plugin's kernels compiled in this process
 def test_the_cli_and_the_api_run_them(plugin_file, tmp_path, capsys):
     """simulate --plugin FILE --policy RULE --order KEY gives the API's validated schedule; compare
     takes RULE/KEY; evolve compare replays a strategy file naming them (and without --plugin it

@@ -68,6 +68,7 @@ def test_federation_ga_prints_plain_lines(tmp_path):
     assert "gen 4/4" not in done.stderr and "gen 3/" not in done.stderr
 
 
+@pytest.mark.slow  # two evolve runs in fresh processes on a pseudo-terminal
 def test_the_bar_counts_whole_generations_and_a_finished_run_shows_its_figures(tmp_path):
     """On a terminal (a pty) the evolve bar says 'gen 2/2', not 'gen 2.0/2', and a re-run of the finished
     run shows its evaluations and best objective, not '- evals best -'."""

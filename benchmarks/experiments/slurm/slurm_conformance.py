@@ -160,11 +160,11 @@ def score44(folder: str, out: str, argv, runtimes: str = "sacct") -> int:
     shifts (item 6). The mismatches are listed for the last reading."""
     import numpy as np
 
-    from schedlab.slurm.conf import parse_conf
-    from schedlab.slurm.conformance import (RUNTIMES, compare, end_to_start_lags, recorded_case, same_order_ms,
-                                            simulate_case)
+    from dataclasses import replace as _replace
+
+    from schedlab.slurm.conformance import (RUNTIMES, case_tolerance, compare, end_to_start_lags, recorded_case,
+                                            same_order_ms, simulate_recorded)
     from schedlab.slurm.harness import SlurmHarnessError, load_case
-    from schedlab.slurm.policy import SlurmOptions, parse_option_pairs
 
     paths = sorted(Path(folder).glob("case*.json"), key=lambda q: int(q.stem[4:]))
     if not paths:
@@ -179,18 +179,9 @@ def score44(folder: str, out: str, argv, runtimes: str = "sacct") -> int:
         return 2
 
     def sim(rec, result, conf, cpus, text="", shift=0.0, longer=0.0):
-        from dataclasses import replace as _replace
-
-        opts = parse_option_pairs(text)
-        opts.setdefault("unix_start", str(result.origin))
-        if result.controller_start == result.controller_start:
-            opts.setdefault("controller_start", f"{result.controller_start:.3f}")
         if shift or longer:
             rec = [_replace(j, submit=j.submit + shift, runtime=j.runtime + longer) for j in rec]
-        return simulate_case(rec, conf, cpus=cpus, options=SlurmOptions(**opts))
-
-    def tol_of(conf):
-        return float(max(parse_conf(conf, "case.conf").sched["bf_interval"], 5))
+        return simulate_recorded(rec, result, conf, cpus, text)
 
     variants = {"Slurm's readings (all five on)": "", **{f"off: {k}": v for k, v in BEHAVIOURS44.items()},
                 "all five off (the readings before issue 44)": ",".join(BEHAVIOURS44.values())}
@@ -201,7 +192,7 @@ def score44(folder: str, out: str, argv, runtimes: str = "sacct") -> int:
         tot = {"n": 0, "sub_explained": 0, "miss": 0, "rel": 0, "lag": 0, "run_explained": 0, "vs_sacct": 0,
                "lags": [], "sim_lags": []}
         for (name, jobs, conf, result, cpus), path, (rec, real) in zip(loaded, paths, inputs[rd]):
-            tol = tol_of(conf)
+            tol = case_tolerance(conf)
             missed = {}  # per reading, the jobs off by more than the tolerance
             for label, text in variants.items():
                 sv = sim(rec, result, conf, cpus, text)

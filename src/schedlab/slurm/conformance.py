@@ -154,6 +154,24 @@ def recorded_case(jobs: list[SlurmJob], result, runtimes: str = "sacct", source:
             for i, j in enumerate(jobs)], real
 
 
+def simulate_recorded(jobs: list[SlurmJob], result, conf: str, cpus: int, options: str = ""):
+    """``jobs`` (as :func:`recorded_case` times them) through --policy slurm with the recorded run's
+    anchors (unix_start = its first submission's epoch second, controller_start from slurmctld's
+    log) and the named options ``options`` (NAME=VALUE,...) over them; validated."""
+    from .policy import parse_option_pairs
+
+    opts = parse_option_pairs(options)
+    opts.setdefault("unix_start", str(result.origin))
+    if result.controller_start == result.controller_start:  # (nan: not logged)
+        opts.setdefault("controller_start", f"{result.controller_start:.3f}")
+    return simulate_case(jobs, conf, cpus=cpus, options=SlurmOptions(**opts))
+
+
+def case_tolerance(conf: str) -> float:
+    """The issue-44 start tolerance of a recorded case: max(bf_interval, 5) s of its slurm.conf."""
+    return float(max(parse_conf(conf, "case.conf").sched["bf_interval"], 5))
+
+
 def same_order_ms(real, sim) -> bool:
     """Whether the simulated start order is the real one read to the millisecond (slurmctld's log),
     jobs the simulator starts at the same instant taken in either order (it has no order among

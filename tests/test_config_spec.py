@@ -218,3 +218,16 @@ def test_the_bound_driver_takes_a_trace_spec_and_its_old_keywords_warn():
     assert len(old) == len(new) and (old.submit == new.submit).all() and (old.runtime == new.runtime).all()
     with pytest.raises(TypeError, match="'month'"):
         workload_of("KTH-SP2", month=1)
+
+
+def test_the_entry_refuses_trace_options_a_space_would_not_apply(tmp_path):
+    from schedlab.optimize.problem import Problem, setup
+
+    # a grid's sites are NAME:PROCS traces cut to months and read in a format; scaling them was silently ignored
+    with pytest.raises(RunError, match="months and format only; got scale_to=64"):
+        setup(Problem("grid", [TraceSpec("KTH-SP2:100", scale_to=64)], None), "nsga2", 1, out=tmp_path / "g")
+    # the bound orders one window; a split was refused only once the run had started reading the trace
+    with pytest.raises(RunError, match="give no split_months"):
+        setup(Problem("bound", [TraceSpec("KTH-SP2", months=2, split_months=1)], None), "nsga3", 1, out=tmp_path / "b")
+    assert not (tmp_path / "g").exists() and not (tmp_path / "b").exists()
+    setup(Problem("grid", [TraceSpec("KTH-SP2:100", months=1, format="swf")], None), "nsga2", 1, out=tmp_path / "ok")

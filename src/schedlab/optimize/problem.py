@@ -200,6 +200,8 @@ def _bound(problem, algorithm, generations, out, run, settings):
     _refuse_rest(settings, "the bound space")
     if len(problem.traces) != 1:
         raise RunError("the bound space reads one trace")
+    if problem.spec.split_months is not None:
+        raise RunError("the bound space reads one window of its trace: give no split_months")
 
     def start(**hooks):
         return bound(problem.spec, out, config, **run, **hooks), None, None
@@ -216,6 +218,10 @@ def _grid(problem, algorithm, generations, out, run, settings):
                              **_take(settings, [f.name for f in dataclasses.fields(GridNSGA2Config)]))
     label = settings.pop("label", "")
     _refuse_rest(settings, "the grid space")
+    unused = [f"{k}={v!r}" for k, v in vars(problem.template).items() if k not in ("trace", "months", "format")
+              and v not in (None, False)]
+    if unused:  # the sites are NAME:PROCS traces, each cut to months and read in format (grid.setups.load_grid)
+        raise RunError(f"the grid space prepares its site traces with months and format only; got {', '.join(unused)}")
 
     def start(**hooks):
         from ..grid.setups import load_grid

@@ -273,7 +273,7 @@ def compare_command(
         bar.stop()
         raise stopped(f"finished runs are kept in {out}; re-run the same command to resume")
     bar.stop()
-    write_comparison_report(out, rows, cfg.__dict__, package_size, pf.name)
+    write_comparison_report(out, rows, cfg.to_dict(), package_size, pf.name)
     typer.echo((out / "table.md").read_text())
     typer.echo(f"wrote {out}/table.md, results.json and the figures")
     if missing:

@@ -6,11 +6,15 @@ validator (:func:`schedlab.sim.validate.validate_node_allocation`)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.resource_naive import naive_node_fcfs
+from test_slurm_policy import jobs as skip_jobs
+from test_slurm_skip import NODES, cases as skip_cases
 
 from schedlab.errors import WorkloadError
 from schedlab.sim.model import NodeMachine
@@ -19,6 +23,9 @@ from schedlab.slurm.conf import SlurmConfError, finish_partitions, parse_conf
 from schedlab.slurm.policy import SlurmOptions, SlurmPolicy, simulate_slurm
 from schedlab.workload.model import Workload
 from schedlab.workload.resources import Resources
+
+NODES_ONE_CPU = NODES[1]  # six one-CPU nodes a..f, partition short on e, f
+assert NODES_ONE_CPU[1].startswith("NodeName=a,b,c,d,e,f CPUs=1\n")
 
 #: the main scheduler runs at each submission and end (no tick, no batch_sched_delay), kills are
 #: exact: the hand-worked times need no controller phase
@@ -41,9 +48,15 @@ def jobs(rows, procs, **resources):
 
 
 def run(w, conf, **options):
-    """simulate_slurm, checked by both validators; the schedule."""
+    """simulate_slurm, checked by the CPU validator; the schedule (:func:`checked` adds the node validator)."""
     s = simulate_slurm(w, w.machine_procs, SlurmPolicy(parse_conf(conf, "t.conf"), SlurmOptions(**{**NOW, **options})))
     validate_schedule(s)
+    return s
+
+
+def checked(s, w):
+    """The schedule's node allocation through the node validator (no node over its CPUs, memory or
+    GPUs at any instant, partitions, whole nodes); the schedule."""
     r = s.slurm
     assert r.allocation is not None
     validate_node_allocation(r.nodes, r.allocation, s.start, s.finish, workload=w, partitions=r.partition,
@@ -63,9 +76,10 @@ def test_a_gpu_job_is_held_while_cpus_are_free():
     2 GPUs, 100 s) starts at 0. Job 2 (t=0, 2 CPUs, 1 GPU, 50 s): 6 CPUs are free but 0 GPUs, so it
     waits for job 1's end and runs 100..150. (CPU-only, as before: it started at 0.)"""
     conf = "SchedulerType=sched/builtin\nNodeName=g1 CPUs=8 Gres=gpu:2\n"
-    s = run(jobs([(0, 2, 100, 10), (0, 2, 50, 10)], 8, req_gpus=[2, 1]), conf)
+    w = jobs([(0, 2, 100, 10), (0, 2, 50, 10)], 8, req_gpus=[2, 1])
+    s = run(w, conf)
     assert list(s.start) == [0, 100] and list(s.finish) == [100, 150]
-    assert list(s.slurm.allocation.gpus) == [2, 1]
+    assert list(checked(s, w).slurm.allocation.gpus) == [2, 1]
 
 
 def test_a_memory_bound_node_and_def_mem_per_cpu():
@@ -76,9 +90,10 @@ def test_a_memory_bound_node_and_def_mem_per_cpu():
     16000 - 8000 = 8000 MB < 10000: it starts when job 2 ends, at 150, and ends at 160."""
     conf = "SchedulerType=sched/builtin\nSelectTypeParameters=CR_CPU_Memory\nDefMemPerCPU=5000\n" \
            "NodeName=n1 CPUs=8 RealMemory=16000\n"
-    s = run(jobs([(0, 2, 100, 10), (0, 2, 50, 10), (0, 2, 10, 10)], 8, req_mem=[12000.0, 8000.0, -1.0]), conf)
+    w = jobs([(0, 2, 100, 10), (0, 2, 50, 10), (0, 2, 10, 10)], 8, req_mem=[12000.0, 8000.0, -1.0])
+    s = run(w, conf)
     assert list(s.start) == [0, 100, 150] and list(s.finish) == [100, 150, 160]
-    assert list(s.slurm.allocation.mem) == [12000.0, 8000.0, 10000.0]
+    assert list(checked(s, w).slurm.allocation.mem) == [12000.0, 8000.0, 10000.0]
 
 
 def test_an_exclusive_partition_gives_whole_nodes():
@@ -87,9 +102,10 @@ def test_an_exclusive_partition_gives_whole_nodes():
     CPUs are free, until job 1 ends at 100, and runs on n1 100..110. (As before: all three at 0.)"""
     conf = "SchedulerType=sched/builtin\nNodeName=n[1-2] CPUs=4\nPartitionName=whole Nodes=n[1-2] Default=YES " \
            "OverSubscribe=EXCLUSIVE\n"
-    s = run(jobs([(0, 1, 100, 10), (0, 1, 200, 10), (0, 1, 10, 10)], 8), conf)
+    w = jobs([(0, 1, 100, 10), (0, 1, 200, 10), (0, 1, 10, 10)], 8)
+    s = run(w, conf)
     assert list(s.start) == [0, 0, 100]
-    assert [nodes_of(s, j) for j in range(3)] == [["n1"], ["n2"], ["n1"]]
+    assert [nodes_of(checked(s, w), j) for j in range(3)] == [["n1"], ["n2"], ["n1"]]
     assert s.slurm.exclusive.all()
 
 
@@ -109,6 +125,7 @@ def test_backfill_respects_a_gpu_reservation():
     s = run(w, conf)
     assert list(s.start) == [0, 100, 100, 0]
     assert list(s.slurm.started_by) == [1, 1, 1, 2]
+    checked(s, w)
 
 
 def test_best_fit_picks_the_fullest_node_and_typed_gpus_their_nodes():
@@ -121,9 +138,9 @@ def test_best_fit_picks_the_fullest_node_and_typed_gpus_their_nodes():
     best-fit gives it v1 (7 free, fewer than a2's 8), lowest-first a2."""
     conf = "SchedulerType=sched/builtin\nNodeName=a[1-2] CPUs=8 Gres=gpu:a100:2\nNodeName=v1 CPUs=8 Gres=gpu:v100:2\n"
     w = jobs([(0, 6, 100, 10), (0, 2, 100, 10), (0, 1, 100, 10), (0, 1, 100, 10)], 24, gpu_v100=[0, 0, 1, 0])
-    s = run(w, conf)
+    s = checked(run(w, conf), w)
     assert [nodes_of(s, j) for j in range(4)] == [["a1"], ["a1"], ["v1"], ["v1"]]
-    s = run(w, conf, node_choice="lowest-first")
+    s = checked(run(w, conf, node_choice="lowest-first"), w)
     assert [nodes_of(s, j) for j in range(4)] == [["a1"], ["a1"], ["v1"], ["a2"]]
 
 
@@ -136,7 +153,7 @@ def test_partitions_over_different_nodes():
     w = w.replace(queue=np.array([2, 2, 1]), header=(" SchedlabQueues: cpu=1 gpu=2",))
     s = run(w, conf)
     assert list(s.start) == [0, 100, 0]
-    assert [nodes_of(s, j) for j in range(3)] == [["g1"], ["g1"], ["c1"]]
+    assert [nodes_of(checked(s, w), j) for j in range(3)] == [["g1"], ["g1"], ["c1"]]
 
 
 # ------------------------------------------------------------------ slurm.conf: read, refused
@@ -222,10 +239,37 @@ def test_compiled_kernels_match_the_naive_reference_on_random_resource_workloads
         lines.append("PartitionName=batch Nodes=ALL OverSubscribe=NO Default=YES")
     conf = "SchedulerType=sched/builtin\nSelectTypeParameters=CR_CPU_Memory\n" + "\n".join(lines) + "\n"
     w = jobs(rows, sum(cpus), req_mem=rm, req_gpus=rg, req_nodes=[1] * len(rows))
-    s = run(w, conf, node_choice="lowest-first")
+    s = checked(run(w, conf, node_choice="lowest-first"), w)
     machine = NodeMachine(tuple(s.slurm.nodes.nodes))
     start, finish, alloc = naive_node_fcfs(w, machine)
     validate_node_allocation(machine, alloc, start, finish, workload=w)
     np.testing.assert_array_equal(s.start, start)
     np.testing.assert_array_equal(s.slurm.allocation.node, alloc.node[np.argsort(alloc.job, kind="stable")])
-    run(w, conf)  # best-fit (the default) places jobs elsewhere, and may start them earlier: validated only
+    checked(run(w, conf), w)  # best-fit (the default) places jobs elsewhere, and may start them earlier: validated only
+
+
+# ------------------------------------------------------------------ against the CPU-only kernels
+@settings(max_examples=150, deadline=None)
+@given(case=skip_cases(nodes=(NODES_ONE_CPU,)))
+def test_the_resource_path_keeps_the_cpu_only_starts_on_one_cpu_nodes(case):
+    """On nodes of one CPU whose GPUs no job asks for, the resource path (forced by ``Gres=gpu:1``:
+    select.py's main-scheduler fit and _backfill_res) must start every job when the CPU-only
+    kernels (tests/test_slurm_skip.py's random cases: two partitions, age and fair-share, short
+    windows, jobs past their limit, both bf_touch readings, ...) do: a c-CPU job takes c nodes
+    either way, and both reserve the lowest-numbered nodes free at its start. The options where
+    the resource path reads Slurm more simply (docs/slurm-policy-spec.md section 14) are set to
+    that reading for both: resv_overlap=exact, node_space_limit=none, node_choice=lowest-first."""
+    rows, procs, conf, options = case
+    # (zero-length jobs made positive: the node validator holds a zero-length job's CPUs at its
+    # instant, so a job started at that same instant on its node is refused there, not by the CPU validator)
+    rows = [(s, c, r if r > 0 else 1.0, lim, q, a) for s, c, r, lim, q, a in rows]
+    options = replace(options, resv_overlap="exact", node_space_limit="none", node_choice="lowest-first")
+    w = skip_jobs(rows, procs)
+    cpu = simulate_slurm(w, procs, SlurmPolicy(parse_conf(conf, "t.conf"), options))
+    assert cpu.slurm.allocation is None
+    gpu_conf = conf.replace("NodeName=a,b,c,d,e,f CPUs=1", "NodeName=a,b,c,d,e,f CPUs=1 Gres=gpu:1")
+    res = simulate_slurm(w, procs, SlurmPolicy(parse_conf(gpu_conf, "t.conf"), options))
+    validate_schedule(res)
+    checked(res, w)
+    np.testing.assert_array_equal(res.start, cpu.start)
+    np.testing.assert_array_equal(res.slurm.started_by, cpu.slurm.started_by)

@@ -8,7 +8,7 @@ bf_window, bf_resolution, bf_max_job_test, bf_node_space_size, ...), ``Accountin
 CR_CPU_Memory, CR_Core_Memory), ``DefMemPerCPU``/``DefMemPerNode``, ``NodeName`` lines (CPUs,
 RealMemory, Gres=gpu:N / gpu:TYPE:N, ThreadsPerCore) and ``PartitionName`` lines (Nodes, MaxTime,
 DefaultTime, PriorityJobFactor, PriorityTier, Default, OverSubscribe=EXCLUSIVE/NO, DefMemPerCPU,
-DefMemPerNode); docs/slurm-policy-spec.md section 10 says how they are modelled. A value the
+DefMemPerNode); docs/slurm-policy-spec.md section 14 says how they are modelled. A value the
 policy cannot model (select/linear, OverSubscribe=YES/FORCE, CR_Core on nodes of several threads
 per core, two GPU types on one node) is a ``FILE:LINE: problem`` error, not a silent approximation.
 Every other setting, and every read setting whose value the policy does not model, is listed once

@@ -183,7 +183,7 @@ class SlurmOptions:
     #: CPUs) before issue 47, and its results stay so. 'CR_CPU' (schedlab's reading: the CPU-only
     #: path, results unchanged) | 'slurm' (Slurm's default, CR_Core_Memory: memory consumable).
     select_params_default: str = "CR_CPU"
-    #: which nodes a job with resources gets (docs/slurm-policy-spec.md section 10): 'best-fit'
+    #: which nodes a job with resources gets (docs/slurm-policy-spec.md section 14): 'best-fit'
     #: (job_test.c ``_eval_nodes`` with equal node weights: the sufficient run of consecutive
     #: usable nodes with the fewest free CPUs, a one-node job on its node with the fewest free CPUs)
     #: | 'lowest-first' (the lowest-numbered usable nodes). CPU-only runs keep the CR_CPU reading of
@@ -548,7 +548,7 @@ def resources_modelled(conf: SlurmConf, opts: SlurmOptions, workload=None) -> tu
 
 def resource_arrays(w, conf: SlurmConf, opts: SlurmOptions, part, cpus, part_nodes, alloc: int):
     """The resource rows of a run (jobs in submit order; :mod:`.select`): ``(JR, NR, AR)``, empty
-    for the CPU-only path, and note lines. docs/slurm-policy-spec.md section 10 gives the reading:
+    for the CPU-only path, and note lines. docs/slurm-policy-spec.md section 14 gives the reading:
 
     - nodes: the trace's requested node count, else the fewest nodes of the job's partition that
       hold its CPUs (ceil(CPUs / the partition's largest node)); its CPUs split evenly over them;
@@ -725,7 +725,7 @@ class SlurmRun:
     partition: tuple
     ignored: tuple
     notes: tuple = ()
-    #: a run that models resources (docs/slurm-policy-spec.md section 10): the slurm.conf's nodes
+    #: a run that models resources (docs/slurm-policy-spec.md section 14): the slurm.conf's nodes
     #: (:class:`~schedlab.sim.model.NodeMachine`), each job's nodes and amounts on them
     #: (:class:`~schedlab.sim.model.NodeAllocation`, job = trace index) and which jobs had whole
     #: nodes; None for a CPU-only run

@@ -1,5 +1,5 @@
 """Nodes with CPUs, memory and GPUs for ``--policy slurm`` (issue 47; docs/slurm-policy-spec.md
-section 10): which nodes can hold a job's share (:func:`_node_ok`), the select plugin's node choice
+section 14): which nodes can hold a job's share (:func:`_node_ok`), the select plugin's node choice
 (:func:`_select`, job_test.c ``_eval_nodes``), starting a job on them (:func:`_start_on`) and the
 backfill pass over every resource (:func:`_backfill_res`). Used by :mod:`schedlab.slurm.kernel`
 only when a run models resources (``O_RESOURCES``); the CPU-only path never calls them.
@@ -18,7 +18,8 @@ import numpy as np
 
 from .._config import njit
 from .backfill import _batches
-from .layout import (C_GPU, C_GTYPE, C_MEM, F_LIMIT, I_AOFF, I_CPUS, I_PART, O_BEST_FIT, O_BF_TOUCH_EXCLUSIVE,
+from .layout import (C_GPU, C_GTYPE, C_MEM, F_LIMIT, I_AOFF, I_CPUS, I_PART, O_BEST_FIT, O_BF_COUNT_POPPED,
+                     O_BF_TOUCH_EXCLUSIVE,
                      O_RESERVE_FIRST_ONLY, O_WILLRUN_EXACT, P_BF_MAX_TEST, P_BF_PHASE, P_BF_RES, P_BF_WINDOW,
                      P_KILL_WAIT, P_OVER_TIME, R_CPN, R_EXCL, R_GPN, R_GTYPE, R_MEM, R_NODES, X_CPUS, X_GPU, X_MEM, X_NODE,
                      X_OGPU, X_OMEM)
@@ -164,7 +165,8 @@ def _backfill_res(now, order, pend, npend, part_nodes, free, FR, node_cpus, JF, 
                   anode, acnt, alen, start, finish, expend, run, nrun, by, RF, RI, rnodes):
     """One backfill pass over every resource (backfill.c _attempt_backfill as section 5 of the spec
     reads it, with the overlap reading resv_overlap='exact'): the queue in order, at most
-    bf_max_job_test jobs; a job starts now when :func:`_select` finds its nodes among its
+    bf_max_job_test jobs (a job none of whose partition's nodes is free of reservations over its
+    window is passed over, as in :func:`~schedlab.slurm.backfill._backfill`); a job starts now when :func:`_select` finds its nodes among its
     partition's nodes that no reservation holds over [now, now + limit]; else its earliest start
     T is the first will-run batch end or reservation end at which the nodes free of reservations
     over [T, T + limit] hold it with what is free once the batches ended by T are gone, and (T
@@ -194,14 +196,20 @@ def _backfill_res(now, order, pend, npend, part_nodes, free, FR, node_cpus, JF, 
     for k in range(order.shape[0]):
         if tested >= max_test:
             break
-        tested += 1
         j = order[k]
         p = JI[I_PART, j]
         L = JF[F_LIMIT, j]
         held[:] = 0
         _held_direct(now, L, excl, nres, RF, RI, rnodes, False, held)
+        cand = 0
         for v in range(N):
             allowed[v] = part_nodes[p, v] and not ((held[v >> 6] >> np.uint64(v & 63)) & ONE)
+            cand += allowed[v]
+        if cand == 0:  # no node of its partition free of reservations over its window (as _backfill)
+            if O[O_BF_COUNT_POPPED]:
+                tested += 1
+            continue
+        tested += 1
         if _select(j, allowed, free, FR, node_cpus, JR, NR, best, use, chosen) > 0:
             nrun = _start_on(j, now, chosen, free, FR, node_cpus, JF, JI, JR, NR, AR, P, O, anode, acnt, alen, start,
                              finish, expend, run, nrun)

@@ -160,7 +160,8 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
 
     ``RES3`` = (JR, NR, AR): the jobs' and nodes' resources and the allocations' memory and GPUs
     (:mod:`.select`), read only with ``O_RESOURCES`` (else empty arrays): the main scheduler and
-    backfill then place jobs by CPUs, memory and GPUs (:func:`_backfill_res`, every pass run whole)."""
+    backfill then place jobs by CPUs, memory and GPUs (:func:`_backfill_res`: a pass is skipped only
+    when :func:`_nothing_fits`, never resumed)."""
     n = JF.shape[1]
     N = node_cpus.shape[0]
     free = node_cpus.copy()
@@ -327,13 +328,16 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
                 changed_at = now  # a start is a job update: backfill has work (_more_work)
         if bf_on and changed_at < np.inf and now >= last_bf + P[P_BF_INTERVAL] and now >= _on_tick(changed_at, tick):
             if res_on:
-                before = nrun
-                npend, nrun = _backfill_res(now, qord[:npend], pend, npend, part_nodes, free, FR, node_cpus, JF, JI, JR, NR,
-                                            AR, P, O, anode, acnt, alen, start, finish, expend, run, nrun, by, RF, RI, rnodes)
-                if nrun > before:
-                    _compact(qord, npend + nrun - before, by)
-                    version += 1
-                    moved += 1
+                # (run when some pending job fits its partition's free CPUs: else none can start)
+                if not (skip and _nothing_fits(pend, npend, part_nodes, free, JI)):
+                    before = nrun
+                    npend, nrun = _backfill_res(now, qord[:npend], pend, npend, part_nodes, free, FR, node_cpus, JF, JI,
+                                                JR, NR, AR, P, O, anode, acnt, alen, start, finish, expend, run, nrun,
+                                                by, RF, RI, rnodes)
+                    if nrun > before:
+                        _compact(qord, npend + nrun - before, by)
+                        version += 1
+                        moved += 1
             elif not (skip and _nothing_fits(pend, npend, part_nodes, free, JI)):
                 order = qord[:npend]
                 same = skip and cert_version == version and now < cert_horizon and cert_n == npend

@@ -518,7 +518,7 @@ def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = T
     tier = np.array([p.tier for p in parts], dtype=np.float64)
     alloc = int(per_job.sum()) if n else 1
     RES3, res_notes = resource_arrays(w, conf, opts, part, cpus, part_nodes, alloc)
-    O[L.O_RESOURCES] = RES3[0].shape[1] == n and n > 0 and RES3[1].shape[1] == N
+    O[L.O_RESOURCES] = RES3[0].shape[1] > 0  # (empty rows: the CPU-only path)
     O[L.O_BEST_FIT] = opts.node_choice == "best-fit"
     return dict(JF=JF, JI=JI, P=P, O=O, node_cpus=node_cpus, part_nodes=part_nodes, tier=tier, shares=shares,
                 alloc=alloc, perm=perm, conf=conf, workload=w, cpus=C, RES3=RES3,

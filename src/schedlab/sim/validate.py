@@ -492,7 +492,7 @@ class _Replay:
 _NODE_RESOURCES = (("cpus", "CPUs", ""), ("mem", "memory", " MB"), ("gpus", "GPUs", ""))
 
 
-def validate_node_allocation(machine, alloc, start, finish, *, workload=None, partitions=None) -> None:
+def validate_node_allocation(machine, alloc, start, finish, *, workload=None, partitions=None, exclusive=None) -> None:
     """Raise :class:`ScheduleInvalid` (one line naming job, node, resource and instant) unless the node
     allocation ``alloc`` (:class:`~schedlab.sim.model.NodeAllocation`) of jobs running from ``start``
     to ``finish`` (per job index) fits ``machine`` (:class:`~schedlab.sim.model.NodeMachine`):
@@ -506,7 +506,9 @@ def validate_node_allocation(machine, alloc, start, finish, *, workload=None, pa
        of positive width has rows, and its CPUs over its nodes are its width (``procs``), its memory
        at least its requested memory and its GPUs at least its requested GPUs (where the trace says);
        a job marked exclusive shares none of its nodes with another job while it runs;
-    4. with ``partitions`` (a partition name per job, '' for any): every node of a job is in its partition.
+    4. with ``partitions`` (a partition name per job, '' for any): every node of a job is in its partition;
+    5. with ``exclusive`` (a flag per job, e.g. a Slurm run's jobs of an OverSubscribe=EXCLUSIVE
+       partition): those jobs too share none of their nodes while they run.
 
     Independent of any engine; the CPU validator :func:`validate_schedule` is unchanged by it.
     """
@@ -539,8 +541,13 @@ def validate_node_allocation(machine, alloc, start, finish, *, workload=None, pa
     if workload is not None:
         _check_job_totals(workload, job, node, amounts, nodes)
     _check_node_capacity(nodes, job, node, amounts, start, finish, ids)
+    excl = np.zeros(start.shape[0], dtype=bool)
     if workload is not None and workload.resources is not None:
-        _check_exclusive(workload, job, node, start, finish, nodes)
+        excl |= workload.resources.exclusive == 1
+    if exclusive is not None:
+        excl |= np.asarray(exclusive, dtype=bool)
+    if excl.any():
+        _check_exclusive(excl, ids, job, node, start, finish, nodes)
 
 
 def _check_job_totals(w, job, node, amounts, nodes) -> None:
@@ -586,10 +593,9 @@ def _check_node_capacity(nodes, job, node, amounts, start, finish, ids) -> None:
                                   f"{cap[where[order][k]]:g}{unit} {word} in use")
 
 
-def _check_exclusive(w, job, node, start, finish, nodes) -> None:
-    """Rule 3's exclusive jobs: no other job on one of their nodes while they run (zero-length jobs at their start)."""
-    excl = w.resources.exclusive
-    for k in np.flatnonzero(excl[job] == 1):
+def _check_exclusive(excl, ids, job, node, start, finish, nodes) -> None:
+    """Rules 3 and 5, exclusive jobs (``excl``): no other job on one of their nodes while they run (zero-length jobs at their start)."""
+    for k in np.flatnonzero(excl[job]):
         j, x = job[k], node[k]
         same = np.flatnonzero((node == x) & (job != j))
         others = job[same]
@@ -598,4 +604,4 @@ def _check_exclusive(w, job, node, start, finish, nodes) -> None:
                        ((start[others] == lo) & ((finish[others] == start[others]) | (finish[j] == start[j])))]
         if clash.size:
             o = clash[0]
-            raise ScheduleInvalid(f"job {w.id[o]} runs on node {nodes[x].name} at {max(start[o], lo):g} beside exclusive job {w.id[j]}")
+            raise ScheduleInvalid(f"job {ids[o]} runs on node {nodes[x].name} at {max(start[o], lo):g} beside exclusive job {ids[j]}")

@@ -146,6 +146,13 @@ def _start(j, now, allowed, free, node_cpus, JF, JI, P, O, anode, acnt, alen, st
             acnt[off + k] = take
             k += 1
     alen[j] = k
+    return _begin(j, now, JF, P, O, start, finish, expend, run, nrun)
+
+
+@njit(**NO_NRT)
+def _begin(j, now, JF, P, O, start, finish, expend, run, nrun):
+    """Job j starts now (its nodes already taken): its finish is start + runtime, or its kill time
+    when its runtime passes its limit (+ OverTimeLimit). Returns the new number of running jobs."""
     start[j] = now
     lim = JF[F_LIMIT, j]
     run_t = JF[F_RUNTIME, j]

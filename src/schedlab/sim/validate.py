@@ -571,26 +571,44 @@ def _check_job_totals(w, job, node, amounts, nodes) -> None:
 
 
 def _check_node_capacity(nodes, job, node, amounts, start, finish, ids) -> None:
-    """Rule 2: per node and resource, a sweep over the allocation rows' starts and finishes."""
+    """Rule 2: per node and resource, a sweep over the allocation rows' starts and finishes.
+
+    A job holds its resources over [start, finish): at an instant, releases come before starts. A
+    zero-length job needs its resources free beside the jobs that started before its instant and run
+    past it, as :func:`_check_capacity` reads it for processors (the engines start it, end it, then
+    start the next job at the same instant), so it never conflicts with a job starting then.
+    """
     s, f = start[job], finish[job]
     positive = f > s
-    # events: (node, time, kind) with kind 0 = release of a running job, 1 = start, 2 = release of a zero-length job
-    times = np.concatenate([f, s])
-    kind = np.concatenate([np.where(positive, 0, 2), np.ones(job.shape[0], np.int64)])
-    where = np.concatenate([node, node])
-    rows = np.concatenate([np.arange(job.shape[0])] * 2)
+    pos = np.flatnonzero(positive)
+    # events of the positive-length rows: (node, time, kind) with kind 0 = release, 1 = start
+    times = np.concatenate([f[pos], s[pos]])
+    kind = np.concatenate([np.zeros(pos.size, np.int64), np.ones(pos.size, np.int64)])
+    where = np.concatenate([node[pos], node[pos]])
+    rows = np.concatenate([pos, pos])
     order = np.lexsort((kind, times, where))
+    zero = np.flatnonzero(~positive)
     for key, word, unit in _NODE_RESOURCES:
         cap = np.array([float(getattr(x, key)) for x in nodes])
-        delta = np.concatenate([-amounts[key], amounts[key]])[order]
+        limit = cap * (1 + 1e-12) + 1e-9
+        amount = amounts[key]
+        delta = np.concatenate([-amount[pos], amount[pos]])[order]
         used = np.cumsum(delta)  # each node's events sum to zero, so the running sum is per node
-        over = np.flatnonzero((kind[order] == 1) & (used > cap[where[order]] * (1 + 1e-12) + 1e-9))
+        over = np.flatnonzero((kind[order] == 1) & (used > limit[where[order]]))
+        found = []  # (time, row, node, in use)
         if over.size:
             k = over[np.argmin(times[order][over])]  # the earliest instant a node is over
-            r = rows[order][k]
-            name = nodes[where[order][k]].name
-            raise ScheduleInvalid(f"job {ids[job[r]]} starts at {times[order][k]:g} on node {name} with {used[k]:g}{unit} of its "
-                                  f"{cap[where[order][k]]:g}{unit} {word} in use")
+            found.append((times[order][k], rows[order][k], where[order][k], used[k]))
+        for r in zero:  # its rows on the node, beside the rows running across its instant
+            t, x = s[r], node[r]
+            across = pos[(node[pos] == x) & (s[pos] < t) & (f[pos] > t)]
+            total = amount[across].sum() + amount[zero[(job[zero] == job[r]) & (node[zero] == x)]].sum()
+            if total > limit[x]:
+                found.append((t, r, x, total))
+        if found:
+            t, r, x, total = min(found, key=lambda e: e[0])
+            raise ScheduleInvalid(f"job {ids[job[r]]} starts at {t:g} on node {nodes[x].name} with {total:g}{unit} of its "
+                                  f"{cap[x]:g}{unit} {word} in use")
 
 
 def _check_exclusive(excl, ids, job, node, start, finish, nodes) -> None:

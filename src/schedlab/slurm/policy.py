@@ -40,6 +40,11 @@ from . import kernel as K
 from . import layout as L
 
 
+#: options added after run folders first stored every option (evolve slurm's config.json ``slurm_options``),
+#: with the default that reads as before: stored only when set otherwise, so those folders keep resuming
+LATER_OPTIONS = ("select_params_default", "node_choice")
+
+
 @dataclass(frozen=True)
 class SlurmOptions:
     """Every choice Slurm's documentation leaves open (docs/slurm-policy-spec.md section 8), as a

@@ -32,7 +32,7 @@ JSON_KEYS: tuple[str, ...] = ("trace", "trace_options", "strategy", "objective_e
 DEFAULT_POLICIES = "fcfs,list,easy,conservative"
 #: columns dropped, in this order, when a comparison table is wider than the terminal
 _DROP_ORDER = (*(f"BSLD{i}" for i in (5, 4, 3, 2, 1)), "mean_user_AWRT", "max_user_AWRT", "p95_wait", "max_wait", "mean_response", "mean_slowdown", "makespan", "AWWT", "AWRT5", "AWRT4", "AWRT3", "sim_seconds",
-               "mean_bounded_slowdown", "mean_wait", "worst_group_awrt_ratio", "UTIL_diff_points")
+               "mean_bounded_slowdown", "mean_wait", "worst_group_awrt_ratio", "UTIL_diff_points", "MEM_UTIL", "GPU_UTIL", "CPU_UTIL")
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -147,11 +147,41 @@ def score(schedule, objective: Objective, sim_seconds: float, *, bound: float = 
     with a warning, or, ``judging`` against EASY, an error (:func:`.versus_easy.gate_objective`)."""
     from .versus_easy import gate_objective
 
+    from ..metrics.resources import resource_metrics
+
     metrics = compute_metrics(schedule, bound=bound)
     row = metrics.to_dict()
     row["objective"] = gate_objective(objective, metrics, easy, who, judging)
     row["sim_seconds"] = sim_seconds
+    row.update(resource_metrics(schedule))  # (only a run with resources: CPU_UTIL, GPU_UTIL, MEM_UTIL, waits)
     return row
+
+
+def _resource_keys(row) -> list[str]:
+    """The per-resource keys of a :func:`score` row, in order (none for a run without resources)."""
+    from ..metrics.resources import RESOURCE_UTIL_NAMES
+
+    return [k for k in (*RESOURCE_UTIL_NAMES, "waits") if k in row]
+
+
+def _print_waits(rows) -> None:
+    """Waits per partition and per QOS of the rows that have them (:func:`~schedlab.metrics.resources.waits_by_set`):
+    one table, nothing for runs without them."""
+    from rich.table import Table
+
+    from ..report.table import format_value
+
+    lines = [(label, kind, name, g) for label, r in rows for kind, sets in (r.get("waits") or {}).items()
+             for name, g in sets.items()]
+    if not lines:
+        return
+    table = Table(title="waits per partition and QOS", header_style="bold", title_style="bold")
+    for heading in ("strategy", "set", "jobs", "wait s", "AWRT s"):
+        table.add_column(heading, justify="left" if heading in ("strategy", "set") else "right", no_wrap=True)
+    for label, kind, name, g in lines:
+        table.add_row(label, f"{kind} {name}", f"{g['jobs']:,}", format_value("mean_wait", g["mean_wait"]),
+                      format_value("AWRT", g["AWRT"]))
+    _console().print(table)
 
 
 #: the width of a table written to a pipe or a file (CI and batch logs) unless $COLUMNS says otherwise:
@@ -173,6 +203,7 @@ def _console(file=None):
 def _print_table(rows, *, title: str, caption: str, label: str, every_column: str = "--json") -> None:
     """The metrics table, fitted to the terminal (or :data:`PIPE_WIDTH`) by dropping the least telling
     columns first; one line after it names what did not fit and ``every_column``, the option showing all."""
+    from ..metrics.resources import RESOURCE_UTIL_NAMES
     from ..report.table import DEFAULT_COLUMNS, HEADINGS, metrics_table
 
     console = _console()
@@ -182,6 +213,7 @@ def _print_table(rows, *, title: str, caption: str, label: str, every_column: st
     versus = [c for c in ("vs_easy_pct", "vs_easy_diff", "UTIL_diff_points", "worst_group_awrt_ratio")
               if any(c in r for _, r in rows)]  # compare: the verdict and the collateral beside the objective
     columns[columns.index("objective") + 1:columns.index("objective") + 1] = versus
+    columns[columns.index("UTIL") + 1:columns.index("UTIL") + 1] = RESOURCE_UTIL_NAMES  # (shown when a row has them)
     shown = [c for c in columns if any(c in r for _, r in rows)]
 
     def fits(table) -> bool:
@@ -306,7 +338,7 @@ def simulate_command(
         written += write_schedule_plots({strategy.label: job_table(schedule, bound=bound)}, m, plot,
                                         title=_describe(workload, m, not no_kill, opts))
     if as_json:
-        typer.echo(json.dumps({**{key: row[key] for key in JSON_KEYS}, **extra}, allow_nan=False))
+        typer.echo(json.dumps({**{key: row[key] for key in (*JSON_KEYS, *_resource_keys(row))}, **extra}, allow_nan=False))
         echo_wrote(written, err=True)  # stdout stays one JSON document
         return
     _print_table(
@@ -315,6 +347,7 @@ def simulate_command(
         caption=f"objective: {obj} (lower is better)",
         label="strategy",
     )
+    _print_waits([(strategy.label, row)])
     echo_wrote(written)
 
 
@@ -397,7 +430,9 @@ def compare_command(
     if csv_out is not None:
         from ..report.table import write_metrics_csv
 
-        written.append(write_metrics_csv(csv_out, rows, columns=CSV_KEYS))
+        from ..metrics.resources import RESOURCE_UTIL_NAMES
+
+        written.append(write_metrics_csv(csv_out, rows, columns=(*CSV_KEYS, *RESOURCE_UTIL_NAMES)))  # (those present)
     if as_json:
         typer.echo(json.dumps({"trace": trace_name(workload, trace), "trace_options": opts.to_dict(), "objective_expression": str(obj),
                                "threshold_pct": threshold, "judged_against_easy": not undefined,
@@ -421,6 +456,7 @@ def compare_command(
         label="strategy",
         every_column="--csv FILE or --json",
     )
+    _print_waits(rows)
     echo_wrote(written)
     gate(worse, fail_worse_than, guarded)
 

@@ -31,6 +31,9 @@ DEFAULT_COLUMNS: tuple[str, ...] = tuple(n for n in METRIC_NAMES if n not in ("j
 #: short column headings for the terminal
 HEADINGS: dict[str, str] = {
     "UTIL": "UTIL %",
+    "CPU_UTIL": "CPU %",
+    "GPU_UTIL": "GPU %",
+    "MEM_UTIL": "mem %",
     "AWRT": "AWRT s",
     **{f"AWRT{i}": f"AWRT{i} s" for i in range(1, 6)},
     "AWWT": "AWWT s",
@@ -52,7 +55,7 @@ HEADINGS: dict[str, str] = {
 }
 
 #: columns where a higher value is better (all others: lower is better)
-HIGHER_IS_BETTER: frozenset[str] = frozenset({"UTIL", "vs_easy_pct", "UTIL_diff_points"})
+HIGHER_IS_BETTER: frozenset[str] = frozenset({"UTIL", "CPU_UTIL", "GPU_UTIL", "MEM_UTIL", "vs_easy_pct", "UTIL_diff_points"})
 #: columns that are not compared across rows
 NOT_RANKED: frozenset[str] = frozenset({"jobs", "procs", "makespan", "sim_seconds"})
 
@@ -72,7 +75,7 @@ def format_value(name: str, value: float | None) -> str:
         return f"{int(value):,}"
     if name == "sim_seconds":
         return fixed(value, 3) if value < 10 else fixed(value, 1)
-    if name in ("UTIL", "mean_slowdown", "mean_bounded_slowdown", "UTIL_diff_points", "worst_group_awrt_ratio"):
+    if name in ("UTIL", "CPU_UTIL", "GPU_UTIL", "MEM_UTIL", "mean_slowdown", "mean_bounded_slowdown", "UTIL_diff_points", "worst_group_awrt_ratio"):
         return fixed(value)
     if abs(value) >= 100:
         return fixed(value, 0)

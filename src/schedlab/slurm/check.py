@@ -45,6 +45,9 @@ class CheckReport:
     jobs: list
     groups: dict = field(default_factory=dict)  # ("partition" | "group", name) -> figures
     notes: tuple = ()
+    #: the simulated run's CPU_UTIL (GPU_UTIL, MEM_UTIL) of a trace with resources
+    #: (:func:`schedlab.metrics.resources.resource_utilisation`); {} otherwise, and the report is as before
+    utilisation: dict = field(default_factory=dict)
 
     @property
     def error(self) -> np.ndarray:
@@ -67,7 +70,8 @@ class CheckReport:
         return {"jobs": n, "tolerance_s": self.tolerance, "within": self.within(),
                 "within_pct": 100.0 * self.within() / n if n else float("nan"),
                 "mean_abs_error_s": float(np.mean(np.abs(e))) if n else float("nan"),
-                "error_quantiles_s": self.quantiles(), "unexplained": len(self.unexplained())}
+                "error_quantiles_s": self.quantiles(), "unexplained": len(self.unexplained()),
+                **({"simulated_utilisation_pct": self.utilisation} if self.utilisation else {})}
 
 
 def _awrt(m, p, response) -> float:
@@ -117,9 +121,22 @@ def check_log(workload, policy, *, extras: dict | None = None) -> CheckReport:
         if abs(job["error"]) > tol:
             job["why"] = why(job, (extras or {}).get(job["id"]))
         jobs.append(job)
+    from ..metrics.resources import has_resources, resource_utilisation, waits_by_set
+
+    sets = [("partition", np.array(s.slurm.partition)), ("group", workload.group)]
+    utilisation = {}
+    if has_resources(s):  # a trace with resources: its QOS (as the trace names them) and the simulated utilisation
+        from .policy import _header_names
+
+        qos = _header_names(workload, "QOS")
+        if "qos" in waits_by_set(s):
+            sets.append(("qos", np.array([qos.get(int(q), "") for q in workload.partition], dtype=object)))
+        utilisation = resource_utilisation(s)
     groups = {}
-    for kind, keys in (("partition", np.array(s.slurm.partition)), ("group", workload.group)):
+    for kind, keys in sets:
         for name in sorted(set(keys.tolist()), key=str):
+            if kind == "qos" and name == "":  # a job of no QOS the trace names
+                continue
             sel = keys == name
             groups[(kind, str(name))] = {
                 "jobs": int(sel.sum()),
@@ -127,7 +144,7 @@ def check_log(workload, policy, *, extras: dict | None = None) -> CheckReport:
                 "recorded_AWRT_s": _awrt(m[sel], run[sel], rec_wait[sel] + run[sel]),
                 "simulated_AWRT_s": _awrt(m[sel], run[sel], sim_wait[sel] + sim_run[sel]),
             }
-    return CheckReport(tolerance=tol, jobs=jobs, groups=groups, notes=tuple(s.slurm.notes))
+    return CheckReport(tolerance=tol, jobs=jobs, groups=groups, notes=tuple(s.slurm.notes), utilisation=utilisation)
 
 
 def read_extras(path, tz: str | None = None) -> dict:
@@ -157,6 +174,11 @@ def text_report(r: CheckReport, source: str) -> str:
     if q:
         lines += ["| p0 | p5 | p25 | median | p75 | p95 | p100 |", "|---|---|---|---|---|---|---|",
                   "| " + " | ".join(f"{q[k]:g}" for k in ("p0", "p5", "p25", "p50", "p75", "p95", "p100")) + " |", ""]
+    if r.utilisation:
+        from ..report.table import format_value
+
+        shown = ", ".join(f"{k.split('_')[0].replace('MEM', 'memory')} {format_value(k, v)} %" for k, v in r.utilisation.items())
+        lines += [f"Simulated utilisation over the schedule's span: {shown} (docs/resources.md).", ""]
     lines += ["| set | jobs | mean wait recorded | simulated | deviation | AWRT recorded | simulated |",
               "|---|---|---|---|---|---|---|"]
     for (kind, name), g in r.groups.items():

@@ -85,6 +85,7 @@ def test_job_wider_than_the_federation_is_one_line_exit_2(tmp_path, capsys):
     assert not out.exists()  # nothing written
 
 
+@pytest.mark.slow  # federation run and compare on KTH-SP2 (the fast tier runs both verbs through support/tiny_runs)
 def test_run_json_and_compare(tmp_path, capsys):
     trace = str(trace_path("HPC2N-2002-2.2-cln.swf.gz"))
     args = ["federation", "run", trace, "--method", "ga-metl", "--package-size", "30", "--jobs", "60",

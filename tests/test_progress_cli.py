@@ -32,8 +32,8 @@ def _lines(stderr: str, label: str) -> list[str]:
 
 
 @pytest.mark.parametrize("verb, label, extra", [
-    (["evolve", "greedy", *KTH, "--mu", "2", "--lambda", "4"], "free", "evals"),
-    # the other verbs run in the full suite only: a fresh process each, twice (their verbs are in the fast tier)
+    # the full suite only: two fresh processes per verb (the verbs themselves are in the fast tier, in-process)
+    pytest.param(["evolve", "greedy", *KTH, "--mu", "2", "--lambda", "4"], "free", "evals", marks=pytest.mark.slow),
     pytest.param(["rules", "evolve", *KTH, "--rules", "10", "--mu", "50", "--lambda", "20", "--participations", "2"],
                  "symbiotic", "evals", marks=pytest.mark.slow),
     pytest.param(["bound", *KTH, "--pop", "8"], "front", "HV", marks=pytest.mark.slow),

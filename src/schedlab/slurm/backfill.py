@@ -15,6 +15,8 @@ from .nodespace import (ONE, ZERO, _held_direct, _nwords, _planes_extend, _plane
                         _slot_grown, lowbit, popcount)
 from ..sim.profile import _lower
 from .ops import NO_NRT, _remove, _start
+from .limits import KIND_POST, L_CODE, L_KIND, _held, _take
+from .layout import O_ASSOC_LIMIT_STOP
 
 
 @njit
@@ -208,7 +210,8 @@ def _space_add(nse, nrec, b, e, res, win_end):
 
 @njit
 def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
-              anode, acnt, alen, start, finish, expend, run, nrun, by, RF, RI, rnodes, CK, CKF, trim=False):
+              anode, acnt, alen, start, finish, expend, run, nrun, by, RF, RI, rnodes, CK, CKF, LJ, LA, LC, why,
+              trim=False):
     """One backfill pass (backfill.c _attempt_backfill; docs/slurm-policy-spec.md section 5): the
     queue in order, at most bf_max_job_test jobs tested; a job that fits now on nodes free of every
     reservation overlapping [now, now + limit] starts; else its earliest start is found (running
@@ -216,7 +219,9 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
     bf_window, its selected nodes are reserved whole from floor(start/res)*res to
     floor((start + limit)/res)*res. ``order`` is the queue in :func:`_order`'s order; with
     ``trim`` the pass ends at the first position from which no job can start (the comment at the
-    loop). Returns (npend, nrun, horizon, reach).
+    loop). A job an association/QOS limit holds (:mod:`.limits`) is skipped without a reservation
+    (its reason in ``why``); with assoc_limit_stop it is not started but reserved. Returns (npend,
+    nrun, horizon, reach).
 
     The reservations (``RF``: begin, end; ``RI``: offset and count in ``rnodes``, the order by
     end) and, for each queue position k <= ``reach``, the state before job k
@@ -357,6 +362,14 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
         j = order[k]
         pos = k  # (k is reused below for bit planes)
         p = JI[I_PART, j]
+        c = _held(j, LJ, LA, LC, False)
+        hold = c >= 0
+        if hold:
+            why[j] = int(LC[L_CODE, c])
+            if not O[O_ASSOC_LIMIT_STOP]:  # backfill.c: pre_select -> continue; post_select -> no reservation
+                if LC[L_KIND, c] == KIND_POST or O[O_BF_COUNT_POPPED]:
+                    tested += 1
+                continue
         need = JI[I_CPUS, j]
         L = JF[F_LIMIT, j]
         b_end = now + L
@@ -379,8 +392,9 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
                 cand[v] = c
                 if c:
                     avail += free[v]
-        if avail >= need:
+        if avail >= need and not hold:
             nrun = _start(j, now, cand, free, node_cpus, JF, JI, P, O, anode, acnt, alen, start, finish, expend, run, nrun)
+            _take(j, LJ, LA, LC, 1.0, 0)
             by[j] = 2
             npend = _remove(pend, npend, j)
             for q in range(NP):

@@ -36,6 +36,7 @@ import numpy as np
 from ..errors import StrategyError, WorkloadError
 from ..workload.accounting import no_limit_ids
 from .conf import SlurmConf, finish_partitions
+from .limits import build as build_limits, held_note, reason_names, rejected_by_limit
 from . import kernel as K
 from . import layout as L
 
@@ -178,6 +179,11 @@ class SlurmOptions:
     #: epilog-complete RPC (proc_req.c) calls schedule() at once. 'tick-after-batch-delay'
     #: (Slurm's common path) | 'immediate' (the epilog-complete path at every end).
     sched_on_end: str = "tick-after-batch-delay"
+    #: a job whose time limit is over its QOS's or association's MaxWall (sacctmgr): without
+    #: DenyOnLimit Slurm accepts it and holds it for good (acct_policy.c _qos_job_runnable_pre_select,
+    #: QOSMaxWallDurationPerJobLimit). 'error' (refuse the trace, naming the job: a never-started
+    #: job has no schedule to score) | 'clamp' (limit = MaxWall, as if the user had asked for it).
+    over_max_wall: str = "error"
 
 
 #: the values each option takes (first = default); None marks a value named but not yet simulated
@@ -210,6 +216,7 @@ CHOICES: dict[str, tuple] = {
     "weights_without_slurmdbd": ("ignored", "applied"),
     "sched_on_end": ("tick-after-batch-delay", "immediate"),
     "resv_overlap": ("rounded-strict", "exact"),
+    "over_max_wall": ("error", "clamp"),
 }
 #: options that take a number of seconds, or the named default
 TIMES = {"unix_start": "header", "controller_start": "settled"}
@@ -270,6 +277,8 @@ class SlurmPolicy:
     options: SlurmOptions = field(default_factory=SlurmOptions)
     shares: dict | None = None
     qos_priority: dict | None = None
+    #: association and QOS limits (:mod:`.limits`; None: none)
+    limits: object = None
     label: str = "slurm"
     dispatch: str = "slurm"
 
@@ -277,14 +286,17 @@ class SlurmPolicy:
         check_options(self.options)
 
 
-def load_policy(conf, *, shares=None, options: str | None = None, qos=None) -> SlurmPolicy:
-    """The SlurmPolicy of a site's files: slurm.conf excerpt ``conf``, sshare ``shares`` and
-    sacctmgr QOS ``qos`` files (None: equal shares, no QOS), ``--slurm-option`` text ``options``."""
+def load_policy(conf, *, shares=None, options: str | None = None, qos=None, assoc=None) -> SlurmPolicy:
+    """The SlurmPolicy of a site's files: slurm.conf excerpt ``conf``, sshare ``shares``, sacctmgr
+    QOS ``qos`` (priorities and limits) and association ``assoc`` dumps (None: equal shares, no
+    QOS, no limits), ``--slurm-option`` text ``options``."""
     from .conf import read_conf, read_qos, read_shares
+    from .limits import load_limits
 
     return SlurmPolicy(read_conf(conf), SlurmOptions(**parse_option_pairs(options or "")),
                        shares=read_shares(shares) if shares is not None else None,
-                       qos_priority=read_qos(qos) if qos is not None else None)
+                       qos_priority=read_qos(qos) if qos is not None else None,
+                       limits=load_limits(qos, assoc) if qos is not None or assoc is not None else None)
 
 
 def _header_names(workload, label: str) -> dict[int, str]:
@@ -410,6 +422,12 @@ def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = T
     else:
         raw = np.ones(A)
     shares = raw / raw.sum() if raw.sum() > 0 else raw
+    # association and QOS limits (.limits): counters, and MaxWall on the jobs' limits
+    LJ, LA, LC, limit, limit_notes = build_limits(
+        w, policy.limits, cpus=cpus, account=np.array(acct_names, dtype=object)[acct] if n else np.array([], dtype=object),
+        part_names=np.array([p.name for p in parts], dtype=object)[part], limit=limit, unlimited=unlimited & (opts.unlimited_estimate != "runtime"),
+        over_max_wall=opts.over_max_wall)
+    notes.extend(limit_notes)
     # QOS (a converted sacct log: SWF field 16 numbered as its SchedlabQOS header line lists)
     qos = np.zeros(n)
     if policy.qos_priority:
@@ -502,10 +520,11 @@ def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = T
     O[L.O_ACCRUE_AT_END] = opts.usage_accrual == "at-job-end"
     O[L.O_END_IMMEDIATE] = opts.sched_on_end == "immediate"
     O[L.O_RESV_ROUNDED] = opts.resv_overlap == "rounded-strict"
+    O[L.O_ASSOC_LIMIT_STOP] = bool(conf.sched.get("assoc_limit_stop"))
     tier = np.array([p.tier for p in parts], dtype=np.float64)
     alloc = int(per_job.sum()) if n else 1
     return dict(JF=JF, JI=JI, P=P, O=O, node_cpus=node_cpus, part_nodes=part_nodes, tier=tier, shares=shares,
-                alloc=alloc, perm=perm, conf=conf, workload=w, cpus=C, notes=tuple(filter(None, [machine_note(conf, machine_procs, C), *notes])))
+                alloc=alloc, LJ=LJ, LA=LA, LC=LC, perm=perm, conf=conf, workload=w, cpus=C, notes=tuple(filter(None, [machine_note(conf, machine_procs, C), *notes])))
 
 
 def unlimited_note(n: int, with_default: int, reading: str) -> str:
@@ -556,10 +575,12 @@ def simulate_slurm(workload, machine, policy: SlurmPolicy, *, kill: bool = True,
     start = np.full(n, np.nan)
     finish = np.full(n, np.nan)
     by = np.zeros(n, dtype=np.int64)
+    why = np.zeros(n, dtype=np.int64)
     if n:
         K.slurm_loop(a["JF"], a["JI"], a["P"], a["O"], a["node_cpus"], a["part_nodes"], a["tier"], a["shares"],
-                     a["alloc"], start, finish, by, skip_passes)
+                     a["alloc"], start, finish, by, a["LJ"], a["LA"], a["LC"], why, skip_passes)
     perm = a["perm"]
+    rejected_by_limit(a["workload"], why, start, a["LC"])
     out_s, out_f, out_by = np.empty(n), np.empty(n), np.empty(n, dtype=np.int64)
     out_s[perm], out_f[perm], out_by[perm] = start, finish, by
     limit = np.empty(n)
@@ -569,8 +590,10 @@ def simulate_slurm(workload, machine, policy: SlurmPolicy, *, kill: bool = True,
     conf = a["conf"]
     part = np.empty(n, dtype=np.int64)
     part[perm] = a["JI"][L.I_PART]
+    out_why = np.empty(n, dtype=np.int64)
+    out_why[perm] = why
     run = SlurmRun(started_by=out_by, partition=tuple(conf.partitions[k].name for k in part), ignored=tuple(conf.ignored),
-                   notes=a["notes"])
+                   notes=tuple(filter(None, (*a["notes"], held_note(out_why)))), pending_reason=reason_names(out_why))
     return _schedule(w, Machine(a["cpus"]), policy, out_s, out_f, run)  # the slurm.conf's CPUs (machine_note)
 
 
@@ -578,12 +601,15 @@ def simulate_slurm(workload, machine, policy: SlurmPolicy, *, kill: bool = True,
 class SlurmRun:
     """What a Slurm run adds to its schedule: which scheduler started each job (1 main, 2
     backfill), each job's partition name, the slurm.conf lines listed as ignored, and ``notes``:
-    one line each the user must see (:func:`machine_note`, jobs without a time limit)."""
+    one line each the user must see (:func:`machine_note`, jobs without a time limit, jobs held by
+    limits), and ``pending_reason``: per job the last association/QOS limit that held it before it
+    started (Slurm's pending reason, e.g. ``QOSMaxJobsPerUserLimit``; '' when no limit held it)."""
 
     started_by: np.ndarray
     partition: tuple
     ignored: tuple
     notes: tuple = ()
+    pending_reason: tuple = ()
 
 
 def _schedule(w, machine, policy, start, finish, run):

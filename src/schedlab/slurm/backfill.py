@@ -15,7 +15,7 @@ from .nodespace import (ONE, ZERO, _held_direct, _nwords, _planes_extend, _plane
                         _slot_grown, lowbit, popcount)
 from ..sim.profile import _lower
 from .ops import NO_NRT, _remove, _start
-from .limits import KIND_POST, L_CODE, L_KIND, _held, _take
+from .limits import KIND_POST, L_KIND, _held, _take
 from .layout import O_ASSOC_LIMIT_STOP
 
 
@@ -210,7 +210,7 @@ def _space_add(nse, nrec, b, e, res, win_end):
 
 @njit
 def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
-              anode, acnt, alen, start, finish, expend, run, nrun, by, RF, RI, rnodes, CK, CKF, LJ, LA, LC, why,
+              anode, acnt, alen, start, finish, expend, run, nrun, by, RF, RI, rnodes, CK, CKF, LJ, LA, LC,
               trim=False):
     """One backfill pass (backfill.c _attempt_backfill; docs/slurm-policy-spec.md section 5): the
     queue in order, at most bf_max_job_test jobs tested; a job that fits now on nodes free of every
@@ -219,9 +219,10 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
     bf_window, its selected nodes are reserved whole from floor(start/res)*res to
     floor((start + limit)/res)*res. ``order`` is the queue in :func:`_order`'s order; with
     ``trim`` the pass ends at the first position from which no job can start (the comment at the
-    loop). A job an association/QOS limit holds (:mod:`.limits`) is skipped without a reservation
-    (its reason in ``why``); with assoc_limit_stop it is not started but reserved. Returns (npend,
-    nrun, horizon, reach).
+    loop). A job an association/QOS limit holds (:mod:`.limits`) is skipped without a reservation;
+    with assoc_limit_stop it is not started but reserved (the pending reason shown is set by the
+    main scheduler only, which tests the same jobs whether passes are skipped or not). Returns
+    (npend, nrun, horizon, reach).
 
     The reservations (``RF``: begin, end; ``RI``: offset and count in ``rnodes``, the order by
     end) and, for each queue position k <= ``reach``, the state before job k
@@ -364,8 +365,7 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
         p = JI[I_PART, j]
         c = _held(j, LJ, LA, LC, False)
         hold = c >= 0
-        if hold:
-            why[j] = int(LC[L_CODE, c])
+        if hold:  # (the pending reason is the main scheduler's: a skipped or trimmed pass must not change it)
             if not O[O_ASSOC_LIMIT_STOP]:  # backfill.c: pre_select -> continue; post_select -> no reservation
                 if LC[L_KIND, c] == KIND_POST or O[O_BF_COUNT_POPPED]:
                     tested += 1

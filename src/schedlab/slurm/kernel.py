@@ -336,7 +336,7 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
                     before = nrun
                     npend, nrun, horizon, reach = _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus,
                                                             JF, JI, P, O, anode, acnt, alen, start, finish, expend,
-                                                            run, nrun, by, RF, RI, rnodes, CK, CKF, LJ, LA, LC, why,
+                                                            run, nrun, by, RF, RI, rnodes, CK, CKF, LJ, LA, LC,
                                                             skip)
                     if nrun > before:
                         _compact(qord, order.shape[0], by)

@@ -57,6 +57,7 @@ from pathlib import Path
 import numpy as np
 
 from .._config import njit
+from ..errors import WorkloadError
 from .conf import SlurmConfError, read_table
 
 #: pending reasons (slurm_protocol_defs.c job_reason_string); a job's code is 1 + the index, 0 none
@@ -307,16 +308,22 @@ def build(w, limits: SiteLimits | None, *, cpus: np.ndarray, account: np.ndarray
                 continue
             cap = L.max_tres.get("cpu")
             if cap is not None and cpus[j] > cap:
-                raise SlurmConfError(f"{w.name or 'workload'}: job {w.id[j]} asks for {int(cpus[j])} CPUs, over {who}'s "
+                raise WorkloadError(f"{w.name or 'workload'}: job {w.id[j]} asks for {int(cpus[j])} CPUs, over {who}'s "
                                      f"MaxTRES cpu={cap:g}: Slurm would keep it pending for good ({kind}MaxCpuPerJobLimit)")
             if L.max_wall is not None and limit[j] > L.max_wall:
                 if over_max_wall == "error" and not unlimited[j]:
-                    raise SlurmConfError(
+                    raise WorkloadError(
                         f"{w.name or 'workload'}: job {w.id[j]}'s limit {limit[j] / 60:g} min is over {who}'s MaxWall "
                         f"{L.max_wall / 60:g} min: Slurm would keep it pending for good ({kind}MaxWallDurationPerJobLimit); "
                         "use --slurm-option over_max_wall=clamp to cut it to MaxWall")
                 limit[j] = L.max_wall
     LJ, LA, LC = C.arrays()
+    for m in range(LJ.shape[0]):  # a job over a cap on its own would wait for good (Slurm accepts it: no DenyOnLimit)
+        over = np.flatnonzero((LJ[m] >= 0) & (LA[m] > LC[L_CAP, np.maximum(LJ[m], 0)]))
+        if over.size:
+            j, c = int(over[0]), int(LJ[m, over[0]])
+            raise WorkloadError(f"{w.name or 'workload'}: job {w.id[j]} alone is over a limit ({REASONS[int(LC[L_CODE, c]) - 1]}: "
+                                f"it needs {LA[m, j]:g}, the limit is {LC[L_CAP, c]:g}): Slurm would keep it pending for good")
     return LJ, LA, LC, limit, notes
 
 
@@ -345,7 +352,7 @@ def held_note(codes: np.ndarray) -> str:
         return ""
     uniq, cnt = np.unique(held, return_counts=True)
     parts = ", ".join(f"{REASONS[u - 1]} {c:,}" for u, c in sorted(zip(uniq.tolist(), cnt.tolist()), key=lambda x: -x[1]))
-    return f"{held.size:,} jobs waited on an association or QOS limit (the last reason each was held with): {parts}"
+    return f"{held.size:,} job{'s' if held.size > 1 else ''} waited on an association or QOS limit (the last reason each was held with): {parts}"
 
 
 # ----------------------------------------------------------------------------- kernels
@@ -380,8 +387,6 @@ def _take(j, LJ, LA, LC, sign, kinds):
 def rejected_by_limit(w, why: np.ndarray, start: np.ndarray, LC: np.ndarray) -> None:
     """Raise the error of a submission the kernel found over MaxSubmitJobs (``why`` < 0: -(counter + 1));
     ``w``: the kernel's workload (jobs by submit)."""
-    from ..errors import WorkloadError
-
     bad = np.flatnonzero(why < 0)
     if not bad.size:
         return

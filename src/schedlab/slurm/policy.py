@@ -602,8 +602,11 @@ class SlurmRun:
     """What a Slurm run adds to its schedule: which scheduler started each job (1 main, 2
     backfill), each job's partition name, the slurm.conf lines listed as ignored, and ``notes``:
     one line each the user must see (:func:`machine_note`, jobs without a time limit, jobs held by
-    limits), and ``pending_reason``: per job the last association/QOS limit that held it before it
-    started (Slurm's pending reason, e.g. ``QOSMaxJobsPerUserLimit``; '' when no limit held it)."""
+    limits), and ``pending_reason``: per job the association/QOS limit that held it at the last main
+    scheduler run that tested it before it started (Slurm's pending reason, e.g.
+    ``QOSMaxJobsPerUserLimit``; '' when no main run found a limit holding it). Backfill passes do
+    not set it: schedlab skips and trims passes that provably start nothing, so a reason set there
+    would depend on which passes ran; the main runs are the same either way."""
 
     started_by: np.ndarray
     partition: tuple

@@ -47,7 +47,7 @@ def jobs(rows, procs, users=("alice", "bob"), accounts=("physics", "chem")):
         + tuple(f" SchedlabNoLimit: {k + 1}" for k in range(n) if r[k, 3] <= 0))
 
 
-def run(tmp_path, rows, conf, procs, qos=None, assoc=None, options=None):
+def run(tmp_path, rows, conf, procs, qos=None, assoc=None, options=None, users=("alice", "bob")):
     """The validated schedule of ``rows`` under the slurm.conf text ``conf`` and the sacctmgr dump texts."""
     files = {}
     for name, text in (("site.conf", conf), ("qos.txt", qos), ("assoc.txt", assoc)):
@@ -56,7 +56,7 @@ def run(tmp_path, rows, conf, procs, qos=None, assoc=None, options=None):
             files[name].write_text(text)
     policy = load_policy(files["site.conf"], qos=files.get("qos.txt"), options=options,
                          **({"assoc": files["assoc.txt"]} if "assoc.txt" in files else {}))
-    s = simulate_slurm(jobs(rows, procs), procs, policy)
+    s = simulate_slurm(jobs(rows, procs, users=users), procs, policy)
     validate_schedule(s)
     return s
 
@@ -121,15 +121,22 @@ def test_assoc_limit_stop_stops_the_partition_behind_a_held_job(tmp_path):
 
 
 def test_a_held_job_gets_no_backfill_reservation(tmp_path):
-    """QOS normal GrpJobs=1 holds every second job; one node of 4 CPUs. At 0: job 1 (alice, 1 CPU, 100 s,
-    limit 2 min), job 2 (alice, 4 CPUs, 10 s, limit 1 min), job 3 (bob, 1 CPU, 300 s, limit 10 min). The
-    main run at 0 starts 1; 2 and 3 are held (QOSGrpJobsLimit). Backfill gives a held job no reservation
-    (backfill.c: pre_select fails -> continue), so nothing would stop 3 if it were free. At 100 job 1 ends:
-    2 starts (4 CPUs) and ends at 110; then 3 starts at 110. Starts 0, 100, 110."""
-    rows = [(0, 1, 100, 2, 1, 1), (0, 4, 10, 1, 1, 1), (0, 1, 300, 10, 2, 2)]
-    s = run(tmp_path, rows, NODE4, 4, qos="Name|Priority|GrpJobs\nnormal|0|1\n")
-    assert s.start.tolist() == [0, 100, 110]
-    assert s.slurm.pending_reason == ("", "QOSGrpJobsLimit", "QOSGrpJobsLimit")
+    """QOS normal MaxJobsPU=1; nodes a and b of 2 CPUs. At 0, in priority order: job 1 (bob, 2 CPUs, 100 s,
+    limit 2 min), job 2 (alice, 1 CPU, 100 s, limit 2 min), job 3 (alice, 2 CPUs, 10 s, limit 1 min), job 4
+    (carol, 2 CPUs, 10 s, limit 1 min), job 5 (dave, 1 CPU, 300 s, limit 10 min).
+    The main run at 0 starts 1 on a and 2 on b; 3 is held (alice has 2 running: QOSMaxJobsPerUserLimit,
+    skipped); 4 does not fit (1 CPU free): the partition fails, 5 is not tried. The backfill pass at 0
+    gives the held job 3 no reservation (backfill.c: pre_select fails -> continue); 4 is reserved on a
+    from the running jobs' expected end 120 to 180; 5 (0..600) may not use a, and b is free of
+    reservations with 1 CPU: backfill starts 5 at 0 on b. At 100 jobs 1 and 2 end: 3 starts on a; 4 needs
+    2 CPUs, b has 1: it starts when 3 ends, 110. Starts 0, 0, 100, 110, 0 (5 by backfill).
+    The old code reserves a for job 3 and b for job 4 from 120, so 5 waits: 0, 0, 100, 100, 110."""
+    conf = "NodeName=a,b CPUs=2\nPartitionName=batch Nodes=a,b Default=YES MaxTime=60\n"
+    rows = [(0, 2, 100, 2, 2, 1), (0, 1, 100, 2, 1, 1), (0, 2, 10, 1, 1, 1), (0, 2, 10, 1, 3, 2), (0, 1, 300, 10, 4, 2)]
+    s = run(tmp_path, rows, conf, 4, qos="Name|Priority|MaxJobsPU\nnormal|0|1\n", users=("alice", "bob", "carol", "dave"))
+    assert s.start.tolist() == [0, 0, 100, 110, 0]
+    assert s.slurm.started_by.tolist() == [1, 1, 1, 1, 2]
+    assert s.slurm.pending_reason == ("", "", "QOSMaxJobsPerUserLimit", "", "")
 
 
 # ------------------------------------------------------------------ MaxSubmitJobs, MaxWall

@@ -223,11 +223,16 @@ def test_cli_names_the_limit_that_held_jobs(tmp_path, capsys):
     conf.write_text(NODE4)
     assoc.write_text(ASSOC_CPU2)
     args = ["simulate", str(trace), "--procs", "4", "--policy", "slurm", "--slurm-conf", str(conf), "--slurm-assoc", str(assoc)]
-    code = main(args)
+    code = main(args + ["--schedule-out", str(tmp_path / "jobs.csv")])
     err = capsys.readouterr().err
     assert code == 0, err
     assert ("note: 1 job waited on an association or QOS limit (the last reason each was held with): "
             "AssocGrpCpuLimit 1") in err
+    import pandas as pd
+
+    table = pd.read_csv(tmp_path / "jobs.csv", keep_default_na=False)
+    assert table["pending_reason"].tolist() == ["", "AssocGrpCpuLimit", ""]
+    assert table["start"].tolist() == [0, 100, 0]
     assoc.write_text(ASSOC_HEAD + assoc_row("physics", grp_tres="cpu=x"))
     one_line_error(main(args), capsys.readouterr().err, f"{assoc}:2: cannot read grptres: TRES cpu='x' is not a count")
 

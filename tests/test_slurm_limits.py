@@ -81,9 +81,9 @@ def test_a_user_held_at_max_jobs_per_user_while_a_lower_priority_users_job_start
 
 
 
-def assoc_row(account, user="", grp_tres=""):
+def assoc_row(account, user="", grp_tres="", max_jobs=""):
     """One ``sacctmgr -P show assoc`` line under ASSOC_HEAD."""
-    return "|".join(["c", account, user, "", "1", "", grp_tres, "", "", "", ""]) + "\n"
+    return "|".join(["c", account, user, "", "1", "", grp_tres, max_jobs, "", "", ""]) + "\n"
 
 
 ASSOC_CPU2 = ASSOC_HEAD + "".join([assoc_row("root"), assoc_row("physics", grp_tres="cpu=2"), assoc_row("physics", "alice"),
@@ -118,6 +118,23 @@ def test_assoc_limit_stop_stops_the_partition_behind_a_held_job(tmp_path):
     s = run(tmp_path, rows, stop + NODE4, 4, assoc=ASSOC_CPU2)
     assert s.start.tolist() == [0, 100, 0]
     assert s.slurm.started_by.tolist() == [1, 1, 2]
+
+
+def test_a_pre_select_limit_is_found_before_a_tres_limit(tmp_path):
+    """alice's association MaxJobs=1 (pre-select) and QOS normal GrpTRES=cpu=3 (post-select), with
+    assoc_limit_stop and backfill off; one node of 4 CPUs. At 0: job 1 (alice, 2 CPUs, 100 s), job 2
+    (alice, 2 CPUs, 30 s), job 3 (bob, 1 CPU, 30 s). Job 2 passes both limits (alice has 1 job running;
+    2 + 2 CPUs > 3). Slurm checks every pre-select limit first (_schedule: acct_policy_job_runnable_pre_select
+    before select_nodes), so job 2 is skipped with AssocMaxJobsLimit and does not stop the partition: job 3
+    starts at 0 (2 + 1 = 3 CPUs in QOS normal). At 100 job 1 ends and 2 starts. Starts 0, 100, 0. Had the
+    TRES limit been found first, assoc_limit_stop would fail the partition and 3 would wait until 100."""
+    rows = [(0, 2, 100, 5, 1, 1), (0, 2, 30, 5, 1, 1), (0, 1, 30, 5, 2, 2)]
+    assoc = ASSOC_HEAD + assoc_row("physics") + assoc_row("physics", "alice", max_jobs="1") + assoc_row("chem") + \
+        assoc_row("chem", "bob")
+    s = run(tmp_path, rows, "SchedulerType=sched/builtin\nSchedulerParameters=assoc_limit_stop\n" + NODE4, 4,
+            qos="Name|Priority|GrpTRES\nnormal|0|cpu=3\n", assoc=assoc)
+    assert s.start.tolist() == [0, 100, 0]
+    assert s.slurm.pending_reason == ("", "AssocMaxJobsLimit", "")
 
 
 def test_a_held_job_gets_no_backfill_reservation(tmp_path):

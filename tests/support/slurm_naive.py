@@ -17,7 +17,7 @@ from schedlab.slurm.layout import (F_LIMIT, F_RUNTIME, F_STATIC, F_SUBMIT, I_ACC
                                    P_MAX_AGE, P_OVER_TIME, P_SCHED_INTERVAL, P_T0, P_W_AGE, P_W_FS, P_BF_PHASE,
                                    P_NODE_SPACE, P_BF_FIRST, P_TICK, O_END_IMMEDIATE, O_RESV_ROUNDED)
 from schedlab.slurm.layout import O_ASSOC_LIMIT_STOP
-from schedlab.slurm.limits import KIND_POST, KIND_SUBMIT, L_CAP, L_CODE, L_KIND
+from schedlab.slurm.limits import KIND_POST, KIND_PRE, KIND_SUBMIT, L_CAP, L_CODE, L_KIND
 from schedlab.slurm.policy import prepare
 
 #: the association/QOS limits of the run under way (the counters prepare() builds, schedlab.slurm.limits):
@@ -30,13 +30,14 @@ def _limit_hold(j, jobs, submit):
     jobs; with ``submit`` the pending and running ones, and only the submission counters) summed
     afresh; -1 when none holds it."""
     LJ, LA, LC = LIMITS["LJ"], LIMITS["LA"], LIMITS["LC"]
-    for m in range(LJ.shape[0]):
-        c = LJ[m, j]
-        if c < 0 or (LC[L_KIND, c] == KIND_SUBMIT) != submit:
-            continue
-        used = sum(LA[m2, r] for r in jobs for m2 in range(LJ.shape[0]) if LJ[m2, r] == c)
-        if used + LA[m, j] > LC[L_CAP, c]:
-            return c
+    for kind in ([KIND_SUBMIT] if submit else [KIND_PRE, KIND_POST]):  # pre-select limits before post-select ones
+        for m in range(LJ.shape[0]):
+            c = LJ[m, j]
+            if c < 0 or LC[L_KIND, c] != kind:
+                continue
+            used = sum(LA[m2, r] for r in jobs for m2 in range(LJ.shape[0]) if LJ[m2, r] == c)
+            if used + LA[m, j] > LC[L_CAP, c]:
+                return c
     return -1
 
 

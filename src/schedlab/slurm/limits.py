@@ -40,8 +40,9 @@ reason Slurm gives (``QOSMaxJobsPerUserLimit``, ``AssocGrpCpuLimit``, ...) and w
   whose users went over it cannot have run under these limits: the run stops with an error naming
   the job (read at simulated time, since the count depends on the schedule).
 
-The order of the counters is Slurm's order of checks (the QOS before the association, the user's
-association before its account), so the reason recorded is the first limit found, as Slurm sets it.
+The order of the counters is Slurm's order of checks (every ``pre`` limit before any ``post`` one;
+within each, the QOS before the association, the user's association before its account), so the
+reason recorded is the first limit found, as Slurm sets it.
 
 Per-job limits are read before the run: ``MaxWall`` is the limit of a job without one (min with its
 partition's), and a job whose limit is over ``MaxWall`` or whose CPUs are over ``MaxTRES`` cpu would be
@@ -359,15 +360,16 @@ def held_note(codes: np.ndarray) -> str:
 @njit(_nrt=False)
 def _held(j, LJ, LA, LC, submit):
     """The first counter that holds job j (its amount would pass the cap), or -1: with ``submit``, the
-    submission counters; else the others (pre, then post, in the slots' order)."""
-    for m in range(LJ.shape[0]):
-        c = LJ[m, j]
-        if c < 0:
-            continue
-        if (LC[L_KIND, c] == KIND_SUBMIT) != submit:
-            continue
-        if LC[L_USED, c] + LA[m, j] > LC[L_CAP, c]:
-            return c
+    submission counters; else the pre-select ones, then the post-select ones (Slurm checks every
+    pre-select limit before selecting nodes), each kind in the slots' order."""
+    for step in range(1 if submit else 2):
+        kind = KIND_SUBMIT if submit else (KIND_PRE if step == 0 else KIND_POST)
+        for m in range(LJ.shape[0]):
+            c = LJ[m, j]
+            if c < 0 or LC[L_KIND, c] != kind:
+                continue
+            if LC[L_USED, c] + LA[m, j] > LC[L_CAP, c]:
+                return c
     return -1
 
 

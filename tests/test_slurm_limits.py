@@ -156,6 +156,27 @@ def test_a_held_job_gets_no_backfill_reservation(tmp_path):
     assert s.slurm.pending_reason == ("", "", "QOSMaxJobsPerUserLimit", "", "")
 
 
+def test_gpu_and_memory_limits_read_the_jobs_requests(tmp_path):
+    """QOS normal GrpTRES=gres/gpu=2 and MaxTRESPU=mem=8000 (MB); one node of 4 CPUs; the requests from the
+    workload's resource table. At 0: job 1 (alice, 1 CPU, 100 s, 2 GPUs), job 2 (bob, 1 CPU, 30 s, 1 GPU),
+    job 3 (bob, 1 CPU, 30 s, 4000 MB), job 4 (bob, 1 CPU, 30 s, 6000 MB). The main run at 0 starts 1 (the
+    QOS's 2 GPUs in use); 2 would make 3 GPUs: held (QOSGrpGRES) while 3 CPUs are free; 3 starts (bob's
+    memory 4000 MB); 4 would make bob's 10000 MB > 8000: held (QOSMaxMemoryPerUser). At 30 job 3 ends: 4
+    starts (6000 MB); at 100 job 1 ends: 2 starts. Starts 0, 100, 0, 30 (the old code: all at 0)."""
+    from schedlab.workload.resources import Resources
+
+    rows = [(0, 1, 100, 5, 1, 1), (0, 1, 30, 5, 2, 2), (0, 1, 30, 5, 2, 2), (0, 1, 30, 5, 2, 2)]
+    w = jobs(rows, 4)
+    w = w.replace(resources=Resources.build(4, req_mem=[-1, -1, 4000, 6000], req_gres={"gpu": [2, 1, 0, 0]}))
+    conf, qos = tmp_path / "site.conf", tmp_path / "qos.txt"
+    conf.write_text(NODE4)
+    qos.write_text("Name|Priority|GrpTRES|MaxTRESPU\nnormal|0|gres/gpu=2|mem=8000M\n")
+    s = simulate_slurm(w, 4, load_policy(conf, qos=qos))
+    validate_schedule(s)
+    assert s.start.tolist() == [0, 100, 0, 30]
+    assert s.slurm.pending_reason == ("", "QOSGrpGRES", "", "QOSMaxMemoryPerUser")
+
+
 # ------------------------------------------------------------------ MaxSubmitJobs, MaxWall
 def test_max_submit_jobs_rejects_the_submission_over_it(tmp_path):
     """QOS normal MaxSubmitPU=2; one node of 2 CPUs, jobs of 2 CPUs (one runs at a time). Slurm counts a user's jobs

@@ -42,6 +42,18 @@ settings.register_profile("dev", deadline=None, suppress_health_check=[HealthChe
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 
+def pytest_configure(config) -> None:
+    """The fast tier (``-m "not slow"``) draws a tenth of each hypothesis test's examples
+    (:mod:`support.examples`), unless ``HYPOTHESIS_PROFILE`` names a profile."""
+    if config.getoption("markexpr", "").replace(" ", "") == "notslow" and not os.environ.get("HYPOTHESIS_PROFILE"):
+        import support.examples
+
+        support.examples.FAST = True
+        settings.register_profile("fast", deadline=None, suppress_health_check=[HealthCheck.too_slow],
+                                  max_examples=support.examples.examples(30))
+        settings.load_profile("fast")
+
+
 def missing_workloads(what: Path | str) -> None:
     """Skip (or, with CI=true / SCHEDLAB_REQUIRE_WORKLOADS=1, fail) because ``what`` is not there."""
     kind = "real-trace folder" if Path(what) == WORKLOADS else "real trace"
@@ -117,3 +129,32 @@ def one_line_error(code, err, *words):
     for word in words:
         assert word in lines[0], (word, lines[0])
     assert "Traceback" not in err
+
+
+def _shared_trace_case(item) -> bool:
+    """Whether ``item`` is a case of a test parametrized over the shared folder's traces, on one other
+    than the bundled KTH-SP2 (a parameter naming an SWF file)."""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    names = [Path(v).name for v in params.values() if isinstance(v, (str, Path)) and str(v).endswith((".swf", ".swf.gz"))]
+    return any(name != BUNDLED_KTH.name for name in names)
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """The fast tier (``-m "not slow"``) runs on the bundled trace alone, without live daemons.
+
+    A test against a live Slurm (marker ``slurm``) is also ``slow``: it starts real daemons and waits
+    on their clocks (tens of seconds of wall time, little CPU). So is the case of a test parametrized
+    over the shared real traces on any trace but the bundled KTH-SP2, whose case stays in the fast tier.
+    """
+    for item in items:
+        if item.get_closest_marker("slow") is None and (item.get_closest_marker("slurm") is not None
+                                                        or _shared_trace_case(item)):
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="session")
+def tiny_runs(tmp_path_factory) -> dict:
+    """A tiny run folder of every kind, made once per test process (:mod:`support.tiny_runs`); read-only."""
+    from support.tiny_runs import make_runs
+
+    return make_runs(tmp_path_factory.mktemp("runs"), trace_path("HPC2N-2002-2.2-cln.swf.gz"))

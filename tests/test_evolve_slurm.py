@@ -23,12 +23,13 @@ CONF = "PriorityType=priority/multifactor\nSchedulerType=sched/backfill\nSchedul
 
 def config(tmp_path, **kw):
     from schedlab.optimize.evolve_slurm import SlurmTuneConfig
+    from schedlab.workload.spec import TraceSpec
 
     conf = tmp_path / "site.conf"
     if not conf.exists():
         conf.write_text(CONF)
-    settings = dict(traces=("KTH-SP2",), slurm_conf=str(conf), months=2, split_months=1, generations=2, mu=2, lam=4,
-                    slurm_option="queue_map=default", seed=3)
+    settings = dict(traces=("KTH-SP2",), slurm_conf=str(conf), trace_spec=TraceSpec(months=2, split_months=1),
+                    generations=2, mu=2, lam=4, slurm_option="queue_map=default", seed=3)
     settings.update(kw)
     return SlurmTuneConfig(**settings)
 

@@ -113,9 +113,10 @@ def test_run_json_and_compare(tmp_path, capsys):
     from schedlab.federation.validate import validate_federated
     from schedlab.optimize.federation_ga import FederationGAConfig
     from schedlab.optimize.federation_run import FederationRunConfig, run_federation
+    from schedlab.workload.spec import TraceSpec
 
     for r in rows:
-        cfg = FederationRunConfig(trace=trace, method=r["method"], package_size=r["package_size"], jobs=60,
+        cfg = FederationRunConfig(TraceSpec(trace), method=r["method"], package_size=r["package_size"], jobs=60,
                                   offset=r["offset"], ga=FederationGAConfig(generations=2, pop=6, seed=1))
         res = run_federation(cfg, default_platform(), tmp_path / "cmp" / f"p{r['package_size']}" / r["workload"] / r["method"])
         validate_federated(res.schedule)
@@ -143,12 +144,13 @@ def test_run_json_and_compare(tmp_path, capsys):
 
 def test_given_communication_attributes(tmp_path, capsys):
     from schedlab.optimize.federation_run import FederationRunConfig, load_jobs
+    from schedlab.workload.spec import TraceSpec
 
     trace = str(trace_path("HPC2N-2002-2.2-cln.swf.gz"))
-    drawn = load_jobs(FederationRunConfig(trace=trace, method="jpr", package_size=5, jobs=5))
+    drawn = load_jobs(FederationRunConfig(TraceSpec(trace), method="jpr", package_size=5, jobs=5))
     comm = tmp_path / "comm.csv"
     comm.write_text("id,sigma,ptbw\n" + "".join(f"{i},{0.1 * k},{k + 1}\n" for k, i in enumerate(drawn.id)))
-    given = load_jobs(FederationRunConfig(trace=trace, method="jpr", package_size=5, jobs=5, comm_file=str(comm)))
+    given = load_jobs(FederationRunConfig(TraceSpec(trace), method="jpr", package_size=5, jobs=5, comm_file=str(comm)))
     assert given.sigma.tolist() == pytest.approx([0.0, 0.1, 0.2, 0.3, 0.4]) and given.ptbw.tolist() == [1, 2, 3, 4, 5]
     assert given.tasks.tolist() == drawn.tasks.tolist() and not np.allclose(given.sigma, drawn.sigma)
     args = ["federation", "run", trace, "--method", "jpr", "--package-size", "5", "--jobs", "6", "--comm", str(comm),
@@ -162,6 +164,7 @@ def test_given_communication_attributes(tmp_path, capsys):
     assert err.count("\n") == 1 and f"{comm}:2: expected id,sigma,ptbw" in err
 
 
+@pytest.mark.slow  # three federation runs in fresh processes, one killed
 def test_sigkill_then_same_command_ends_like_uninterrupted(tmp_path):
     """A GA run killed with SIGKILL mid-package resumes from its last checkpoint to the identical result,
     whatever the checkpoint interval (--checkpoint-every)."""

@@ -18,6 +18,7 @@ from schedlab.optimize.federation_ga import (
     uniform_order_crossover,
 )
 from schedlab.optimize.federation_run import FederationRunConfig, load_jobs, run_federation
+from schedlab.workload.spec import TraceSpec
 from schedlab.optimize.perm_kernels import uox_pairs
 
 
@@ -117,7 +118,7 @@ HPC2N = "HPC2N-2002-2.2-cln.swf.gz"
 
 def _config(method, **kw):
     ga = FederationGAConfig(**{"generations": 6, "pop": 12, "seed": 3, **kw.pop("ga", {})})
-    return FederationRunConfig(trace=str(trace_path(HPC2N)), method=method, package_size=kw.pop("package_size", 40),
+    return FederationRunConfig(TraceSpec(str(trace_path(HPC2N))), method=method, package_size=kw.pop("package_size", 40),
                                jobs=kw.pop("jobs", 80), offset=kw.pop("offset", 0), ga=ga, **kw)
 
 

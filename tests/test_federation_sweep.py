@@ -30,6 +30,7 @@ def test_generations_sweep_is_one_cell_per_value_each_a_single_run(tmp_path, cap
     from schedlab.federation.validate import validate_federated
     from schedlab.optimize.federation_ga import FederationGAConfig
     from schedlab.optimize.federation_run import FederationRunConfig, run_federation
+    from schedlab.workload.spec import TraceSpec
 
     sweep = tmp_path / "sweep"
     rows = _compare(capsys, sweep, "--generations", "3", "--generations", "2", "--pop", "4")
@@ -56,7 +57,7 @@ def test_generations_sweep_is_one_cell_per_value_each_a_single_run(tmp_path, cap
     # every schedule of the sweep, read back from its run folder, through the federated validator
     for r in rows:
         ga = FederationGAConfig(generations=r.get("generations", 3), pop=4, seed=3)
-        cfg = FederationRunConfig(trace=str(trace_path(HPC2N)), method=r["method"], package_size=100, jobs=200, ga=ga)
+        cfg = FederationRunConfig(TraceSpec(str(trace_path(HPC2N))), method=r["method"], package_size=100, jobs=200, ga=ga)
         name = f"{r['method']}-g{r['generations']}-pop4" if "generations" in r else r["method"]
         res = run_federation(cfg, default_platform(), sweep / "p100" / "Wk-1" / name)
         validate_federated(res.schedule)
@@ -108,8 +109,9 @@ def test_warm_up_compiles_the_population_fitness(monkeypatch):
     from schedlab.federation.platform import default_platform
     from schedlab.federation.schedule import PackageProblem
     from schedlab.optimize import federation_run as fr
+    from schedlab.workload.spec import TraceSpec
 
-    cfg = fr.FederationRunConfig(trace=str(trace_path(HPC2N)), method="ga-random", package_size=5, jobs=5)
+    cfg = fr.FederationRunConfig(TraceSpec(str(trace_path(HPC2N))), method="ga-random", package_size=5, jobs=5)
     calls = []
     original = PackageProblem.makespans
     monkeypatch.setattr(PackageProblem, "makespans", lambda self, X: (calls.append(X.shape), original(self, X))[1])

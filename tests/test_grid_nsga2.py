@@ -150,6 +150,7 @@ def _files(run):
     return out
 
 
+@pytest.mark.slow  # starts a process pool and a local dask cluster
 def test_same_seed_same_front_on_every_executor(grid, tmp_path):
     cfg = GridNSGA2Config(pop=6, generations=3, seed=5)
     serial = pareto(grid, tmp_path / "serial", cfg, executor="serial")
@@ -186,6 +187,7 @@ def _cli(out, generations):
             "--generations", str(generations), "--pop", "10", "--seed", "11"]
 
 
+@pytest.mark.slow  # three grid pareto runs in fresh processes, one killed
 def test_resume_after_sigkill_ends_like_uninterrupted(tmp_path):
     require_workloads()  # SDSC-SP2 is a shared trace
     gens = 15

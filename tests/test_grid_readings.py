@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 
 from conftest import require_workloads
 from support.grid_naive import naive_grid
@@ -27,7 +28,7 @@ def _names(r: Reading) -> dict:
     return asdict(r)
 
 
-@settings(max_examples=250, deadline=None)
+@settings(max_examples=examples(250), deadline=None)
 @given(sites=tiny_grid(), case=st.sampled_from(READINGS))
 def test_every_reading_equals_plain_python_reference(sites, case):
     """Start time and site of every job equal the reference's, for every POOL/RQ reading."""

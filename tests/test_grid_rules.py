@@ -10,6 +10,7 @@ from dataclasses import asdict
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 
 from support.grid_naive import naive_grid
 from schedlab.grid.kernel import EXCHANGES, grid_kernel
@@ -33,7 +34,7 @@ def _run(tr, exchange, rules, reading=None):
     return GridSchedule(trace=tr, exchange=exchange, start=start, site=site)
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(sites=tiny_grid(), exchange=st.sampled_from(["none", "pool", "rq"]),
        rules=st.lists(st.sampled_from(RULES), min_size=2, max_size=2), pick=st.integers(0, 11))
 def test_grid_with_per_site_rules_matches_reference(sites, exchange, rules, pick):

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 
 from support.grid_naive import naive_grid
 from schedlab.errors import WorkloadError
@@ -48,7 +49,7 @@ def tiny_grid(draw):
     return sites
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(sites=tiny_grid(), exchange=st.sampled_from(["none", "pool", "rq"]))
 def test_kernel_equals_plain_python_reference(sites, exchange):
     """The compiled grid loop and tests/support/grid_naive.py agree on every start time and site."""
@@ -65,7 +66,7 @@ def test_kernel_equals_plain_python_reference(sites, exchange):
     check_site_schedules(g)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(sites=tiny_grid())
 def test_none_equals_each_site_simulated_alone(sites):
     """Exchange `none` = `simulate(EASY)` of each site's own trace."""

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 
 from schedlab.sim import groupsearch as gs
 
@@ -105,7 +106,7 @@ groups = st.integers(2, 6).flatmap(lambda n: st.tuples(
 ))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(groups, st.sampled_from([gs.ALL, gs.LDS, gs.DDS]), st.randoms(use_true_random=False))
 def test_branch_and_bound_equals_exhaustive(case, mode, rnd):
     widths, ests, wait0, busy = case

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 
 gymnasium = pytest.importorskip("gymnasium", reason="the gym extra (pip install 'schedlab[gym]') is not installed")
 from gymnasium.utils.env_checker import check_env  # noqa: E402
@@ -76,7 +77,7 @@ def test_slot_zero_is_fcfs_and_easy_job_for_job(trace, backfill, kill):
     validate_schedule(got)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), backfill=st.sampled_from(["none", "easy", "conservative"]), kill=st.booleans(),
        window=st.integers(1, 5))
 def test_slot_zero_matches_the_naive_reference_and_any_policy_is_valid(seed, backfill, kill, window):
@@ -91,7 +92,7 @@ def test_slot_zero_matches_the_naive_reference_and_any_policy_is_valid(seed, bac
     validate_schedule(env.schedule())
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), kill=st.booleans(), picks=st.lists(st.integers(0, 12), min_size=1, max_size=6))
 def test_strategy_mode_matches_the_naive_reference_switching_per_pass(seed, kill, picks):
     w, m = random_small_workload(np.random.default_rng(seed))
@@ -166,7 +167,7 @@ def test_step_rewards_sum_to_the_end_reward_and_easy_terms_read_the_baseline():
     assert Objective(f).needs_easy
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), cut=st.integers(0, 60), mode=st.sampled_from(["job", "strategy"]),
        backfill=st.sampled_from(["easy", "conservative"]))
 def test_fork_is_exact(seed, cut, mode, backfill):

@@ -168,7 +168,7 @@ def _rows(path: Path) -> list[dict[str, str]]:
 def test_test_scores_are_recorded_never_selected_on_and_resume_exactly(tmp_path, kth2, ctc1):
     base = dict(traces=(str(kth2),), objective=OBJ, generations=3, mu=2, lam=4, seed=3, dispatch="search")
     plain = evolve_greedy(EvolveConfig(**base), tmp_path / "plain", workers=1)
-    cfg = EvolveConfig(**base, split_months=1, test=(str(ctc1),))
+    cfg = EvolveConfig(**base, trace_spec=TraceSpec(split_months=1), test=(str(ctc1),))
     held = evolve_greedy(cfg, tmp_path / "held", workers=1)
     write_report(held)  # what `evolve greedy` writes after the run
 

@@ -25,6 +25,7 @@ from schedlab.errors import RunError
 from schedlab.optimize.evolve import EvolveConfig, evolve_greedy
 from schedlab.optimize.run import ES_COLUMNS, Optimizer
 from schedlab.strategy import registry
+from schedlab.workload.spec import TraceSpec
 
 
 class RandomSearch(Optimizer):
@@ -66,8 +67,8 @@ class Crash(Exception):
 
 
 def _config(optimizer: str = "random", generations: int = 3) -> EvolveConfig:
-    return EvolveConfig(traces=("KTH-SP2",), months=1, generations=generations, mu=2, lam=4, optimizer=optimizer,
-                        seed=7)
+    return EvolveConfig(traces=("KTH-SP2",), trace_spec=TraceSpec(months=1), generations=generations, mu=2, lam=4,
+                        optimizer=optimizer, seed=7)
 
 
 def _history(run_dir) -> list[list[str]]:

@@ -11,46 +11,25 @@ import matplotlib
 import matplotlib.image
 import pytest
 
-from conftest import one_line_error, run, trace_path
+from conftest import one_line_error, run
 
 matplotlib.use("Agg")
 
-KTH = ["KTH-SP2", "--months", "1"]
-#: kind -> (the command making a tiny run in folder {out}, the files plot RUN writes, in order)
+#: kind -> the files plot RUN writes, in order (the tiny run of each kind: support.tiny_runs.RUNS)
 RUNS = {
-    "greedy": (["evolve", "greedy", *KTH, "--generations", "1", "--mu", "2", "--lambda", "3", "--workers", "1"],
-               ["utilisation.png", "gantt.png", "waits.png", "plots.html"]),
-    "rules-symbiotic": (["rules", "evolve", *KTH, "--generations", "1", "--rules", "10", "--mu", "10", "--lambda", "10",
-                         "--participations", "2", "--rho", "2", "--workers", "1"],
-                        ["utilisation.png", "gantt.png", "waits.png", "plots.html", "strategy_timeline.png"]),
-    "bound": (["bound", *KTH, "--generations", "2", "--pop", "4", "--workers", "1"],
-              ["hypervolume.png", "front_AWRT1_AWRT2.png"]),
-    "grid-pareto": (["grid", "pareto", "--site", "KTH-SP2:100", "--site", "KTH-SP2:100", "--months", "1",
-                     "--generations", "2", "--pop", "4", "--workers", "1"],
-                    ["points.md", "front.png", "hypervolume.png"]),
-    "federation": (["federation", "run", "{hpc2n}", "--method", "ga-metl", "--package-size", "30", "--jobs", "60",
-                    "--generations", "2", "--pop", "4"],
-                   ["makespan.png"]),
-    "federation-compare": (["federation", "compare", "{hpc2n}", "--jobs", "30", "--workloads", "2", "--package-size", "30",
-                            "--package-size", "15", "--methods", "jpr,metl"],
-                           ["table.md", "makespan_p15.png", "makespan_p30.png"]),
+    "greedy": ["utilisation.png", "gantt.png", "waits.png", "plots.html"],
+    "rules-symbiotic": ["utilisation.png", "gantt.png", "waits.png", "plots.html", "strategy_timeline.png"],
+    "bound": ["hypervolume.png", "front_AWRT1_AWRT2.png"],
+    "grid-pareto": ["points.md", "front.png", "hypervolume.png"],
+    "federation": ["makespan.png"],
+    "federation-compare": ["table.md", "makespan_p15.png", "makespan_p30.png"],
 }
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory):
-    """Every kind's tiny run folder, made once (kind -> folder)."""
-    from schedlab.cli.main import main
-
-    base = tmp_path_factory.mktemp("runs")
-    folders = {}
-    for kind, (argv, _) in RUNS.items():
-        argv = [a.replace("{hpc2n}", str(trace_path("HPC2N-2002-2.2-cln.swf.gz"))) for a in argv]
-        assert main([*argv, "--out", str(base / kind)]) == 0, kind
-        if kind != "federation-compare":  # a compare folder holds one run folder per workload and method
-            assert json.loads((base / kind / "config.json").read_text())["kind"] == kind
-        folders[kind] = base / kind
-    return folders
+@pytest.fixture
+def runs(tiny_runs):
+    """Every kind's tiny run folder (conftest's ``tiny_runs``: the commands of support.tiny_runs)."""
+    return {kind: tiny_runs[kind] for kind in RUNS}
 
 
 @pytest.fixture
@@ -69,7 +48,7 @@ def test_plot_run_draws_the_figures_of_its_kind(capsys, tmp_path, runs, kind):
     out = tmp_path / "p"
     code, stdout, err = run(capsys, "plot", runs[kind], "--out", out)
     assert code == 0, err
-    names = RUNS[kind][1]
+    names = RUNS[kind]
     assert stdout.splitlines() == [f"wrote {out / name}" for name in names]
     for name in names:
         assert (out / name).stat().st_size > 0

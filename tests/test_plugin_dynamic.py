@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 
 import schedlab
 from support import naive
@@ -159,7 +160,7 @@ RULES_ORDERS = [("fcfs", "waitwidth"), ("easy", "mixed"), ("conservative", "mixe
                 ("firstfit", "waitwidth"), ("shortfill", "mixed"), ("shortfill", "submit"), ("shortfill", "estimate")]
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(case=workloads(), kill=st.booleans())
 def test_dynamic_orders_and_rules_match_the_naive_reference(plugin_file, case, kill):
     w, m = case
@@ -193,6 +194,7 @@ def test_the_validator_replays_the_dynamic_order(plugin_file):
     validate_schedule(simulate(w, Machine(2), Strategy("fcfs", "waitwidth")))
 
 
+@pytest.mark.slow  # four verbs on a month of KTH-SP2, the plugin's kernels compiled in this process
 def test_the_cli_and_the_api_run_them(plugin_file, tmp_path, capsys):
     """simulate --plugin FILE --policy RULE --order KEY gives the API's validated schedule; compare
     takes RULE/KEY; evolve compare replays a strategy file naming them (and without --plugin it

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 
 from schedlab.sim import profile
 from schedlab.sim.state import PROF_N, new_site
@@ -68,7 +69,7 @@ def _random_profile(data, m, n0):
     return S, plain
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(data=st.data(), m=st.integers(1, 40), n0=st.integers(1, 150))
 def test_profile_matches_a_plain_list(data, m, n0):
     S, plain = _random_profile(data, m, n0)
@@ -101,7 +102,7 @@ def test_profile_matches_a_plain_list(data, m, n0):
         assert profile.free_now(S) == plain.steps[0][1]
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(data=st.data(), m=st.integers(1, 40), n0=st.integers(1, 150))
 def test_staircase_answers_like_a_walk_across_bookings(data, m, n0):
     """The lazily scanned running minimum (profile._stair), cut back after each booking
@@ -131,7 +132,7 @@ def test_staircase_answers_like_a_walk_across_bookings(data, m, n0):
             np.testing.assert_array_equal(S.prof_f[base:base + nl], run[drops])
 
 
-@settings(max_examples=80)
+@settings(max_examples=examples(80))
 @given(data=st.data(), m=st.integers(1, 40), n=st.integers(2, 400))
 def test_find_walks_long_windows_like_a_plain_scan(data, m, n):
     """``_find`` checks a window in whole chunks of steps before the step-by-step tail: on long

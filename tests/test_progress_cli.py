@@ -33,11 +33,12 @@ def _lines(stderr: str, label: str) -> list[str]:
 
 @pytest.mark.parametrize("verb, label, extra", [
     (["evolve", "greedy", *KTH, "--mu", "2", "--lambda", "4"], "free", "evals"),
-    (["rules", "evolve", *KTH, "--rules", "10", "--mu", "50", "--lambda", "20", "--participations", "2"],
-     "symbiotic", "evals"),
-    (["bound", *KTH, "--pop", "8"], "front", "HV"),
-    (["grid", "pareto", "--site", "KTH-SP2:100", "--site", "KTH-SP2:100", "--months", "1", "--pop", "4"], "front",
-     "lowest AWRT per site over the front"),
+    # the other verbs run in the full suite only: a fresh process each, twice (their verbs are in the fast tier)
+    pytest.param(["rules", "evolve", *KTH, "--rules", "10", "--mu", "50", "--lambda", "20", "--participations", "2"],
+                 "symbiotic", "evals", marks=pytest.mark.slow),
+    pytest.param(["bound", *KTH, "--pop", "8"], "front", "HV", marks=pytest.mark.slow),
+    pytest.param(["grid", "pareto", "--site", "KTH-SP2:100", "--site", "KTH-SP2:100", "--months", "1", "--pop", "4"],
+                 "front", "lowest AWRT per site over the front", marks=pytest.mark.slow),
 ])
 def test_a_plain_line_per_generation_when_not_a_terminal(tmp_path, verb, label, extra):
     out = tmp_path / "run"
@@ -54,6 +55,7 @@ def test_a_plain_line_per_generation_when_not_a_terminal(tmp_path, verb, label, 
     assert _lines(again.stderr, label) == [lines[-1]], again.stderr
 
 
+@pytest.mark.slow  # a federation GA run in a fresh process
 def test_federation_ga_prints_plain_lines(tmp_path):
     done = _piped("federation", "run", *KTH, "--method", "ga-metl", "--package-size", "100", "--jobs", "200",
                   "--generations", "2", "--pop", "4", "--workers", "1", "--out", str(tmp_path / "f"))
@@ -66,6 +68,7 @@ def test_federation_ga_prints_plain_lines(tmp_path):
     assert "gen 4/4" not in done.stderr and "gen 3/" not in done.stderr
 
 
+@pytest.mark.slow  # two evolve runs in fresh processes on a pseudo-terminal
 def test_the_bar_counts_whole_generations_and_a_finished_run_shows_its_figures(tmp_path):
     """On a terminal (a pty) the evolve bar says 'gen 2/2', not 'gen 2.0/2', and a re-run of the finished
     run shows its evaluations and best objective, not '- evals best -'."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 
 from schedlab.sim.dispatch import _compact
 from schedlab.sim.ops import append, enqueue, queue, remove
@@ -30,7 +31,7 @@ def _place(key, q, j):
     return lo
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 9), steps=st.integers(1, 120),
        order=st.sampled_from(sorted(ORDER_CODES)))
 def test_queue_operations_match_a_plain_list(seed, n, steps, order):

@@ -109,6 +109,7 @@ def test_names_outside_the_registry_are_refused():
     assert type(make_optimizer("es", [0.0], [1.0], mu=1, lam=2, seed=0)).__name__ == "SelfAdaptiveES"
 
 
+@pytest.mark.slow  # compiles a new kernel in a fresh process with an empty cache
 def test_a_toy_rule_is_one_row_plus_its_kernel(tmp_path):
     """Copy the package, add TOY_ROW to the registry and TOY_KERNEL as sim/toy.py, nothing else:
     Strategy, the engine, the CLI help and the validator take the rule; it matches a naive reference."""
@@ -128,6 +129,7 @@ def test_a_toy_rule_is_one_row_plus_its_kernel(tmp_path):
     assert "toy rule ok" in proc.stdout
 
 
+@pytest.mark.slow  # fresh processes with an empty cache compile the kernels
 def test_the_kernel_cache_is_keyed_on_compiled_sources_only(tmp_path):
     """Editing CLI help (or any driver) keeps the numba cache folder; editing a kernel or the
     state layout, or the registry's rule table, changes it (schedlab._config)."""

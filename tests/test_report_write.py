@@ -12,8 +12,6 @@ import matplotlib
 import matplotlib.image
 import pytest
 
-from conftest import trace_path
-
 from schedlab.errors import StrategyError
 from schedlab.strategy import Criterion, Strategy, registry
 
@@ -118,42 +116,16 @@ def test_schedule_plot_draws_a_schedule_against_another(tmp_path):
 
 
 # ---------------------------------------------------------------------------- schedlab.report.write(run_folder)
-KTH = ["KTH-SP2", "--months", "1"]
-CONF = "PriorityType=priority/multifactor\nSchedulerType=sched/backfill\nSchedulerParameters=bf_interval=30,bf_continue\n"
-#: kind -> the command making a tiny run of it in folder {out}; the first four write report.html
-RUNS = {
-    "greedy": ["evolve", "greedy", *KTH, "--generations", "1", "--mu", "2", "--lambda", "3", "--workers", "1"],
-    "rules-symbiotic": ["rules", "evolve", *KTH, "--generations", "1", "--rules", "10", "--mu", "10", "--lambda", "10",
-                        "--participations", "2", "--rho", "2", "--workers", "1"],
-    "rules-iterative": ["rules", "iterative", *KTH, "--partitions", "{parts}", "--workers", "1"],
-    "slurm-tune": ["evolve", "slurm", *KTH, "--slurm-conf", "{conf}", "--slurm-option", "queue_map=default",
-                   "--generations", "1", "--lambda", "2", "--mu", "1", "--workers", "1"],
-    "bound": ["bound", *KTH, "--generations", "2", "--pop", "4", "--workers", "1"],
-    "grid-pareto": ["grid", "pareto", "--site", "KTH-SP2:100", "--site", "KTH-SP2:100", "--months", "1",
-                    "--generations", "2", "--pop", "4", "--workers", "1"],
-    "federation": ["federation", "run", "{hpc2n}", "--method", "ga-metl", "--package-size", "30", "--jobs", "60",
-                   "--generations", "2", "--pop", "4"],
-    "federation-compare": ["federation", "compare", "{hpc2n}", "--jobs", "30", "--workloads", "2", "--package-size", "30",
-                           "--package-size", "15", "--methods", "jpr,metl"],
-}
+#: kind -> the command making a tiny run of it (support.tiny_runs); the first four write report.html
+from support.tiny_runs import RUNS  # noqa: E402
+
 REPORTS = ("greedy", "rules-symbiotic", "rules-iterative", "slurm-tune")
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory):
-    """Every kind's tiny run folder, made once by its verb (kind -> folder)."""
-    from schedlab.cli.main import main
-
-    base = tmp_path_factory.mktemp("runs")
-    (base / "parts.json").write_text(json.dumps([[2.0], [75.0], [], [], [], [], []]))  # 4 situation classes
-    (base / "site.conf").write_text(CONF)
-    folders = {}
-    for kind, argv in RUNS.items():
-        argv = [a.format(hpc2n=trace_path("HPC2N-2002-2.2-cln.swf.gz"), parts=base / "parts.json", conf=base / "site.conf")
-                for a in argv]
-        assert main([*argv, "--out", str(base / kind)]) == 0, kind
-        folders[kind] = base / kind
-    return folders
+@pytest.fixture
+def runs(tiny_runs):
+    """Every kind's tiny run folder, made once by its verb (conftest's ``tiny_runs``)."""
+    return tiny_runs
 
 
 def _files(folder):

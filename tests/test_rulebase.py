@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 
 from support import naive_rules
 from conftest import trace_path
@@ -51,7 +52,7 @@ def fuzzy_bases(draw):
     return R.FuzzyRuleBase(centre, width, rec, thr, None if thr is None else int(rng.integers(13)))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(case=workloads(), rb=st.one_of(table_bases(), fuzzy_bases()), kill=st.booleans(),
        sd_clip=st.sampled_from(["job", "mean"]))
 def test_rule_bases_match_the_naive_reference(case, rb, kill, sd_clip):
@@ -77,7 +78,7 @@ def _decide(rb, x):
     return int(decide(pack(rb), np.asarray(x, dtype=np.float64), phi, psi))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(seed=st.integers(0, 2**31), nr=st.integers(1, 60), spread=st.sampled_from([0.5, 3.0, 20.0, 60.0]),
        copies=st.integers(0, 3))
 def test_controller_matches_the_plain_reference_on_large_bases(seed, nr, spread, copies):
@@ -97,7 +98,7 @@ def test_controller_matches_the_plain_reference_on_large_bases(seed, nr, spread,
         assert _decide(rb, x) == naive_rules.decide(rb, list(x))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(seed=st.integers(0, 2**31), nr=st.integers(1, 8), levels=st.sampled_from([R.LEVELS, (0.0, 1.0), (0.0, 5.0)]),
        lead=st.sampled_from([None, 0, 4, 12]))
 def test_a_fuzzy_base_picks_only_strategies_it_calls_selectable(seed, nr, levels, lead):

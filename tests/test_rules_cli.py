@@ -22,6 +22,7 @@ from schedlab.sim import validate_schedule
 from schedlab.sim.rulebase import simulate_rulebase
 from schedlab.strategy import rules as R
 from schedlab.workload import load_trace
+from schedlab.workload.spec import TraceSpec
 
 
 def _fuzzy(n=3, seed=0) -> R.FuzzyRuleBase:
@@ -216,7 +217,7 @@ def _strip(csv_text):
 
 
 def test_symbiotic_run_resumes_exactly_and_workers_do_not_change_it(tmp_path):
-    cfg = EvolveConfig(traces=("KTH-SP2",), months=1, generations=3, seed=5)
+    cfg = EvolveConfig(traces=("KTH-SP2",), trace_spec=TraceSpec(months=1), generations=3, seed=5)
     whole = gfs.rules_evolve(cfg, tmp_path / "a", SMALL, workers=1)
     assert whole.generations == 3 and whole.evaluations == 3 * SMALL.bases
     with pytest.raises(Crash):  # a crash after generation 2's checkpoint ...
@@ -228,12 +229,13 @@ def test_symbiotic_run_resumes_exactly_and_workers_do_not_change_it(tmp_path):
         assert (other.run_dir / "best.json").read_text() == (whole.run_dir / "best.json").read_text()
         assert _strip((other.run_dir / "history.csv").read_text()) == _strip((whole.run_dir / "history.csv").read_text())
     with pytest.raises(RunError, match="different config"):
-        gfs.rules_evolve(EvolveConfig(traces=("KTH-SP2",), months=1, generations=3, seed=6), tmp_path / "a", SMALL)
+        gfs.rules_evolve(EvolveConfig(traces=("KTH-SP2",), trace_spec=TraceSpec(months=1), generations=3, seed=6), tmp_path / "a",
+                         SMALL)
 
 
 def test_iterative_run_resumes_exactly(tmp_path):
     parts = ((2.0,), (50.0, 90.0), (), (30.0,), (), (), ())
-    cfg = EvolveConfig(traces=("KTH-SP2",), months=1)
+    cfg = EvolveConfig(traces=("KTH-SP2",), trace_spec=TraceSpec(months=1))
     whole = gfs.rules_iterative(cfg, tmp_path / "a", parts, workers=1)
     with pytest.raises(Crash):
         gfs.rules_iterative(cfg, tmp_path / "b", parts, workers=1, on_class=_crash_after(5))

@@ -56,7 +56,7 @@ def _score(rb, workloads, objective=OBJ) -> float:
 
 def test_symbiotic_held_out_columns_score_the_best_so_far_and_never_select(tmp_path, kth2):
     month1, month2 = split_trace(TraceSpec(str(kth2), split_months=1))  # each grouped on its own jobs
-    cfg = EvolveConfig(traces=(str(kth2),), objective=OBJ, generations=2, seed=4, split_months=1)
+    cfg = EvolveConfig(traces=(str(kth2),), objective=OBJ, generations=2, seed=4, trace_spec=TraceSpec(split_months=1))
     held = gfs.rules_evolve(cfg, tmp_path / "held", SMALL, workers=1)
     write_report(held)  # what `rules evolve` writes after the run
     rows = _rows(tmp_path / "held" / "history.csv")
@@ -87,7 +87,7 @@ def test_symbiotic_held_out_columns_score_the_best_so_far_and_never_select(tmp_p
 
 def test_iterative_held_out_per_class_and_select_test_returns_the_best_held_out_base(tmp_path, kth2):
     month1, month2 = split_trace(TraceSpec(str(kth2), split_months=1))  # each grouped on its own jobs
-    cfg = EvolveConfig(traces=(str(kth2),), objective=OBJ, split_months=1)
+    cfg = EvolveConfig(traces=(str(kth2),), objective=OBJ, trace_spec=TraceSpec(split_months=1))
     res = gfs.rules_iterative(cfg, tmp_path / "it", PARTS, workers=1, select="test")
     rows = _rows(tmp_path / "it" / "history.csv")
     assert len(rows) == 4 and all(r["test"] for r in rows)
@@ -133,7 +133,7 @@ def test_backfill_set_never_picks_fcfs_or_greedy_even_when_every_rule_favours_th
 
 
 def test_iterative_backfill_set_starts_from_easy_and_tries_only_backfilling(tmp_path):
-    cfg = EvolveConfig(traces=("KTH-SP2",), months=1, objective=OBJ)
+    cfg = EvolveConfig(traces=("KTH-SP2",), trace_spec=TraceSpec(months=1), objective=OBJ)
     res = gfs.rules_iterative(cfg, tmp_path / "bf", PARTS, workers=1, strategies="backfill")
     backfill = set(R.strategy_set("backfill"))
     assert set(res.best.table) <= backfill
@@ -190,7 +190,7 @@ def test_evolve_compare_gates_a_rule_base(starving, tmp_path, capsys):  # noqa: 
 
 
 def test_iterative_held_out_run_resumes_to_the_same_history_and_selection(tmp_path, kth2):
-    cfg = EvolveConfig(traces=(str(kth2),), objective=OBJ, split_months=1)
+    cfg = EvolveConfig(traces=(str(kth2),), objective=OBJ, trace_spec=TraceSpec(split_months=1))
     whole = gfs.rules_iterative(cfg, tmp_path / "a", PARTS, workers=1, select="test")
 
     def stop(row):

@@ -169,6 +169,7 @@ def test_every_trace_loader_scales_through_the_one_rescale(calibrate):
     from schedlab.optimize.calibrate import load_target, rescale_workload, scale_to_util
     from schedlab.optimize.evolve import EvolveConfig, load_training
     from schedlab.optimize.federation_run import FederationRunConfig, load_jobs
+    from schedlab.workload.spec import TraceSpec
 
     w = load_trace("KTH-SP2", months=1)
     ref = rescale_workload(w, 150, calibrate)
@@ -177,9 +178,9 @@ def test_every_trace_loader_scales_through_the_one_rescale(calibrate):
     assert _same_jobs(ref, scale(w, 150)) != calibrate  # on KTH's first month calibration raises f_adj above 1.5
     assert rescale_workload(w, None, False) is w
     assert _same_jobs(TraceOptions(None, 1, 150, calibrate).load("KTH-SP2"), ref)
-    (trained,), (machine,) = load_training(EvolveConfig(traces=("KTH-SP2",), months=1, scale_to=150,
-                                                        calibrate_load=calibrate))
+    spec = TraceSpec(months=1, scale_to=150, calibrate_load=calibrate)
+    (trained,), (machine,) = load_training(EvolveConfig(traces=("KTH-SP2",), trace_spec=spec))
     assert _same_jobs(trained, ref) and machine.procs == 150
-    jobs = load_jobs(FederationRunConfig(trace="KTH-SP2", method="jpr", package_size=10, months=1, scale_to=150,
-                                         calibrate_load=calibrate))
+    jobs = load_jobs(FederationRunConfig(TraceSpec("KTH-SP2", months=1, scale_to=150, calibrate_load=calibrate),
+                                         method="jpr", package_size=10))
     assert np.array_equal(jobs.tasks, ref.procs) and np.array_equal(jobs.base, ref.runtime)

@@ -25,6 +25,7 @@ from schedlab.slurm.policy import SlurmOptions, SlurmPolicy, load_policy, simula
 from schedlab.workload.model import Workload
 
 from support import slurm_naive
+from support.examples import examples
 from test_slurm_skip import cases
 
 NODE2 = "NodeName=n1 CPUs=2\nPartitionName=batch Default=YES MaxTime=60\n"
@@ -297,7 +298,7 @@ def limited_cases(draw):
     return rows, procs, conf, options, limits
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(case=limited_cases())
 def test_limits_keep_the_starts_and_reasons_of_the_plain_reference(case):
     """The compiled loop (counters kept by start and end, passes skipped and resumed) against the plain

@@ -168,10 +168,10 @@ def test_jobs_are_killed_at_their_limit_on_the_30_s_check():
 
 # ------------------------------------------------------------------ bad input
 def test_unmodelled_lines_are_listed_once_and_malformed_ones_name_file_and_line():
-    conf = parse_conf("SelectType=select/cons_tres\nSchedulerParameters=bf_continue,bf_interval=10\n"
+    conf = parse_conf("ClusterName=site\nSchedulerParameters=bf_continue,bf_interval=10\n"
                       "SchedulerParameters=bf_continue\nPriorityWeightTRES=cpu=100\n", "site.conf")
     assert conf.ignored == [
-        "site.conf:1: SelectType (not modelled by --policy slurm)",
+        "site.conf:1: ClusterName (not modelled by --policy slurm)",
         "site.conf:2: SchedulerParameters bf_continue (bounds Slurm's own run time; simulated passes take none)",
         "site.conf:4: PriorityWeightTRES (not modelled: only Age, FairShare, JobSize, Partition and QOS weights are)",
     ]
@@ -260,10 +260,10 @@ def test_cli_simulate_policy_slurm(tmp_path, capsys):
     trace = tmp_path / "jobs.sacct"
     trace.write_text(SACCT)
     conf = tmp_path / "site.conf"
-    conf.write_text("SelectType=select/cons_tres\n" + NODE4)
+    conf.write_text("ClusterName=site\n" + NODE4)
     assert main(["simulate", str(trace), "--procs", "4", "--policy", "slurm", "--slurm-conf", str(conf), "--json"]) == 0
     out = capsys.readouterr()
-    assert f"ignored: {conf}:1: SelectType (not modelled by --policy slurm)" in out.err
+    assert f"ignored: {conf}:1: ClusterName (not modelled by --policy slurm)" in out.err
     assert '"strategy": "slurm"' in out.out
     conf.write_text("PriorityType=priority/multifactor\nbf_interval 30\n")
     code = main(["simulate", str(trace), "--procs", "4", "--policy", "slurm", "--slurm-conf", str(conf)])

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 
 from schedlab.sim.validate import validate_schedule
 from schedlab.slurm.conf import parse_conf
@@ -76,7 +77,7 @@ def cases(draw, nodes=NODES, njobs=(2, 30), last_submit=60, cpus=6, max_test=(1,
     return rows, procs, conf, options
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(case=cases())
 def test_skipping_passes_keeps_every_start(case):
     rows, procs, conf, options = case
@@ -146,7 +147,7 @@ def same_as_reference(case):
     np.testing.assert_array_equal(fast.slurm.started_by, by)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(case=cases())
 def test_the_compiled_loop_keeps_the_starts_of_the_plain_reference(case):
     # the kernels' speed-ups (kept queue order, kept reservation state, skipped and resumed passes,
@@ -155,7 +156,7 @@ def test_the_compiled_loop_keeps_the_starts_of_the_plain_reference(case):
     same_as_reference(case)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(case=cases(nodes=CROWDED_NODES, njobs=(30, 60), last_submit=10, cpus=30, max_test=(500,)))
 def test_crowded_passes_keep_the_starts_of_the_plain_reference(case):
     # many jobs submitted at once on more nodes: passes with tens of reservations, so a job's

@@ -7,11 +7,12 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 
 from schedlab.sim.sort import sort_jobs
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 300), st.integers(1, 12), st.sampled_from([1.0, -1.0]))
 def test_sort_jobs_matches_a_stable_lexicographic_sort(seed, size, distinct, sign):
     rng = np.random.default_rng(seed)
@@ -32,7 +33,7 @@ def test_sort_jobs_matches_a_stable_lexicographic_sort(seed, size, distinct, sig
     assert np.array_equal(by_value, np.concatenate([np.sort(a[:n]), a[n:]]))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(0, 400),
        st.sampled_from(["sorted", "small-int", "wide-int", "negative-int", "fraction", "boundary"]))
 def test_stable_order_matches_lexsort_by_key_then_job(seed, n, kind):

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 
 from conftest import BUNDLED_KTH, trace_path
 from support.naive import naive_simulate, random_small_workload, small_workload
@@ -59,7 +60,7 @@ def test_first_job_policy_is_fcfs_and_easy_on_real_traces(name, rule, kill):
     validate_schedule(got)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), rule=st.sampled_from(["fcfs", "easy", "conservative"]), kill=st.booleans())
 def test_first_job_policy_matches_the_naive_reference(seed, rule, kill):
     w, m = random_small_workload(np.random.default_rng(seed))
@@ -116,7 +117,7 @@ def test_fcfs_names_of_a_blocked_head_start_nothing():
     assert act(2) and S.f[START, 2] == 1
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), rule=st.sampled_from(["fcfs", "easy", "conservative"]), cut=st.integers(0, 40))
 def test_snapshot_and_restore_resume_exactly(seed, rule, cut):
     """A random policy run to the end from a snapshot twice (the same choices) gives the same

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 
 from conftest import trace_path
 from schedlab import SWFError, Workload, read_swf, write_swf
@@ -137,7 +138,7 @@ def workloads(draw):
 
 
 @given(workloads(), st.booleans())
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 def test_round_trip_generated(tmp_path_factory, w, gz):
     path = tmp_path_factory.mktemp("rt") / ("g.swf.gz" if gz else "g.swf")
     back = read_swf(write_swf(w, path))
@@ -155,7 +156,7 @@ damage = st.one_of(
 
 
 @given(st.lists(damage, min_size=1, max_size=3), st.integers(0, 2), st.booleans())
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 def test_damaged_lines_only_raise_swferror(tmp_path_factory, bad_lines, where, gz):
     good = GOOD.encode().splitlines()
     lines = good[:where] + [b.encode("utf-8", "surrogatepass") if isinstance(b, str) else b for b in bad_lines] + good[where:]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 
 from support.naive import naive_simulate
 from schedlab._config import njit
@@ -90,7 +91,7 @@ def switch_plans(draw):
     return plan
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(case=workloads(), plan=switch_plans(), kill=st.booleans())
 def test_switching_rule_and_order_matches_switching_reference(case, plan, kill):
     w, m = case

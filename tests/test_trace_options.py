@@ -167,8 +167,8 @@ def test_prepare_trace_is_the_pipeline_of_the_verbs_and_optimizers():
     spec = TraceSpec("KTH-SP2", months=2, scale_to=150)
     ref = prepare_trace(spec, utilisation=easy_util)
     assert ref.machine_procs == 150
-    same = [TraceOptions(None, 2, 150).load("KTH-SP2"), workload_of("KTH-SP2", months=2, scale_to=150),
-            load_training(EvolveConfig(traces=("KTH-SP2",), months=2, scale_to=150))[0][0]]
+    same = [TraceOptions(None, 2, 150).load("KTH-SP2"), workload_of(spec),
+            load_training(EvolveConfig(traces=("KTH-SP2",), trace_spec=TraceSpec(months=2, scale_to=150)))[0][0]]
     for w in same:
         assert all(np.array_equal(getattr(w, c), getattr(ref, c)) for c in ("submit", "runtime", "procs", "estimate", "group"))
     train, test = split_trace(TraceSpec("KTH-SP2", months=2, scale_to=150, split_months=1), utilisation=easy_util)

@@ -24,6 +24,7 @@ import numpy as np
 from schedlab.execute import ProcessExecutor
 from schedlab.optimize.evolve import EvolveConfig, load_training
 from schedlab.optimize.greedy import GreedyEncoding, ParamsEvaluator, TrainingSet
+from schedlab.workload.spec import TraceSpec
 
 CTC = "../shared/workloads/CTC-SP2-1996-3.1-cln.swf.gz"
 
@@ -37,7 +38,7 @@ def main() -> None:
     ap.add_argument("--gene-scale", default="linear")
     args = ap.parse_args()
 
-    config = EvolveConfig(traces=(args.trace,), scale_to=args.scale_to or None)
+    config = EvolveConfig(traces=(args.trace,), trace_spec=TraceSpec(scale_to=args.scale_to or None))
     t = time.perf_counter()
     workloads, machines = load_training(config)
     print(f"load{' + scale' if args.scale_to else ''}: {time.perf_counter() - t:.2f} s, {len(workloads[0])} jobs, "

@@ -41,6 +41,7 @@ ROOT = Path(__file__).resolve().parents[2]
 from bench_grid import _median_time as median_time  # noqa: E402  (one warm-up, then the median of repeat timed runs)
 from schedlab.federation import FederationOptions, PackageProblem, default_platform  # noqa: E402
 from schedlab.optimize.federation_run import FederationRunConfig, load_jobs  # noqa: E402
+from schedlab.workload.spec import TraceSpec  # noqa: E402
 
 
 def main() -> None:
@@ -67,7 +68,7 @@ def main() -> None:
         return None
     if args.ga:
         return ga_bench(args)
-    cfg = FederationRunConfig(trace=args.trace, method="ga-metl", package_size=args.package, jobs=args.package,
+    cfg = FederationRunConfig(TraceSpec(args.trace), method="ga-metl", package_size=args.package, jobs=args.package,
                               offset=args.offset)
     jobs = load_jobs(cfg)
     pf = default_platform()
@@ -109,7 +110,7 @@ def ga_runs(args) -> dict:
     import schedlab.optimize.federation_run as fr
     from schedlab.optimize.federation_ga import FederationGAConfig
 
-    cfg = FederationRunConfig(trace=args.trace, method="ga-metl", package_size=args.package, jobs=args.package,
+    cfg = FederationRunConfig(TraceSpec(args.trace), method="ga-metl", package_size=args.package, jobs=args.package,
                               offset=args.offset, ga=FederationGAConfig(generations=args.generations, pop=200))
     jobs = load_jobs(cfg)
     pf = default_platform()

@@ -218,9 +218,10 @@ def run_federation_case(case: dict, validate: bool, folder: Path) -> dict:
     from schedlab.federation import default_platform, validate_federated
     from schedlab.optimize.federation_ga import FederationGAConfig
     from schedlab.optimize.federation_run import FederationRunConfig, run_federation
+    from schedlab.workload.spec import TraceSpec
 
     ga = FederationGAConfig(**case["ga"]) if "ga" in case else FederationGAConfig()
-    config = FederationRunConfig(trace=str(trace_path(case["trace"])), method=case["method"], ga=ga,
+    config = FederationRunConfig(TraceSpec(str(trace_path(case["trace"]))), method=case["method"], ga=ga,
                                  **{k: case[k] for k in FEDERATION})
     r = run_federation(config, default_platform(), folder, workers=1)
     s = r.schedule
@@ -248,11 +249,12 @@ def _validate_best(case: dict, best) -> None:
 
 def run_optimizer(case: dict, validate: bool, folder: Path) -> dict:
     from schedlab.optimize.evolve import EvolveConfig
+    from schedlab.workload.spec import TraceSpec
 
     name = case["name"]
     if name.startswith("evolve-") or name.startswith("rules-"):
-        fields = {k: case[k] for k in ("traces", "months", "generations", "mu", "lam", "seed", "optimizer") if k in case}
-        config = EvolveConfig(**{**fields, "traces": tuple(case["traces"])})
+        fields = {k: case[k] for k in ("generations", "mu", "lam", "seed", "optimizer") if k in case}
+        config = EvolveConfig(traces=tuple(case["traces"]), trace_spec=TraceSpec(months=case.get("months")), **fields)
         if name.startswith("evolve-"):
             from schedlab.optimize.evolve import evolve_greedy
 

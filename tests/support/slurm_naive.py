@@ -90,10 +90,14 @@ def _fs_factors(usage, shares, fs, fair_tree, damp):
 def _priority(j, now, JF, JI, P, O, fs):
     """Job_priority (priority_multifactor.shtml) = static part (size, partition, QOS: fixed per job)
     + PriorityWeightAge * age + PriorityWeightFairshare * fair-share; a sum below 1 is 1, and with
-    priority_rounding='floor-int' it is truncated to an integer (_get_priority_internal)."""
+    priority_rounding='floor-int' it is truncated to an integer (_get_priority_internal). The age
+    is counted in whole seconds, as Slurm counts it: ``diff = start_time - accrue_time`` of two
+    time_t (priority_multifactor.c _set_priority_factors), so a job submitted at 5.9 s is 79 s
+    old at 84.3 s, not 78.4 s (it matters once times carry fractions: slurmctld's millisecond
+    log, a controller started mid-second)."""
     p = JF[F_STATIC, j]
     if P[P_W_AGE] > 0.0:
-        age = now - JF[F_SUBMIT, j]
+        age = np.floor(now) - np.floor(JF[F_SUBMIT, j])  # time_t seconds: start_time - accrue_time
         if P[P_MAX_AGE] > 0.0:
             p += P[P_W_AGE] * min(max(age, 0.0), P[P_MAX_AGE]) / P[P_MAX_AGE]
     if P[P_W_FS] > 0.0:

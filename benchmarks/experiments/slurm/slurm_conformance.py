@@ -149,129 +149,145 @@ def same_order_up_to_ties(real, sim) -> bool:
     return bool(np.array_equal(np.lexsort((s, r)), np.lexsort((np.arange(len(s)), s))))
 
 
-def score44(folder: str, out: str, argv) -> int:
-    """Score every recorded case in ``folder`` (offline): each job simulated with the submit time
-    and run time the real Slurm recorded (whole seconds, its sacct/jobcomp record), the case's
+def score44(folder: str, out: str, argv, runtimes: str = "sacct") -> int:
+    """Score every recorded case in ``folder`` (offline) under each input reading in ``runtimes``
+    (comma-separated names of schedlab.slurm.conformance.RUNTIMES; 'sacct': each job with the
+    submit and run time the real Slurm recorded in whole seconds, its sacct/jobcomp record;
+    'ctld-ms': to the millisecond from slurmctld's log, the time the job held its CPUs), the case's
     anchors (unix_start = the first submission's epoch second, controller_start from slurmctld's
-    log); a start matches within max(bf_interval, 5) s. Then each behaviour switched off, all of
-    them off, and the sub-second shifts (item 6)."""
-    from dataclasses import replace as _replace
-
+    log); a start matches within max(bf_interval, 5) s of the real start in the same reading. Then
+    each behaviour switched off, all of them off; for the whole-second reading the sub-second
+    shifts (item 6). The mismatches are listed for the last reading."""
     import numpy as np
 
-    from schedlab.slurm.conf import parse_conf
-    from schedlab.slurm.harness import load_case
-    from schedlab.slurm.conformance import compare, simulate_case
-    from schedlab.slurm.policy import SlurmOptions, parse_option_pairs
+    from dataclasses import replace as _replace
+
+    from schedlab.slurm.conformance import (RUNTIMES, case_tolerance, compare, end_to_start_lags, recorded_case,
+                                            same_order_ms, simulate_recorded)
+    from schedlab.slurm.harness import SlurmHarnessError, load_case
 
     paths = sorted(Path(folder).glob("case*.json"), key=lambda q: int(q.stem[4:]))
     if not paths:
         print(f"error: {folder}: no recorded cases (case*.json)", file=sys.stderr)
         return 2
-    loaded = [load_case(q) for q in paths]
+    readings = [r.strip() for r in runtimes.split(",") if r.strip()]
+    try:
+        loaded = [load_case(q) for q in paths]
+        inputs = {rd: [recorded_case(c[1], c[3], rd, source=str(q)) for c, q in zip(loaded, paths)] for rd in readings}
+    except SlurmHarnessError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
-    def sim(jobs, result, conf, cpus, text="", shift=0.0, longer=0.0):
-        opts = parse_option_pairs(text)
-        opts.setdefault("unix_start", str(result.origin))
-        if result.controller_start == result.controller_start:
-            opts.setdefault("controller_start", f"{result.controller_start:.3f}")
-        rec = [_replace(j, submit=float(result.submit[i]) + shift, runtime=float(result.end[i] - result.start[i]) + longer)
-               for i, j in enumerate(jobs)]
-        return simulate_case(rec, conf, cpus=cpus, options=SlurmOptions(**opts))
-
-    def tol_of(conf):
-        return float(max(parse_conf(conf, "case.conf").sched["bf_interval"], 5))
+    def sim(rec, result, conf, cpus, text="", shift=0.0, longer=0.0):
+        if shift or longer:
+            rec = [_replace(j, submit=j.submit + shift, runtime=j.runtime + longer) for j in rec]
+        return simulate_recorded(rec, result, conf, cpus, text)
 
     variants = {"Slurm's readings (all five on)": "", **{f"off: {k}": v for k, v in BEHAVIOURS44.items()},
                 "all five off (the readings before issue 44)": ",".join(BEHAVIOURS44.values())}
-    table = {v: [] for v in variants}
-    lines, sub_rows = [], []
-    tot = {"n": 0, "sub_explained": 0, "miss": 0}
-    for (name, jobs, conf, result, cpus), path in zip(loaded, paths):
-        tol = tol_of(conf)
-        missed = {}  # per reading, the jobs off by more than the tolerance
-        for label, text in variants.items():
-            sv = sim(jobs, result, conf, cpus, text)
-            a, _, o = compare(result, sv, tol)
-            table[label].append((len(jobs) - len(a), len(jobs), o, same_order_up_to_ties(result, sv)))
-            missed[text] = {j for j, _, _ in a}
-        base = sim(jobs, result, conf, cpus)
-        a, rel, o = compare(result, base, tol)
-        off, off_rel = {j for j, _, _ in a}, {j for j, _, _ in rel}
-        tot["rel"] = tot.get("rel", 0) + len(jobs) - len(rel)
-        tot["lag"] = tot.get("lag", 0) + len(off - off_rel)
-        # item 6: a mismatch that some sub-second placement of the submissions matches
-        rescued = set()
-        for sh in SUBSECOND:
-            a2, _, _ = compare(result, sim(jobs, result, conf, cpus, shift=sh), tol)
-            rescued |= off - {j for j, _, _ in a2}
-        # the real controller's lag from a job's end to a start it allowed (whole seconds: the
-        # latest recorded end at or before the start, within 5 s, for jobs that waited)
-        for i in range(len(jobs)):
-            ends = result.end[(result.end <= result.start[i]) & (result.end >= result.start[i] - 5)]
-            if result.start[i] > result.submit[i] + 1 and ends.size:
-                tot.setdefault("lags", []).append(float(result.start[i] - ends.max()))
-        # ... and those some sub-second placement of the ends matches: each job running this much
-        # longer than its whole-second record (a start and an end each floored)
-        longer = set()
-        for extra in SUBSECOND_RUN:
-            a2, _, _ = compare(result, sim(jobs, result, conf, cpus, longer=extra), tol)
-            longer |= off - {j for j, _, _ in a2}
-        tot["run_explained"] = tot.get("run_explained", 0) + len(longer)
-        tot["n"] += len(jobs)
-        tot["miss"] += len(off)
-        tot["sub_explained"] += len(rescued)
-        r0 = result.start - result.submit.min()
-        s0 = base.start - base.workload.submit.min()
-        lines.append(f"\n### {path.name}: {name} (tolerance {tol:g} s)\n")
-        lines.append(f"real starts: {[int(x) for x in r0]}  ")
-        lines.append(f"simulated:   {[int(round(x)) for x in s0]}\n")
-        for j, r, sv in a:
-            why = ("sub-second order (a shifted submission matches)" if j in rescued else
-                   "lag: within the tolerance counted from the previous start (the real controller's delay "
-                   "from a job's end to the next start, adding up along a chain)" if j not in off_rel else "unexplained")
-            for label, text in BEHAVIOURS44.items():
-                if j not in missed[text]:
-                    why = f"matches with behaviour {label.split()[0]} off (its reading here is off)"
-                    break
-            lines.append(f"- job {j}: real {r:g} s, simulated {sv:g} s, error {sv - r:+g} s: {why}")
-        if not a:
-            lines.append("- every start within the tolerance")
-    header = ("| reading | " + " | ".join(f"case{q.stem[4:]}" for q in paths)
-              + " | all | same order | same order, ties in a real second either way |")
-    rows = [header, "|" + "---|" * (len(paths) + 4)]
-    for label, cells in table.items():
-        hit = sum(c[0] for c in cells)
-        n = sum(c[1] for c in cells)
-        rows.append(f"| {label} | " + " | ".join(f"{c[0]}/{c[1]}{'' if c[2] else ' (order differs)'}" for c in cells)
-                    + f" | {hit}/{n} ({hit / n:.0%}) | {sum(c[2] for c in cells)} of {len(cells)} | "
-                    f"{sum(c[3] for c in cells)} of {len(cells)} |")
-    names = [f"- case{q.stem[4:]}: {c[0]} ({len(c[1])} jobs)" for q, c in zip(paths, loaded)]
+    sections = []
+    for rd in readings:
+        table = {v: [] for v in variants}
+        lines = []
+        tot = {"n": 0, "sub_explained": 0, "miss": 0, "rel": 0, "lag": 0, "run_explained": 0, "vs_sacct": 0,
+               "lags": [], "sim_lags": []}
+        for (name, jobs, conf, result, cpus), path, (rec, real) in zip(loaded, paths, inputs[rd]):
+            tol = case_tolerance(conf)
+            missed = {}  # per reading, the jobs off by more than the tolerance
+            for label, text in variants.items():
+                sv = sim(rec, result, conf, cpus, text)
+                a, _, o = compare(real, sv, tol)
+                table[label].append((len(jobs) - len(a), len(jobs), o, same_order_up_to_ties(real, sv), same_order_ms(real, sv)))
+                missed[text] = {j for j, _, _ in a}
+            base = sim(rec, result, conf, cpus)
+            a, rel, o = compare(real, base, tol)
+            off, off_rel = {j for j, _, _ in a}, {j for j, _, _ in rel}
+            tot["rel"] += len(jobs) - len(rel)
+            tot["lag"] += len(off - off_rel)
+            # the same simulated starts against sacct's whole-second starts (one reference for every reading)
+            tot["vs_sacct"] += int(np.sum(np.abs(base.start - result.start) <= tol))
+            tot["lags"] += end_to_start_lags(real.submit, real.start, real.end).tolist()
+            tot["sim_lags"] += end_to_start_lags(base.workload.submit, base.start, base.finish).tolist()
+            rescued, longer = set(), set()
+            if rd == "sacct":
+                # item 6: a mismatch that some sub-second placement of the submissions matches
+                for sh in SUBSECOND:
+                    a2, _, _ = compare(real, sim(rec, result, conf, cpus, shift=sh), tol)
+                    rescued |= off - {j for j, _, _ in a2}
+                # ... and those some sub-second placement of the ends matches: each job running this much
+                # longer than its whole-second record (a start and an end each floored)
+                for extra in SUBSECOND_RUN:
+                    a2, _, _ = compare(real, sim(rec, result, conf, cpus, longer=extra), tol)
+                    longer |= off - {j for j, _, _ in a2}
+            tot["run_explained"] += len(longer)
+            tot["n"] += len(jobs)
+            tot["miss"] += len(off)
+            tot["sub_explained"] += len(rescued)
+            r0 = real.start - real.submit.min()
+            s0 = base.start - base.workload.submit.min()
+            lines.append(f"\n### {path.name}: {name} (tolerance {tol:g} s)\n")
+            lines.append(f"real starts: {[int(x) if rd == 'sacct' else round(float(x), 1) for x in r0]}  ")
+            lines.append(f"simulated:   {[int(round(x)) if rd == 'sacct' else round(float(x), 1) for x in s0]}\n")
+            for j, r, sv in a:
+                why = ("sub-second order (a shifted submission matches)" if j in rescued else
+                       "lag: within the tolerance counted from the previous start (the real controller's delay "
+                       "from a job's end to the next start, adding up along a chain)" if j not in off_rel else "unexplained")
+                for label, text in BEHAVIOURS44.items():
+                    if j not in missed[text]:
+                        why = f"matches with behaviour {label.split()[0]} off (its reading here is off)"
+                        break
+                lines.append(f"- job {j}: real {r:.3f} s, simulated {sv:.3f} s, error {sv - r:+.3f} s: {why}")
+            if not a:
+                lines.append("- every start within the tolerance")
+        sections.append((rd, table, lines, tot))
+
     cmd = " ".join(["python", "benchmarks/experiments/slurm/slurm_conformance.py", *argv])
+    names = [f"- case{q.stem[4:]}: {c[0]} ({len(c[1])} jobs)" for q, c in zip(paths, loaded)]
+    body = []
+    for rd, table, lines, tot in sections:
+        header = ("| reading | " + " | ".join(f"case{q.stem[4:]}" for q in paths)
+                  + " | all | same order | same order, ties in a real second either way | same order as the log's ms, "
+                  "simulated ties either way |")
+        rows = [header, "|" + "---|" * (len(paths) + 5)]
+        for label, cells in table.items():
+            hit = sum(c[0] for c in cells)
+            n = sum(c[1] for c in cells)
+            rows.append(f"| {label} | " + " | ".join(f"{c[0]}/{c[1]}{'' if c[2] else ' (order differs)'}" for c in cells)
+                        + f" | {hit}/{n} ({hit / n:.0%}) | {sum(c[2] for c in cells)} of {len(cells)} | "
+                        f"{sum(c[3] for c in cells)} of {len(cells)} | "
+                        + (f"{sum(c[4] for c in cells)} of {len(cells)} |" if rd != "sacct" else "n/a (whole seconds) |"))
+        lags, sim_lags = np.array(tot["lags"]), np.array(tot["sim_lags"])
+        body += [
+            f"## Input `--runtimes {rd}`: matches per case, and each behaviour switched off", "",
+            f"{RUNTIMES[rd]}.", "", *rows, "",
+            f"With Slurm's readings, the same simulated starts against sacct's whole-second starts: {tot['vs_sacct']} of "
+            f"{tot['n']} ({tot['vs_sacct'] / tot['n']:.0%}) within the tolerance.", "",
+            "The controller's lag from a job's end to a start that followed it (the latest end at most 5 s before "
+            "a waiting job's start): "
+            + (f"real mean {lags.mean():.3f} s, median {np.median(lags):.3f} s, max {lags.max():.3f} s over {lags.size} "
+               f"starts; simulated mean {sim_lags.mean():.3f} s, median {np.median(sim_lags):.3f} s, max "
+               f"{sim_lags.max():.3f} s over {sim_lags.size}." if lags.size and sim_lags.size else "none found."), "",
+            f"Counted from the previous start: {tot['rel']} of {tot['n']} jobs ({tot['rel'] / tot['n']:.0%}) within the "
+            f"tolerance in the real order; of the {tot['miss']} absolute mismatches, {tot['lag']} are such chain lag.", "",
+        ]
+        if rd == "sacct":
+            body += [
+                "Sub-second order (item 6): each submission moved by "
+                f"{', '.join(f'{x:g}' for x in SUBSECOND)} s within its recorded second: "
+                f"{tot['sub_explained']} of the {tot['miss']} mismatches (of {tot['n']} jobs) match under some such shift; "
+                f"each job run {' or '.join(f'{x:g}' for x in SUBSECOND_RUN)} s longer than its whole-second record (its "
+                f"start and end both floored): {tot['run_explained']} of the {tot['miss']} match under one of these.", "",
+            ]
+    rd, _, lines, _ = sections[-1]
     text = "\n".join([
         "# --policy slurm against a real slurmctld 22.05 with slurmdbd (issue 44): 16-CPU cases", "",
         f"Written by `{cmd}` on {dt.date.today().isoformat()} from the recordings in `{folder}` "
         "(re-scored offline; recorded by `--record44`).",
-        "Each job is simulated with the submit time and run time the real Slurm recorded (whole seconds),",
-        "the case's anchors (its first submission's epoch second, slurmctld's start from its log), and the",
-        "case's slurm.conf; a start matches when it is within max(bf_interval, 5) s of the real one.", "",
-        "Cases:", *names, "",
-        "## Matches per case, and each behaviour switched off", "", *rows, "",
-        "## Sub-second order (item 6)", "",
-        f"Each submission moved by {', '.join(f'{x:g}' for x in SUBSECOND)} s within its recorded second: "
-        f"{tot['sub_explained']} of the {tot['miss']} mismatches (of {tot['n']} jobs) match under some such shift.", "",
-        f"Each job run {' or '.join(f'{x:g}' for x in SUBSECOND_RUN)} s longer than its whole-second record (its "
-        f"start and end both floored): {tot['run_explained']} of the {tot['miss']} mismatches match under one of these.", "",
-        "The real controller's lag from a job's recorded end to a start that followed it (the latest end "
-        "at most 5 s before a waiting job's start, whole seconds): "
-        + (f"mean {np.mean(tot['lags']):.2f} s, median {np.median(tot['lags']):g} s, max {max(tot['lags']):g} s over "
-           f"{len(tot['lags'])} starts; the simulator starts such a job at the end itself or on the next "
-           "controller tick once batch_sched_delay has passed (behaviour 1)." if tot.get("lags") else "none found."), "",
-        "## Counted from the previous start", "",
-        f"With Slurm's readings, {tot['rel']} of {tot['n']} jobs ({tot['rel'] / tot['n']:.0%}) start within the tolerance "
-        "counted from the previous start in the real order; of the absolute mismatches, "
-        f"{tot['lag']} are such chain lag.", "",
-        "## Mismatches", *lines, "",
+        "Each job is simulated with the submit time and run time the real Slurm recorded (the input reading",
+        "named in each section), the case's anchors (its first submission's epoch second, slurmctld's start from",
+        "its log), and the case's slurm.conf; a start matches when it is within max(bf_interval, 5) s of the real one.", "",
+        "Cases:", *names, "", *body,
+        f"## Mismatches (input `--runtimes {rd}`, Slurm's readings)", *lines, "",
     ])
     return publish(out, text)
 
@@ -336,9 +352,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--record44", default="", help="record the issue-44 cases (16 CPUs, slurmdbd) into this folder and stop")
     ap.add_argument("--only", default="", help="with --record44: case numbers to record, comma-separated")
     ap.add_argument("--score44", default="", help="score the recorded issue-44 cases in this folder (offline) into --out")
+    ap.add_argument("--runtimes", default="sacct", help="with --score44: the input readings to score, comma-separated: "
+                    "'sacct' (whole seconds, as a site's log gives them; default) and/or 'ctld-ms' (to the millisecond "
+                    "from slurmctld's log, the time each job held its CPUs; schedlab.slurm.conformance.RUNTIMES)")
     args = ap.parse_args(argv)
     if args.score44:
-        return score44(args.score44, args.out, argv if argv is not None else sys.argv[1:])
+        return score44(args.score44, args.out, argv if argv is not None else sys.argv[1:], args.runtimes)
     if args.record44:
         return record44(args.record44, args.only)
     from schedlab.slurm.conformance import compare, simulate_case

@@ -45,6 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     from schedlab.slurm.conformance import start_order as order, tuned_case, write_case_trace
     from schedlab.slurm.harness import SlurmCluster
     from schedlab.slurm.tuning import merge_fragment
+    from schedlab.workload.spec import TraceSpec
 
     if no_slurm():
         return 2
@@ -56,7 +57,8 @@ def main(argv: list[str] | None = None) -> int:
         (folder / "default.conf").write_text(DEFAULT_CONF)
         config = SlurmTuneConfig(traces=(str(trace),), slurm_conf=str(folder / "default.conf"), objective=OBJECTIVE,
                                  generations=args.generations, mu=max(1, args.lam // 2), lam=args.lam,
-                                 optimizer="cmaes", seed=args.seed, params=PARAMS, procs=4)
+                                 optimizer="cmaes", seed=args.seed, params=PARAMS,
+                                 trace_spec=TraceSpec(procs=4))
         result = evolve_slurm(config, folder / "run")
         fragment = (folder / "run" / "slurm.conf.fragment").read_text()
         comparison = result.comparison

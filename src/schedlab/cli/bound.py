@@ -92,6 +92,7 @@ def _plot(run_dir: Optional[Path], strategies: List[str], x: str, y: str, trace:
 
     from .._atomic import atomic_write_text
     from ..optimize.bound import OBJECTIVES, BoundProblem, placement, read_front, workload_of, zero_wait_floors
+    from ..optimize.settings import stored_trace_spec
     from ..report.bound_plot import front_figure
     from ..report.run_report import titled
     from ..sim import Machine
@@ -107,9 +108,7 @@ def _plot(run_dir: Optional[Path], strategies: List[str], x: str, y: str, trace:
     chosen = [(Path(s).parent.name if s.endswith(".json") and Path(s).parent.name else s, parse_policy(s, engines=False))
               for s in strategies]
     cfg, front = read_front(run_dir)
-    w = workload_of(trace or cfg["trace"], procs=cfg.get("procs"), months=cfg.get("months"),
-                    scale_to=cfg.get("scale_to"), calibrate_load=bool(cfg.get("calibrate_load")),
-                    format=cfg.get("format"))
+    w = workload_of(stored_trace_spec(cfg, trace or cfg["trace"]))
     from ..optimize.evolve import workload_fingerprint
 
     if workload_fingerprint(w) != cfg.get("data_sha256"):

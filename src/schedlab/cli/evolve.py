@@ -128,7 +128,7 @@ def compare(
     check_threshold(threshold, fail_worse_than)
     check_guards(max_util_drop, max_group_ratio)
     chosen = load_strategy_file(strategy)
-    config = EvolveConfig(traces=tuple(traces), objective=objective, **opts.settings())
+    config = EvolveConfig(traces=tuple(traces), objective=objective, trace_spec=opts.spec())
     obj = config.objective
     workloads, machines = load_training(config)
     rows = compare_with_easy(chosen, workloads, machines, obj, threshold=threshold)

@@ -62,7 +62,7 @@ def _config(trace: str, method: str, package_size: int, jobs: Optional[int], o: 
     if o["checkpoint_every"] is not None:
         check_whole("--checkpoint-every", o["checkpoint_every"])
     return FederationRunConfig(
-        trace=trace, method=method, package_size=package_size, jobs=jobs,
+        opts.spec(trace), method=method, package_size=package_size, jobs=jobs,
         offset=o["offset"], comm_seed=o["comm_seed"], sigma_range=_range(o["sigma"], "--sigma", 1.0),
         ptbw_range=_range(o["ptbw"], "--ptbw"),
         options=FederationOptions(dynamic=o["dynamic"], metl_loss=o["metl_loss"], cbs_cap_chunk=o["cbs_cap"],
@@ -70,7 +70,6 @@ def _config(trace: str, method: str, package_size: int, jobs: Optional[int], o: 
         ga=FederationGAConfig(generations=o["generations"], pop=o["pop"], p_mutation=o["p_mutation"],
                               p_crossover=o["p_crossover"], mutation_reading=o["mutation_reading"], seed=o["seed"]),
         comm_file=None if o["comm_file"] is None else str(Path(o["comm_file"]).resolve()),
-        **opts.settings(),
     )
 
 
@@ -83,7 +82,7 @@ def _executor(workers: Optional[int], dask: Optional[str]) -> str:
     return "auto" if workers is None else f"processes:{workers}"  # auto: chosen from a measured evaluation
 
 
-def _start(cfg, pf, out: Path, spec, executor: str):
+def _start(cfg, pf, out: Path, executor: str):
     """How ``federation run`` starts ``cfg``: a GA method through the one entry of every optimizer
     (:func:`schedlab.optimize.problem.setup`, the federation space, algorithm ``ga``), so the verb's run
     folder is ``schedlab.minimize``'s; JPR, CBS and METL are heuristics, not optimizers (no generations,
@@ -96,7 +95,7 @@ def _start(cfg, pf, out: Path, spec, executor: str):
     from ..optimize.problem import Problem, setup
 
     ga = cfg.ga
-    problem = Problem("federation", [spec], None, settings={
+    problem = Problem("federation", [cfg.trace_spec], None, settings={
         "method": cfg.method, "package_size": cfg.package_size, "jobs": cfg.jobs, "offset": cfg.offset,
         "comm_seed": cfg.comm_seed, "sigma_range": cfg.sigma_range, "ptbw_range": cfg.ptbw_range,
         "options": cfg.options, "comm_file": cfg.comm_file, "platform": pf})
@@ -216,7 +215,7 @@ def run_command(
     """Schedule a workload's packages with one method; makespan summed over the packages."""
     pf = _platform(platform)
     cfg = _config(trace, method, package_size, jobs, o, opts)
-    start = _start(cfg, pf, out, opts.spec(trace), _executor(o["workers"], o["dask"]))
+    start = _start(cfg, pf, out, _executor(o["workers"], o["dask"]))
     bar = _Bar()
     try:
         res = start(checkpoint_every=o["checkpoint_every"], **bar.callbacks(method))
@@ -274,7 +273,7 @@ def compare_command(
         bar.stop()
         raise stopped(f"finished runs are kept in {out}; re-run the same command to resume")
     bar.stop()
-    write_comparison_report(out, rows, cfg.__dict__, package_size, pf.name)
+    write_comparison_report(out, rows, cfg.to_dict(), package_size, pf.name)
     typer.echo((out / "table.md").read_text())
     typer.echo(f"wrote {out}/table.md, results.json and the figures")
     if missing:

@@ -103,11 +103,6 @@ class TraceOptions:
         return TraceSpec(trace, format=self.fmt, procs=self.procs, months=self.months, scale_to=self.scale_to,
                          calibrate_load=self.calibrate_load, **more)
 
-    def settings(self) -> dict:
-        """The options as the run configurations (EvolveConfig, FederationRunConfig, ``bound``) name them."""
-        return {"procs": self.procs, "months": self.months, "scale_to": self.scale_to,
-                "calibrate_load": self.calibrate_load, "format": self.fmt}
-
     def to_dict(self) -> dict:
         out = asdict(self)
         if out["fmt"] is None:  # sniffed: not part of what was simulated

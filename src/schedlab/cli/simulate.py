@@ -280,7 +280,8 @@ def simulate_command(
 
     compile_seconds = warm_simulation(workload, m, [strategy], kill=not no_kill)
     schedule, seconds = run_strategy(workload, m, strategy, kill=not no_kill, repeat=repeat)
-    echo_resource_note(workload, f"--policy {strategy.label}")
+    if getattr(getattr(schedule, "slurm", None), "allocation", None) is None:  # (a Slurm run with nodes says its own)
+        echo_resource_note(workload, f"--policy {strategy.label}")
     echo_run_notes(schedule)
     m = schedule.machine.procs  # --policy slurm: the slurm.conf's CPUs, which UTIL and procs are against
     written: list[Path] = []

@@ -362,35 +362,49 @@ def run_bound(run, problem: BoundProblem, config: BoundConfig, seeds: Sequence[t
 
 
 # ---------------------------------------------------------------------------- driver
-def workload_of(trace, *, procs=None, months=None, scale_to=None, calibrate_load=False, format=None) -> Workload:
-    """The bound's trace (a name, a path or a :class:`~schedlab.workload.spec.TraceSpec`), prepared as every
-    verb prepares one (:func:`schedlab.workload.spec.prepare_trace`)."""
+def workload_of(trace, **trace_options) -> Workload:
+    """The bound's trace (a :class:`~schedlab.workload.spec.TraceSpec`, or a name or path prepared with the
+    default options), prepared as every verb prepares one (:func:`schedlab.workload.spec.prepare_trace`).
+    The trace options as keywords (``procs=``, ``months=``, ...) still work for one release, with a
+    DeprecationWarning."""
     from ..workload.spec import prepare_trace
     from .calibrate import easy_util
 
-    return prepare_trace(_trace_spec(trace, procs=procs, months=months, scale_to=scale_to, calibrate_load=calibrate_load,
-                                     format=format), utilisation=easy_util)
+    return prepare_trace(_trace_spec(trace, trace_options, "workload_of"), utilisation=easy_util)
 
 
-def _trace_spec(trace, **options):
-    """``trace`` if it is a TraceSpec already, else the TraceSpec of the name or path with ``options``."""
+def _trace_spec(trace, options: dict[str, Any], where: str):
+    """``trace`` if it is a TraceSpec already, else the TraceSpec of the name or path; ``options``: the
+    flattened trace options of before (issue 46), read with a DeprecationWarning."""
     from ..workload.spec import TraceSpec
+    from .settings import TRACE_KEYS
 
+    unknown = sorted(set(options) - set(TRACE_KEYS))
+    if unknown:
+        raise TypeError(f"{where}() got an unexpected keyword argument {unknown[0]!r}")
+    if options:
+        import warnings
+
+        given = ", ".join(f"{k}=..." for k in options)
+        warnings.warn(f"{where}(TRACE, {given}) is now {where}(TraceSpec(TRACE, {given})); the trace options as "
+                      "keywords go in the next release", DeprecationWarning, stacklevel=3)
+        if isinstance(trace, TraceSpec):
+            raise RunError(f"{where}: give the trace options in the TraceSpec only, not also as {', '.join(sorted(options))}")
     return trace if isinstance(trace, TraceSpec) else TraceSpec(trace, **options)
 
 
-def bound(trace, out, config: BoundConfig, *, procs=None, months=None, scale_to=None, calibrate_load=False, format=None,
-          executor=DEFAULT_EXECUTOR, workers=None, on_generation=None, on_start=None, extend=False,
-          executor_spec=NOT_GIVEN) -> BoundResult:
-    """Load the trace (a name or path with the trace options, or a :class:`~schedlab.workload.spec.TraceSpec`
-    that holds them), build the seeds, open the run folder (all checks first), run or resume; the
+def bound(trace, out, config: BoundConfig, *, executor=DEFAULT_EXECUTOR, workers=None, on_generation=None,
+          on_start=None, extend=False, executor_spec=NOT_GIVEN, **trace_options) -> BoundResult:
+    """Load the trace (a :class:`~schedlab.workload.spec.TraceSpec`, or a name or path prepared with the
+    default options; the trace options as keywords still work for one release, with a DeprecationWarning),
+    build the seeds, open the run folder (all checks first), run or resume; the
     hypervolume figure is drawn from the result by the CLI (:func:`schedlab.report.bound_plot.hypervolume_figure`).
     ``extend``: continue a stored run to a larger ``config.generations`` (equal to one run of it)."""
     from ..execute import make_executor
     from .evolve import workload_fingerprint
     from .run import RunFolder
 
-    spec = _trace_spec(trace, procs=procs, months=months, scale_to=scale_to, calibrate_load=calibrate_load, format=format)
+    spec = _trace_spec(trace, trace_options, "bound")
     strategies = [(f"strategy:{i + 1}", _load_strategy(p)) for i, p in enumerate(config.seed_strategies)]
     w = workload_of(spec)
     machine = Machine(w.machine_procs)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +24,15 @@ from ..sim.model import Machine
 from ..strategy.model import CRITERIA, Strategy
 from ..strategy.registry import OPTIMIZERS, make_optimizer, optimizer, optimizer_names
 from ..workload.model import Workload
+from ..workload.spec import TraceSpec
 from .greedy import DISPATCH_CHOICES, GENE_SCALES, PROCEDURES, GreedyEncoding, ParamsEvaluator, TrainingSet, assemblies, strategy_value
 from .greedy import __doc__ as GREEDY_DOC
 from .heldout import TEST_COLUMNS, HeldOut, load_test_traces
 from .versus_easy import COMPARE_METRICS, WORSE_THAN_EASY_PCT, compare_with_easy, metrics_of  # noqa: F401  (re-exported)
 from .history import history_csv
 from .run import ES_COLUMNS, RunFolder, RunResult, atomic_write_text, optimize
-from .settings import DEFAULT_EXECUTOR, DEFAULT_SEED, NOT_GIVEN, renamed_executor
+from .settings import (DEFAULT_EXECUTOR, DEFAULT_SEED, NOT_GIVEN, check_template, renamed_executor, stored_trace_spec,
+                       takes_trace_spec)
 
 
 
@@ -38,6 +40,7 @@ from .settings import DEFAULT_EXECUTOR, DEFAULT_SEED, NOT_GIVEN, renamed_executo
 OPTIMIZER_SETTINGS: dict[str, dict[str, Any]] = {o.name: o.settings for o in OPTIMIZERS if o.box}
 
 
+@takes_trace_spec
 @dataclass(frozen=True)
 class EvolveConfig:
     """Everything that determines a greedy optimization's result (stored in config.json)."""
@@ -50,23 +53,17 @@ class EvolveConfig:
     lam: int = 105
     optimizer: str = "es"
     seed: int = DEFAULT_SEED
-    procs: int | None = None
-    scale_to: int | None = None
-    months: int | None = None
     procedure: str = "free"
     gene_scale: str = "linear"
-    #: with scale_to: raise f_adj until EASY's UTIL on the scaled trace hits the target
-    #: (method-notes topic 1 step 5; :func:`schedlab.optimize.calibrate.load_target`)
-    calibrate_load: bool = False
     #: dispatch under the greedy order: fcfs (paper), easy (EASY backfilling), or search (a gene);
     #: see :mod:`schedlab.optimize.greedy`
     dispatch: str = "fcfs"
     #: held-out traces (:mod:`schedlab.optimize.heldout`): scored on the best each generation, never selected on
     test: tuple[str, ...] = ()
-    #: train on the first K months of each trace, test on the rest
-    split_months: int | None = None
-    #: ``--format`` of the traces (None: sniffed), as :func:`schedlab.workload.load.read_trace`
-    format: str | None = None
+    #: how every trace is prepared: the trace options (``--procs``, ``--months``, ``--scale-to``,
+    #: ``--calibrate-load``: method-notes topic 1 step 5, ``--split-months``: train on the first K months of
+    #: each trace, test on the rest, ``--format``), its ``trace`` None (:meth:`spec_of` names one trace)
+    trace_spec: TraceSpec = TraceSpec()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "objective", Objective.of(self.objective))
@@ -95,37 +92,45 @@ class EvolveConfig:
         if self.dispatch not in DISPATCH_CHOICES:
             raise RunError(f"unknown --dispatch {self.dispatch!r}; choose {', '.join(DISPATCH_CHOICES)}")
         object.__setattr__(self, "test", tuple(self.test))
-        self.trace_spec(None)  # the trace options, checked as every verb's are
-        if self.split_months is not None and self.months is not None and self.split_months >= self.months:
-            raise RunError(f"--split-months {self.split_months} leaves no test months within --months {self.months}")
+        check_template(self.trace_spec, type(self).__name__)
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["traces"] = list(self.traces)
-        d["objective"] = self.objective.expr
-        d["kind"] = "greedy"
-        d["lambda"] = d.pop("lam")
-        if not d["calibrate_load"]:
-            del d["calibrate_load"]  # run folders made before the option keep resuming
-        d["procedure_reading"] = _procedure_doc(self.procedure)
-        if not d["test"]:
-            del d["test"]  # run folders made before held-out evaluation keep resuming
-        else:
+        """config.json's keys, in the order they always had (the trace options among the run's own settings;
+        each key added after the first run folders only when given, so those folders keep resuming)."""
+        s = self.trace_spec
+        d: dict[str, Any] = {
+            "traces": list(self.traces), "objective": self.objective.expr, "generations": self.generations,
+            "mu": self.mu, "optimizer": self.optimizer, "seed": self.seed, "procs": s.procs, "scale_to": s.scale_to,
+            "months": s.months, "procedure": self.procedure, "gene_scale": self.gene_scale}
+        if s.calibrate_load:
+            d["calibrate_load"] = True
+        d["dispatch"] = self.dispatch
+        if self.test:  # held-out evaluation
             d["test"] = list(self.test)
-        if d["split_months"] is None:
-            del d["split_months"]
-        if d["format"] is None:
-            del d["format"]  # sniffed; run folders made before the option keep resuming
-        d["scale_seed"] = 0
-        d["optimizer_settings"] = optimizer(self.optimizer).settings  # the row, so a registered one counts too
+        if s.split_months is not None:
+            d["split_months"] = s.split_months
+        if s.format is not None:  # else sniffed
+            d["format"] = s.format
+        d.update(kind="greedy", **{"lambda": self.lam}, procedure_reading=_procedure_doc(self.procedure), scale_seed=0,
+                 optimizer_settings=optimizer(self.optimizer).settings)  # the row, so a registered one counts too
         return d
 
-    def trace_spec(self, trace: str | None):
-        """How ``trace`` is prepared for this run (:class:`schedlab.workload.spec.TraceSpec`)."""
-        from ..workload.spec import TraceSpec
+    @classmethod
+    def from_dict(cls, stored: dict[str, Any], **changes: Any) -> "EvolveConfig":
+        """The config of a run's config.json (:meth:`to_dict`; written by any version, old folders too);
+        ``changes``: fields to replace, e.g. ``traces``."""
+        names = {f.name for f in fields(cls)} - {"trace_spec"}
+        kwargs = {k: v for k, v in stored.items() if k in names}
+        if "lambda" in stored:
+            kwargs["lam"] = stored["lambda"]
+        for key in ("traces", "test"):
+            if key in kwargs:
+                kwargs[key] = tuple(kwargs[key])
+        return cls(**{**kwargs, "trace_spec": stored_trace_spec(stored), **changes})
 
-        return TraceSpec(trace, format=self.format, procs=self.procs, months=self.months, scale_to=self.scale_to,
-                         calibrate_load=self.calibrate_load, split_months=self.split_months)
+    def spec_of(self, trace: str | None) -> TraceSpec:
+        """How ``trace`` is prepared for this run (:attr:`trace_spec` with that trace)."""
+        return replace(self.trace_spec, trace=trace)
 
 
 def _procedure_doc(procedure: str) -> str:
@@ -158,15 +163,15 @@ def load_sets(config: EvolveConfig) -> tuple[tuple[list[Workload], list[Machine]
 
     workloads, machines, tests = [], [], []
     for trace in config.traces:
-        spec = config.trace_spec(trace)
-        if config.split_months is not None:
+        spec = config.spec_of(trace)
+        if spec.split_months is not None:
             w, rest = split_trace(spec, utilisation=easy_util)
             tests.append(rest)
         else:
             w = prepare_trace(spec, utilisation=easy_util)
         workloads.append(w)
         machines.append(Machine(w.machine_procs))
-    tests += load_test_traces(config.test, config.trace_spec(None))
+    tests += load_test_traces(config.test, config.trace_spec)
     return (workloads, machines), tests
 
 
@@ -330,8 +335,8 @@ def heldout_config(config: EvolveConfig, heldout: HeldOut | None) -> dict[str, A
     d: dict[str, Any] = {}
     if config.test:
         d["test"] = [_config_trace(t) for t in config.test]
-    if config.split_months is not None:
-        d["split_months"] = config.split_months
+    if config.trace_spec.split_months is not None:
+        d["split_months"] = config.trace_spec.split_months
     if heldout is not None:
         d["test_data_sha256"] = [workload_fingerprint(w) for w in heldout.workloads]
     return d
@@ -387,14 +392,12 @@ def run_workload(run_dir: str | Path, trace: str | None = None) -> tuple[Workloa
         raise RunError(f"{run_dir}: not a finished evolve or rules run ({Path(exc.filename).name} missing)") from None
     except (ValueError, OSError) as exc:
         raise RunError(f"{run_dir}: cannot read the run: {exc}") from None
-    names = {f.name for f in fields(EvolveConfig)}
-    if kind in RULES_KINDS:  # only the trace options: the rest are the rules run's own settings
-        names = {"objective", "procs", "scale_to", "months", "calibrate_load", "split_months"}
-    kwargs = {k: v for k, v in cfg.items() if k in names}
-    if "lambda" in cfg and kind == "greedy":
-        kwargs["lam"] = cfg["lambda"]
-    kwargs["traces"] = (trace,) if trace else (cfg["traces"][0],)
-    workloads, machines = load_training(EvolveConfig(**kwargs))
+    traces = (trace,) if trace else (cfg["traces"][0],)
+    if kind in RULES_KINDS:  # only the traces and their options: the rest are the rules run's own settings
+        config = EvolveConfig(traces=traces, objective=cfg["objective"], trace_spec=stored_trace_spec(cfg))
+    else:
+        config = EvolveConfig.from_dict(cfg, traces=traces)
+    workloads, machines = load_training(config)
     return workloads[0], machines[0], best
 
 

@@ -30,13 +30,14 @@ from pathlib import Path
 from typing import Any
 
 from ..metrics.objective import DEFAULT_OBJECTIVE, Objective
-from ..slurm.policy import SlurmPolicy
+from ..slurm.policy import LATER_OPTIONS, SlurmOptions, SlurmPolicy
 from ..slurm.tuning import SPACE, SlurmEncoding, apply, current_values, knobs, qos_priorities
+from ..workload.spec import TraceSpec
 from .evolve import EvolveConfig, heldout_config, heldout_extra, train_test_comparison, training_identity
 from .greedy import TrainingSet
 from .heldout import HeldOut
 from .run import RunFolder, RunResult, optimize
-from .settings import DEFAULT_EXECUTOR, DEFAULT_SEED, NOT_GIVEN, renamed_executor
+from .settings import DEFAULT_EXECUTOR, DEFAULT_SEED, NOT_GIVEN, renamed_executor, takes_trace_spec
 from .versus_easy import COLLATERAL_KEYS, collateral, gain_pct, ratio_text
 
 #: the run kind in config.json (``schedlab.optimize.run`` names its verb)
@@ -54,6 +55,7 @@ _GREEDY_ONLY = ("procedure", "gene_scale", "dispatch", "procedure_reading")
 SCHEDULES = ("EASY", "current", "tuned", "greedy")
 
 
+@takes_trace_spec
 @dataclass(frozen=True)
 class SlurmTuneConfig:
     """Everything that determines a Slurm tuning run's result (stored in config.json, the conf by its text)."""
@@ -72,13 +74,10 @@ class SlurmTuneConfig:
     slurm_shares: str | None = None
     #: ``--slurm-option NAME=VALUE,...`` (named readings of docs/slurm-policy-spec.md section 8)
     slurm_option: str | None = None
-    procs: int | None = None
-    scale_to: int | None = None
-    months: int | None = None
-    calibrate_load: bool = False
     test: tuple[str, ...] = ()
-    split_months: int | None = None
-    format: str | None = None
+    #: how every trace is prepared (the trace options, ``--split-months`` among them), as ``evolve greedy``'s
+    #: :attr:`EvolveConfig.trace_spec <schedlab.optimize.evolve.EvolveConfig.trace_spec>`
+    trace_spec: TraceSpec = TraceSpec()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "objective", Objective.of(self.objective))
@@ -90,9 +89,8 @@ class SlurmTuneConfig:
     def loading(self) -> EvolveConfig:
         """The same settings as ``evolve greedy`` reads them: how the traces are prepared and held out."""
         return EvolveConfig(traces=self.traces, objective=self.objective, generations=self.generations, mu=self.mu,
-                            lam=self.lam, optimizer=self.optimizer, seed=self.seed, procs=self.procs,
-                            scale_to=self.scale_to, months=self.months, calibrate_load=self.calibrate_load,
-                            test=self.test, split_months=self.split_months, format=self.format)
+                            lam=self.lam, optimizer=self.optimizer, seed=self.seed, test=self.test,
+                            trace_spec=self.trace_spec)
 
     def to_dict(self, setup: "SlurmSetup") -> dict[str, Any]:
         d = self.loading().to_dict()
@@ -105,7 +103,9 @@ class SlurmTuneConfig:
             Path(self.slurm_conf).name))
         d["slurm_conf"] = Path(self.slurm_conf).name  # a label; the text is what the run is bound to
         d["slurm_conf_text"] = setup.conf_text
-        d["slurm_options"] = {k: v for k, v in vars(setup.base.options).items()}
+        defaults = SlurmOptions()
+        d["slurm_options"] = {k: v for k, v in vars(setup.base.options).items()  # see LATER_OPTIONS
+                              if k not in LATER_OPTIONS or v != getattr(defaults, k)}
         if setup.base.shares:
             d["slurm_shares"] = dict(sorted(setup.base.shares.items()))
         d["params"] = [k.name for k in setup.encoding.knobs]
@@ -352,7 +352,8 @@ def report_markdown(result: SlurmTuneResult, setup: SlurmSetup, config: SlurmTun
         f"# Tuned Slurm configuration — {config.objective}",
         "",
         f"Training traces: {', '.join(Path(t).name for t in config.traces)}"
-        + (f" (first {config.split_months} months; the months after are held out)" if config.split_months else "")
+        + (f" (first {config.trace_spec.split_months} months; the months after are held out)"
+           if config.trace_spec.split_months else "")
         + (f"; held-out traces: {', '.join(Path(t).name for t in config.test)}" if config.test else "") + ".",
         f"Optimizer {config.optimizer}, mu={config.mu}, lambda={config.lam}, {last.get('gen', 0)} generations, "
         f"{last.get('evaluations', 0)} evaluations, seed {config.seed}; started from the site's configuration "

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -28,21 +29,24 @@ from ..federation.jobs import COMM_READING, PACKAGE_CARRY_READING, PACKAGE_READI
 from ..federation.model import GA_METHODS, METHODS, FederationOptions
 from ..federation.platform import Platform
 from ..federation.schedule import FederatedSchedule, PackageProblem, carry_over, schedule_workload
+from ..workload.spec import TraceSpec
 from .federation_ga import FederationGAConfig, run_package_ga
 from .run import RunFolder
-from .settings import DEFAULT_EXECUTOR, NOT_GIVEN, renamed_executor
+from .settings import DEFAULT_EXECUTOR, NOT_GIVEN, renamed_executor, takes_trace_spec
 
 
+@takes_trace_spec(trace=True)
 @dataclass(frozen=True)
 class FederationRunConfig:
     """Everything that determines one federation run's result (stored in config.json)."""
 
-    trace: str
+    #: the trace and how it is prepared (``--procs``, ``--months``, ``--scale-to``, ``--calibrate-load``,
+    #: ``--format``), before the job window is taken; one window, so no ``--split-months``
+    trace_spec: TraceSpec
     method: str
     package_size: int
     jobs: int | None = None
     offset: int = 0
-    procs: int | None = None
     comm_seed: int = 0
     sigma_range: tuple[float, float] = (0.1, 0.5)
     ptbw_range: tuple[float, float] = (1.0, 10.0)
@@ -50,14 +54,18 @@ class FederationRunConfig:
     ga: FederationGAConfig = field(default_factory=FederationGAConfig)
     #: a CSV file ``id,sigma,ptbw`` giving sigma_j and PTBW_j per SWF job id instead of drawing them
     comm_file: str | None = None
-    #: the shared trace options (``--months``, ``--scale-to``, ``--calibrate-load``), applied before the window
-    months: int | None = None
-    scale_to: int | None = None
-    calibrate_load: bool = False
-    #: ``--format`` of the trace (None: sniffed)
-    format: str | None = None
 
     def __post_init__(self) -> None:
+        if isinstance(self.trace_spec, (str, os.PathLike)):  # the trace given first, as before trace_spec
+            import warnings
+
+            warnings.warn("FederationRunConfig(TRACE, ...) is now FederationRunConfig(TraceSpec(TRACE, ...), ...); "
+                          "a bare trace goes in the next release", DeprecationWarning, stacklevel=4)
+            object.__setattr__(self, "trace_spec", TraceSpec(self.trace_spec))
+        if not isinstance(self.trace_spec, TraceSpec) or self.trace_spec.trace is None:
+            raise RunError("FederationRunConfig: trace_spec must be a TraceSpec that names the trace")
+        if self.trace_spec.split_months is not None:
+            raise RunError("--split-months: a federation run schedules one window of the trace; give --offset and --jobs")
         if self.method not in METHODS:
             raise RunError(f"unknown method {self.method!r}; choose one of {', '.join(METHODS)}")
         if int(self.package_size) != self.package_size or self.package_size < 1:
@@ -68,9 +76,10 @@ class FederationRunConfig:
             raise RunError(f"--offset must be a whole number >= 0, got {self.offset}")
 
     def to_dict(self) -> dict[str, Any]:
+        s = self.trace_spec
         d: dict[str, Any] = {
-            "kind": "federation", "trace": self.trace, "method": self.method, "package_size": self.package_size,
-            "jobs": self.jobs, "offset": self.offset, "procs": self.procs, "comm_seed": self.comm_seed,
+            "kind": "federation", "trace": str(s.trace), "method": self.method, "package_size": self.package_size,
+            "jobs": self.jobs, "offset": self.offset, "procs": s.procs, "comm_seed": self.comm_seed,
             "sigma_range": list(self.sigma_range), "ptbw_range": list(self.ptbw_range),
             "options": self.options.to_dict(), "comm_reading": COMM_READING,
             "package_reading": PACKAGE_CARRY_READING if self.options.package_start == "carry" else PACKAGE_READING,
@@ -78,10 +87,10 @@ class FederationRunConfig:
         if self.method in GA_METHODS:
             d["ga"] = self.ga.to_dict()
         for key in ("months", "scale_to", "calibrate_load"):  # only when given, so older run folders keep resuming
-            if getattr(self, key):
-                d[key] = getattr(self, key)
-        if self.format is not None:  # only when given, so older run folders keep resuming
-            d["format"] = self.format
+            if getattr(s, key):
+                d[key] = getattr(s, key)
+        if s.format is not None:  # only when given, so older run folders keep resuming
+            d["format"] = s.format
         if self.comm_file is not None:  # only when given, so that run folders without it keep resuming
             d["comm_file"] = self.comm_file
             d["comm_file_sha256"] = hashlib.sha256(Path(self.comm_file).read_bytes()).hexdigest()
@@ -90,23 +99,23 @@ class FederationRunConfig:
 
 def load_jobs(config: FederationRunConfig) -> FederatedJobs:
     """The cleaned trace's jobs [offset, offset + jobs) in submit order, with their communication draws."""
-    from ..workload.spec import TraceSpec, prepare_trace
+    from ..workload.spec import prepare_trace
     from .calibrate import easy_util
 
-    w = prepare_trace(TraceSpec(config.trace, format=config.format, procs=config.procs, months=config.months,
-                                scale_to=config.scale_to, calibrate_load=config.calibrate_load), utilisation=easy_util)
+    trace = config.trace_spec.trace
+    w = prepare_trace(config.trace_spec, utilisation=easy_util)
     n = len(w)
     if config.offset >= n:
-        raise WorkloadError(f"{config.trace}: --offset {config.offset} but the cleaned trace has {n} jobs")
+        raise WorkloadError(f"{trace}: --offset {config.offset} but the cleaned trace has {n} jobs")
     stop = n if config.jobs is None else min(n, config.offset + config.jobs)
     if config.jobs is not None and stop - config.offset < config.jobs:
-        raise WorkloadError(f"{config.trace}: asked for {config.jobs} jobs from {config.offset}, only {stop - config.offset} left")
+        raise WorkloadError(f"{trace}: asked for {config.jobs} jobs from {config.offset}, only {stop - config.offset} left")
     w = w.take(np.arange(config.offset, stop))
     given = read_comm_file(config.comm_file, w.id) if config.comm_file is not None else (None, None)
     jobs = FederatedJobs.from_workload(w, seed=config.comm_seed, sigma_range=config.sigma_range,
                                        ptbw_range=config.ptbw_range, sigma=given[0], ptbw=given[1])
     return FederatedJobs(jobs.id, jobs.submit, jobs.tasks, jobs.base, jobs.sigma, jobs.ptbw,
-                         f"{Path(config.trace).name} jobs {config.offset + 1}-{stop}")
+                         f"{Path(trace).name} jobs {config.offset + 1}-{stop}")
 
 
 def read_comm_file(path: str, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -416,8 +425,7 @@ def compare_federation(
         raise RunError(f"{out}: no comparison folder to report on (--report-only runs nothing)")
     windows = []
     for w in range(workloads):  # load and check every window before any run starts
-        cfg = FederationRunConfig(**{**base.__dict__, "offset": base.offset + w * base.jobs, "method": methods[0],
-                                     "package_size": package_sizes[0]})
+        cfg = replace(base, offset=base.offset + w * base.jobs, method=methods[0], package_size=package_sizes[0])
         jobs = load_jobs(cfg)
         jobs.check_fits(platform)
         windows.append((f"Wk-{w + 1}", cfg.offset, jobs))
@@ -440,8 +448,8 @@ def compare_federation(
                     if not ga and k > 0:  # a heuristic has no GA setting: once per workload and size
                         continue
                     name = f"{m}-g{gens}-pop{pop}" if ga and sweep else m
-                    cfg = FederationRunConfig(**{**base.__dict__, "offset": offset, "method": m, "package_size": size,
-                                                 "ga": replace(base.ga, generations=gens, pop=pop)})
+                    cfg = replace(base, offset=offset, method=m, package_size=size,
+                                  ga=replace(base.ga, generations=gens, pop=pop))
                     folder = out / f"p{size}" / label / name
                     if report_only and not (folder / "result.json").exists():
                         if missing is not None:
@@ -476,7 +484,7 @@ def ga_settings(base: FederationRunConfig, package_sizes: Sequence[int], generat
         if twice:
             raise RunError(f"{option} {twice[0]} is given twice; give each value once")
     for size in package_sizes:
-        FederationRunConfig(**{**base.__dict__, "package_size": size})  # the size's own check
+        replace(base, package_size=size)  # the size's own check
     for gens in generations:
         replace(base.ga, generations=gens)
     for pop in pops:

@@ -358,14 +358,15 @@ def _prepare(evolve_config, kind: str, extra: dict[str, Any], greedy=R.DEFAULT_G
 
     from .evolve import _config_trace, heldout_config, prepare, training_identity
 
-    check_rules_options(strategies, util_guard, select, bool(evolve_config.test or evolve_config.split_months))
+    spec = evolve_config.trace_spec
+    check_rules_options(strategies, util_guard, select, bool(evolve_config.test or spec.split_months))
     objective = evolve_config.objective.expr
     if util_guard is not None:
         evolve_config = dataclasses.replace(evolve_config, objective=guarded_objective(objective, util_guard))
     training, easy, heldout = prepare(evolve_config)
     cfg = {"kind": kind, "traces": [_config_trace(t) for t in evolve_config.traces], "objective": objective,
-           "procs": evolve_config.procs, "months": evolve_config.months, "scale_to": evolve_config.scale_to,
-           "calibrate_load": evolve_config.calibrate_load, "scale_seed": 0,
+           "procs": spec.procs, "months": spec.months, "scale_to": spec.scale_to,
+           "calibrate_load": spec.calibrate_load, "scale_seed": 0,
            **training_identity(training),
            "features": list(R.FEATURES), "strategies": list(R.STRATEGIES),
            "greedy": greedy.to_dict(), "sd_clip": "job",

@@ -80,14 +80,13 @@ class Problem:
 
     @property
     def spec(self) -> TraceSpec:
-        """How every trace is prepared (the first trace's spec)."""
+        """The first trace's spec (every trace is prepared alike)."""
         return self.traces[0]
 
-    def trace_options(self) -> dict[str, Any]:
-        """The spec's options as the drivers' configs name them."""
-        s = self.spec
-        return {"procs": s.procs, "months": s.months, "scale_to": s.scale_to, "calibrate_load": s.calibrate_load,
-                "format": s.format}
+    @property
+    def template(self) -> TraceSpec:
+        """How every trace is prepared, without a trace: the ``trace_spec`` of the drivers' configs."""
+        return dataclasses.replace(self.spec, trace=None)
 
 
 @dataclass
@@ -123,11 +122,9 @@ def _evolve_config(problem: Problem, algorithm: str, generations: int | None, se
     from .evolve import EvolveConfig
 
     fields_ = _take(settings, _EVOLVE_FIELDS)
-    split = problem.spec.split_months
     return EvolveConfig(traces=tuple(str(s.trace) for s in problem.traces), objective=problem.objective,
                         generations=1 if generations is None else generations, optimizer=algorithm if algorithm in ("es", "cmaes") else "es",
-                        seed=seed, test=problem.test, **({"split_months": split} if split else {}),
-                        **problem.trace_options(), **fields_)
+                        seed=seed, test=problem.test, trace_spec=problem.template, **fields_)
 
 
 # Each space's setup: (problem, algorithm, generations, out, run options, settings) -> (the driver's config,
@@ -156,7 +153,7 @@ def _slurm(problem, algorithm, generations, out, run, settings):
     greedy = settings.pop("greedy", None)
     config = SlurmTuneConfig(traces=tuple(str(s.trace) for s in problem.traces), objective=problem.objective,
                              generations=generations, optimizer=algorithm, seed=run.pop("seed"), test=problem.test,
-                             split_months=problem.spec.split_months, **problem.trace_options(),
+                             trace_spec=problem.template,
                              **_take(settings, ("slurm_conf", "mu", "lam", "params", "slurm_shares", "slurm_option")))
     _refuse_rest(settings, "the slurm space")
 
@@ -203,6 +200,8 @@ def _bound(problem, algorithm, generations, out, run, settings):
     _refuse_rest(settings, "the bound space")
     if len(problem.traces) != 1:
         raise RunError("the bound space reads one trace")
+    if problem.spec.split_months is not None:
+        raise RunError("the bound space reads one window of its trace: give no split_months")
 
     def start(**hooks):
         return bound(problem.spec, out, config, **run, **hooks), None, None
@@ -219,6 +218,10 @@ def _grid(problem, algorithm, generations, out, run, settings):
                              **_take(settings, [f.name for f in dataclasses.fields(GridNSGA2Config)]))
     label = settings.pop("label", "")
     _refuse_rest(settings, "the grid space")
+    unused = [f"{k}={v!r}" for k, v in vars(problem.template).items() if k not in ("trace", "months", "format")
+              and v not in (None, False)]
+    if unused:  # the sites are NAME:PROCS traces, each cut to months and read in format (grid.setups.load_grid)
+        raise RunError(f"the grid space prepares its site traces with months and format only; got {', '.join(unused)}")
 
     def start(**hooks):
         from ..grid.setups import load_grid
@@ -237,11 +240,10 @@ def _federation(problem, algorithm, generations, out, run, settings):
                             **_take(settings, ("pop", "p_mutation", "p_crossover", "tournament", "mutation_reading")))
     if run.pop("extend", False):
         raise RunError("ga: a federation run does not extend; start another run folder")
-    opts = problem.trace_options()
     if "package_size" not in settings:
         raise RunError("the federation space needs package_size (jobs per package)")
-    config = FederationRunConfig(trace=str(problem.spec.trace), ga=ga, method=settings.pop("method", "ga-random"),
-                                 package_size=settings.pop("package_size"), **opts,
+    config = FederationRunConfig(problem.spec, ga=ga, method=settings.pop("method", "ga-random"),
+                                 package_size=settings.pop("package_size"),
                                  **_take(settings, ("jobs", "offset", "comm_seed", "sigma_range", "ptbw_range",
                                                     "options", "comm_file")))
     platform = settings.pop("platform", None)

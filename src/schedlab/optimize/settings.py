@@ -68,3 +68,67 @@ def check_memory(setting: str, nbytes: float, what: str) -> None:
     if total is not None and nbytes > total:
         raise RunError(f"{setting}: {what} would need about {nbytes / 2**30:,.0f} GiB, more than this machine's "
                        f"{total / 2**30:,.0f} GiB; give a smaller value")
+
+
+#: the trace options a run's config.json stores under their own names, which are the fields of
+#: :class:`schedlab.workload.spec.TraceSpec` (issue 46: configs hold a TraceSpec, not these fields)
+TRACE_KEYS = ("procs", "months", "scale_to", "calibrate_load", "split_months", "format")
+
+
+def stored_trace_spec(stored: dict, trace=None):
+    """The :class:`~schedlab.workload.spec.TraceSpec` of ``trace`` a run's config.json describes (its
+    :data:`TRACE_KEYS`; a key a config leaves out when unset is the option's default)."""
+    from ..workload.spec import TraceSpec
+
+    return TraceSpec(trace, **{k: stored[k] for k in TRACE_KEYS if stored.get(k) is not None})
+
+
+def takes_trace_spec(cls=None, *, trace: bool = False):
+    """Class decorator of a run config that holds its trace options as one ``trace_spec``
+    (:class:`~schedlab.workload.spec.TraceSpec`): the flattened keywords it had before (``procs``,
+    ``months``, ``scale_to``, ``calibrate_load``, ``split_months``, ``format``; with ``trace``, also
+    ``trace``) still build that spec for one release, with a DeprecationWarning, as
+    :mod:`schedlab._moved` does for moved names. Given beside ``trace_spec`` they are refused."""
+
+    def wrap(cls):
+        import functools
+
+        init = cls.__init__
+        old = (("trace",) if trace else ()) + TRACE_KEYS
+
+        @functools.wraps(init)
+        def __init__(self, *args, **kwargs):
+            flat = {k: kwargs.pop(k) for k in old if k in kwargs}
+            if flat:
+                import warnings
+
+                from ..workload.spec import TraceSpec
+
+                name, given = cls.__name__, ", ".join(f"{k}=..." for k in flat)
+                warnings.warn(f"{name}({given}) is now {name}(trace_spec=TraceSpec({given})); the flattened trace "
+                              "options go in the next release", DeprecationWarning, stacklevel=2)
+                if "trace_spec" in kwargs:
+                    raise RunError(f"{name}: give the trace options in trace_spec only, not also as "
+                                   f"{', '.join(sorted(flat))}")
+                kwargs["trace_spec"] = TraceSpec(**flat)
+            init(self, *args, **kwargs)
+
+        cls.__init__ = __init__
+        return cls
+
+    return wrap if cls is None else wrap(cls)
+
+
+def check_template(spec, where: str) -> None:
+    """A run config's ``trace_spec``: a :class:`~schedlab.workload.spec.TraceSpec` (checked on its own
+    construction) without a trace (the config's ``traces`` name them) whose ``split_months`` leaves
+    test months within ``months``."""
+    from ..workload.spec import TraceSpec
+
+    if not isinstance(spec, TraceSpec):
+        raise RunError(f"{where}: trace_spec must be a TraceSpec, got {type(spec).__name__}")
+    if spec.trace is not None:
+        raise RunError(f"{where}: trace_spec says how every trace is prepared; give it no trace (got "
+                       f"{str(spec.trace)!r}) and the traces in traces")
+    if spec.split_months is not None and spec.months is not None and spec.split_months >= spec.months:
+        raise RunError(f"--split-months {spec.split_months} leaves no test months within --months {spec.months}")

@@ -113,8 +113,11 @@ def makespan_label(config: Mapping[str, Any]) -> str:
     """The y label of a workload makespan chart under the run's makespan reading (``options.makespan``
     of the run config, :class:`schedlab.federation.model.FederationOptions`): the paper's max F - min I
     over the workload's jobs, or the sum of the package makespans."""
+    from ..federation.model import LEGACY
+
     options = config.get("options")
-    reading = options.get("makespan") if isinstance(options, Mapping) else getattr(options, "makespan", None)
+    # config.json leaves a reading out at its issue 14 value (FederationOptions.to_dict): absent is that value
+    reading = options.get("makespan", LEGACY["makespan"]) if isinstance(options, Mapping) else getattr(options, "makespan", None)
     if reading == "package-sum":
         return "makespan (hours, summed over packages)"
     if reading == "workload":

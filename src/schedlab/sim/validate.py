@@ -492,7 +492,7 @@ class _Replay:
 _NODE_RESOURCES = (("cpus", "CPUs", ""), ("mem", "memory", " MB"), ("gpus", "GPUs", ""))
 
 
-def validate_node_allocation(machine, alloc, start, finish, *, workload=None, partitions=None) -> None:
+def validate_node_allocation(machine, alloc, start, finish, *, workload=None, partitions=None, exclusive=None) -> None:
     """Raise :class:`ScheduleInvalid` (one line naming job, node, resource and instant) unless the node
     allocation ``alloc`` (:class:`~schedlab.sim.model.NodeAllocation`) of jobs running from ``start``
     to ``finish`` (per job index) fits ``machine`` (:class:`~schedlab.sim.model.NodeMachine`):
@@ -506,7 +506,9 @@ def validate_node_allocation(machine, alloc, start, finish, *, workload=None, pa
        of positive width has rows, and its CPUs over its nodes are its width (``procs``), its memory
        at least its requested memory and its GPUs at least its requested GPUs (where the trace says);
        a job marked exclusive shares none of its nodes with another job while it runs;
-    4. with ``partitions`` (a partition name per job, '' for any): every node of a job is in its partition.
+    4. with ``partitions`` (a partition name per job, '' for any): every node of a job is in its partition;
+    5. with ``exclusive`` (a flag per job, e.g. a Slurm run's jobs of an OverSubscribe=EXCLUSIVE
+       partition): those jobs too share none of their nodes while they run.
 
     Independent of any engine; the CPU validator :func:`validate_schedule` is unchanged by it.
     """
@@ -539,8 +541,13 @@ def validate_node_allocation(machine, alloc, start, finish, *, workload=None, pa
     if workload is not None:
         _check_job_totals(workload, job, node, amounts, nodes)
     _check_node_capacity(nodes, job, node, amounts, start, finish, ids)
+    excl = np.zeros(start.shape[0], dtype=bool)
     if workload is not None and workload.resources is not None:
-        _check_exclusive(workload, job, node, start, finish, nodes)
+        excl |= workload.resources.exclusive == 1
+    if exclusive is not None:
+        excl |= np.asarray(exclusive, dtype=bool)
+    if excl.any():
+        _check_exclusive(excl, ids, job, node, start, finish, nodes)
 
 
 def _check_job_totals(w, job, node, amounts, nodes) -> None:
@@ -564,32 +571,49 @@ def _check_job_totals(w, job, node, amounts, nodes) -> None:
 
 
 def _check_node_capacity(nodes, job, node, amounts, start, finish, ids) -> None:
-    """Rule 2: per node and resource, a sweep over the allocation rows' starts and finishes."""
+    """Rule 2: per node and resource, a sweep over the allocation rows' starts and finishes.
+
+    A job holds its resources over [start, finish): at an instant, releases come before starts. A
+    zero-length job needs its resources free beside the jobs that started before its instant and run
+    past it, as :func:`_check_capacity` reads it for processors (the engines start it, end it, then
+    start the next job at the same instant), so it never conflicts with a job starting then.
+    """
     s, f = start[job], finish[job]
     positive = f > s
-    # events: (node, time, kind) with kind 0 = release of a running job, 1 = start, 2 = release of a zero-length job
-    times = np.concatenate([f, s])
-    kind = np.concatenate([np.where(positive, 0, 2), np.ones(job.shape[0], np.int64)])
-    where = np.concatenate([node, node])
-    rows = np.concatenate([np.arange(job.shape[0])] * 2)
+    pos = np.flatnonzero(positive)
+    # events of the positive-length rows: (node, time, kind) with kind 0 = release, 1 = start
+    times = np.concatenate([f[pos], s[pos]])
+    kind = np.concatenate([np.zeros(pos.size, np.int64), np.ones(pos.size, np.int64)])
+    where = np.concatenate([node[pos], node[pos]])
+    rows = np.concatenate([pos, pos])
     order = np.lexsort((kind, times, where))
+    zero = np.flatnonzero(~positive)
     for key, word, unit in _NODE_RESOURCES:
         cap = np.array([float(getattr(x, key)) for x in nodes])
-        delta = np.concatenate([-amounts[key], amounts[key]])[order]
+        limit = cap * (1 + 1e-12) + 1e-9
+        amount = amounts[key]
+        delta = np.concatenate([-amount[pos], amount[pos]])[order]
         used = np.cumsum(delta)  # each node's events sum to zero, so the running sum is per node
-        over = np.flatnonzero((kind[order] == 1) & (used > cap[where[order]] * (1 + 1e-12) + 1e-9))
+        over = np.flatnonzero((kind[order] == 1) & (used > limit[where[order]]))
+        found = []  # (time, row, node, in use)
         if over.size:
             k = over[np.argmin(times[order][over])]  # the earliest instant a node is over
-            r = rows[order][k]
-            name = nodes[where[order][k]].name
-            raise ScheduleInvalid(f"job {ids[job[r]]} starts at {times[order][k]:g} on node {name} with {used[k]:g}{unit} of its "
-                                  f"{cap[where[order][k]]:g}{unit} {word} in use")
+            found.append((times[order][k], rows[order][k], where[order][k], used[k]))
+        for r in zero:  # its rows on the node, beside the rows running across its instant
+            t, x = s[r], node[r]
+            across = pos[(node[pos] == x) & (s[pos] < t) & (f[pos] > t)]
+            total = amount[across].sum() + amount[zero[(job[zero] == job[r]) & (node[zero] == x)]].sum()
+            if total > limit[x]:
+                found.append((t, r, x, total))
+        if found:
+            t, r, x, total = min(found, key=lambda e: e[0])
+            raise ScheduleInvalid(f"job {ids[job[r]]} starts at {t:g} on node {nodes[x].name} with {total:g}{unit} of its "
+                                  f"{cap[x]:g}{unit} {word} in use")
 
 
-def _check_exclusive(w, job, node, start, finish, nodes) -> None:
-    """Rule 3's exclusive jobs: no other job on one of their nodes while they run (zero-length jobs at their start)."""
-    excl = w.resources.exclusive
-    for k in np.flatnonzero(excl[job] == 1):
+def _check_exclusive(excl, ids, job, node, start, finish, nodes) -> None:
+    """Rules 3 and 5, exclusive jobs (``excl``): no other job on one of their nodes while they run (zero-length jobs at their start)."""
+    for k in np.flatnonzero(excl[job]):
         j, x = job[k], node[k]
         same = np.flatnonzero((node == x) & (job != j))
         others = job[same]
@@ -598,4 +622,4 @@ def _check_exclusive(w, job, node, start, finish, nodes) -> None:
                        ((start[others] == lo) & ((finish[others] == start[others]) | (finish[j] == start[j])))]
         if clash.size:
             o = clash[0]
-            raise ScheduleInvalid(f"job {w.id[o]} runs on node {nodes[x].name} at {max(start[o], lo):g} beside exclusive job {w.id[j]}")
+            raise ScheduleInvalid(f"job {ids[o]} runs on node {nodes[x].name} at {max(start[o], lo):g} beside exclusive job {ids[j]}")

@@ -15,7 +15,7 @@ from .nodespace import (ONE, ZERO, _held_direct, _nwords, _planes_extend, _plane
                         _slot_grown, lowbit, popcount)
 from ..sim.profile import _lower
 from .ops import NO_NRT, _remove, _start
-from .limits import KIND_POST, L_KIND, _held, _take
+from .limits import _bf_held, _take
 from .layout import O_ASSOC_LIMIT_STOP
 
 
@@ -363,13 +363,12 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
         j = order[k]
         pos = k  # (k is reused below for bit planes)
         p = JI[I_PART, j]
-        c = _held(j, LJ, LA, LC, False)
-        hold = c >= 0
-        if hold:  # (the pending reason is the main scheduler's: a skipped or trimmed pass must not change it)
-            if not O[O_ASSOC_LIMIT_STOP]:  # backfill.c: pre_select -> continue; post_select -> no reservation
-                if LC[L_KIND, c] == KIND_POST or O[O_BF_COUNT_POPPED]:
-                    tested += 1
-                continue
+        lim = _bf_held(j, LJ, LA, LC, O[O_ASSOC_LIMIT_STOP], O[O_BF_COUNT_POPPED])
+        # (the pending reason is the main scheduler's: a skipped or trimmed pass must not change it)
+        if lim == 1 or lim == 2:
+            tested += lim - 1  # backfill.c: pre_select -> continue; post_select -> no reservation
+            continue
+        hold = lim == 3
         need = JI[I_CPUS, j]
         L = JF[F_LIMIT, j]
         b_end = now + L

@@ -3,8 +3,14 @@
 Read: ``Priority*`` lines (type, weights, PriorityMaxAge, PriorityDecayHalfLife,
 PriorityCalcPeriod, PriorityFavorSmall, PriorityFlags), ``SchedulerType``,
 ``SchedulerParameters`` (sched_interval, default_queue_depth, batch_sched_delay, bf_interval,
-bf_window, bf_resolution, bf_max_job_test, bf_node_space_size, ...), ``AccountingStorageType``, ``OverTimeLimit``, ``KillWait``, ``NodeName`` lines (CPUs) and
-``PartitionName`` lines (Nodes, MaxTime, DefaultTime, PriorityJobFactor, PriorityTier, Default).
+bf_window, bf_resolution, bf_max_job_test, bf_node_space_size, ...), ``AccountingStorageType``, ``OverTimeLimit``, ``KillWait``,
+``SelectType`` (select/cons_tres, select/cons_res), ``SelectTypeParameters`` (CR_CPU, CR_Core,
+CR_CPU_Memory, CR_Core_Memory), ``DefMemPerCPU``/``DefMemPerNode``, ``NodeName`` lines (CPUs,
+RealMemory, Gres=gpu:N / gpu:TYPE:N, ThreadsPerCore) and ``PartitionName`` lines (Nodes, MaxTime,
+DefaultTime, PriorityJobFactor, PriorityTier, Default, OverSubscribe=EXCLUSIVE/NO, DefMemPerCPU,
+DefMemPerNode); docs/slurm-policy-spec.md section 14 says how they are modelled. A value the
+policy cannot model (select/linear, OverSubscribe=YES/FORCE, CR_Core on nodes of several threads
+per core, two GPU types on one node) is a ``FILE:LINE: problem`` error, not a silent approximation.
 Every other setting, and every read setting whose value the policy does not model, is listed once
 in :attr:`SlurmConf.ignored` as ``FILE:LINE: Key (reason)``, never dropped silently. A line that is
 not ``Key=Value`` tokens, a value that cannot be read, a malformed host list (``n[001-025``) or a
@@ -47,6 +53,9 @@ SCHED_NO_EFFECT = frozenset((
 #: PriorityFlags the policy models
 FLAGS_MODELLED = frozenset(("NO_FAIR_TREE", "ACCRUE_ALWAYS", "NO_NORMAL_PART", "NO_NORMAL_QOS", "SMALL_RELATIVE_TO_TIME"))
 _WEIGHTS = ("age", "fairshare", "jobsize", "partition", "qos")
+#: SelectTypeParameters the policy models (select/cons_tres; the CR_* value with optional extra
+#: flags is refused when unknown): memory is a consumable resource only with a *_Memory value
+SELECT_PARAMS = ("CR_CPU", "CR_CORE", "CR_CPU_MEMORY", "CR_CORE_MEMORY")
 
 
 @dataclass(frozen=True)
@@ -58,6 +67,11 @@ class Partition:
     job_factor: int = 1
     tier: int = 1
     default: bool = False
+    #: OverSubscribe=EXCLUSIVE: every job of the partition gets whole nodes
+    exclusive: bool = False
+    #: the partition's DefMemPerCPU / DefMemPerNode (MB; None: the global value)
+    def_mem_per_cpu: float | None = None
+    def_mem_per_node: float | None = None
 
 
 @dataclass
@@ -80,6 +94,20 @@ class SlurmConf:
     #: CPUs of each node in NodeName order (empty: none given; the policy builds nodes from the machine)
     node_cpus: list = field(default_factory=list)
     node_names: list = field(default_factory=list)
+    #: RealMemory (MB) and GPUs (Gres=gpu[:TYPE]:N) of each node, in NodeName order (slurm.conf:
+    #: RealMemory "Default value is 1"); the GPU type of each node ('' untyped)
+    node_mem: list = field(default_factory=list)
+    node_gpus: list = field(default_factory=list)
+    node_gpu_type: list = field(default_factory=list)
+    #: ThreadsPerCore of each node (1 unless given)
+    node_threads: list = field(default_factory=list)
+    #: SelectTypeParameters as given (upper case), None when the file has none (the policy's option
+    #: select_params_default says what is used then); the line it came from
+    select_params: str | None = None
+    select_line: int = 0
+    #: DefMemPerCPU / DefMemPerNode (MB; None: not given, Slurm's 0 "unlimited": the node's memory)
+    def_mem_per_cpu: float | None = None
+    def_mem_per_node: float | None = None
     partitions: list = field(default_factory=list)
     ignored: list = field(default_factory=list)
     #: AccountingStorageType (Slurm's default: accounting_storage/none; age and fair-share weights
@@ -274,6 +302,27 @@ def _setting(conf: SlurmConf, number: int, key: str, value: str, ignore) -> None
                 ignore(number, f"SchedulerParameters {name}", "not modelled")
     elif k == "accountingstoragetype":
         conf.accounting_storage = value
+    elif k == "selecttype":
+        if value not in ("select/cons_tres", "select/cons_res"):
+            raise ValueError(f"{value} is not modelled: --policy slurm allocates as select/cons_tres "
+                             "(select/linear gives whole nodes to every job; use OverSubscribe=EXCLUSIVE for that)")
+    elif k == "selecttypeparameters":
+        items = [x.strip().upper() for x in value.split(",") if x.strip()]
+        cr = [x for x in items if x.startswith("CR_")]
+        if len(cr) != 1 or cr[0] not in SELECT_PARAMS:
+            raise ValueError(f"{value!r} is not modelled; give one of CR_CPU, CR_Core, CR_CPU_Memory, CR_Core_Memory")
+        for x in items:
+            if x != cr[0]:
+                ignore(number, f"SelectTypeParameters {x}", "not modelled")
+        conf.select_params, conf.select_line = cr[0], number
+    elif k == "grestypes":
+        for name in {x.strip().lower() for x in value.split(",") if x.strip()} - {"gpu"}:
+            ignore(number, f"GresTypes {name}", "not modelled: only gpu GRES are")
+    elif k in ("defmempercpu", "defmempernode"):
+        mb = float(int(value))
+        if mb < 0:
+            raise ValueError("must be >= 0")
+        setattr(conf, "def_mem_per_cpu" if k == "defmempercpu" else "def_mem_per_node", mb)
     elif k == "priorityusageresetperiod" and value.upper() == "NONE":
         pass  # the default, which the policy models: usage is never reset
     else:
@@ -285,18 +334,29 @@ def _node_line(conf: SlurmConf, number: int, tokens: list[str], ignore) -> None:
     if name.upper() == "DEFAULT":
         ignore(number, "NodeName=DEFAULT", "not modelled: give CPUs= on each NodeName line")
         return
-    cpus = None
+    cpus, mem, gpus, gtype, threads = None, 1.0, 0, "", 1
     for tok in tokens[1:]:
         key, value = tok.split("=", 1)
-        if key.lower() == "cpus":
-            try:
-                cpus = int(value)
-            except ValueError:
-                raise SlurmConfError(f"{conf.source}:{number}: CPUs: not a whole number: {value!r}") from None
-            if cpus < 1:
-                raise SlurmConfError(f"{conf.source}:{number}: CPUs must be >= 1, got {cpus}")
-        else:
-            ignore(number, f"NodeName {key}", "not modelled: nodes are CPUs only (CR_CPU)")
+        k = key.lower()
+        try:
+            if k == "cpus":
+                cpus = _whole(value)
+                if cpus < 1:
+                    raise ValueError(f"must be >= 1, got {cpus}")
+            elif k == "realmemory":
+                mem = float(_whole(value))
+                if mem < 1:
+                    raise ValueError(f"must be >= 1, got {value}")
+            elif k == "threadspercore":
+                threads = _whole(value)
+                if threads < 1:
+                    raise ValueError(f"must be >= 1, got {value}")
+            elif k == "gres":
+                gpus, gtype = _node_gres(conf, number, value, ignore)
+            else:
+                ignore(number, f"NodeName {key}", "not modelled: a node is its CPUs, RealMemory and GPUs")
+        except ValueError as exc:
+            raise SlurmConfError(f"{conf.source}:{number}: {key}: {exc}") from None
     if cpus is None:
         raise SlurmConfError(f"{conf.source}:{number}: NodeName {name} has no CPUs=")
     try:
@@ -310,6 +370,43 @@ def _node_line(conf: SlurmConf, number: int, tokens: list[str], ignore) -> None:
         conf.node_lines[host] = number
         conf.node_names.append(host)
         conf.node_cpus.append(cpus)
+        conf.node_mem.append(mem)
+        conf.node_gpus.append(gpus)
+        conf.node_gpu_type.append(gtype)
+        conf.node_threads.append(threads)
+
+
+def _whole(value: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError(f"not a whole number: {value!r}") from None
+
+
+def _node_gres(conf: SlurmConf, number: int, value: str, ignore) -> tuple[int, str]:
+    """A NodeName line's ``Gres=``: ``gpu:N``, ``gpu:TYPE:N`` (comma-separated; ``gpu:TYPE:N(S:0-1)``
+    socket bindings dropped). Returns (GPUs, type or ''); other GRES are listed as ignored; GPUs of
+    two types on one node are refused (one type per node is modelled)."""
+    total, types = 0, set()
+    for item in filter(None, (x.strip() for x in value.split(","))):
+        item = item.split("(", 1)[0]
+        parts = item.split(":")
+        if parts[0].lower() != "gpu":
+            ignore(number, f"NodeName Gres={parts[0]}", "not modelled: only gpu GRES are")
+            continue
+        if len(parts) == 2:
+            typ, count = "", parts[1]
+        elif len(parts) == 3:
+            typ, count = parts[1], parts[2]
+        else:
+            raise ValueError(f"cannot read {item!r}; expected gpu:N or gpu:TYPE:N")
+        if not count.isdigit():
+            raise ValueError(f"cannot read {item!r}: the GPU count is not a whole number")
+        total += int(count)
+        types.add(typ)
+    if len(types) > 1:
+        raise ValueError(f"GPUs of several types on one node ({value}) are not modelled; give one type per NodeName line")
+    return total, (types.pop() if types else "")
 
 
 def finish_partitions(conf: SlurmConf, machine_procs: int | None, cpus_per_node: int) -> SlurmConf:
@@ -324,6 +421,10 @@ def finish_partitions(conf: SlurmConf, machine_procs: int | None, cpus_per_node:
                                  f"{cpus_per_node} CPUs (cpus_per_node)")
         conf.node_cpus = [cpus_per_node] * (machine_procs // cpus_per_node)
         conf.node_names = [f"n{i}" for i in range(len(conf.node_cpus))]
+        conf.node_mem = [1.0] * len(conf.node_cpus)
+        conf.node_gpus = [0] * len(conf.node_cpus)
+        conf.node_gpu_type = [""] * len(conf.node_cpus)
+        conf.node_threads = [1] * len(conf.node_cpus)
     index = {n: i for i, n in enumerate(conf.node_names)}
     conf.partitions = []
     for number, tokens in conf._part_lines:
@@ -333,6 +434,7 @@ def finish_partitions(conf: SlurmConf, machine_procs: int | None, cpus_per_node:
             continue
         nodes = tuple(range(len(conf.node_cpus)))  # no Nodes=: all nodes (named reading, see SlurmPolicy)
         max_time, default_time, factor, tier, default = math.inf, None, 1, 1, False
+        exclusive, dmc, dmn = False, None, None
         for tok in tokens[1:]:
             key, value = tok.split("=", 1)
             k = key.lower()
@@ -357,13 +459,22 @@ def finish_partitions(conf: SlurmConf, machine_procs: int | None, cpus_per_node:
                     default = value.upper() == "YES"
                 elif k == "state" and value.upper() == "UP":
                     pass
+                elif k == "oversubscribe":
+                    if value.upper() not in ("EXCLUSIVE", "NO"):
+                        raise ValueError(f"{value} is not modelled (jobs sharing CPUs); give EXCLUSIVE or NO")
+                    exclusive = value.upper() == "EXCLUSIVE"
+                elif k in ("defmempercpu", "defmempernode"):
+                    mb = float(int(value))
+                    if mb < 0:
+                        raise ValueError("must be >= 0")
+                    dmc, dmn = (mb, dmn) if k == "defmempercpu" else (dmc, mb)
                 else:
                     conf.ignored.append(f"{conf.source}:{number}: {key} of partition {name} (not modelled)")
             except ValueError as exc:
                 raise SlurmConfError(f"{conf.source}:{number}: {key}: {exc}") from None
         if any(p.name == name for p in conf.partitions):
             raise SlurmConfError(f"{conf.source}:{number}: partition {name} defined twice")
-        conf.partitions.append(Partition(name, nodes, max_time, default_time, factor, tier, default))
+        conf.partitions.append(Partition(name, nodes, max_time, default_time, factor, tier, default, exclusive, dmc, dmn))
     if not conf.partitions:
         conf.partitions.append(Partition("batch", tuple(range(len(conf.node_cpus))), math.inf, None, 1, 1, True))
     return conf

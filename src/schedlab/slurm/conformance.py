@@ -20,7 +20,7 @@ from ..sim.validate import validate_schedule
 from ..workload.model import Workload
 from ..workload.swf import write_swf
 from .conf import parse_conf
-from .harness import SlurmJob
+from .harness import SlurmHarnessError, SlurmJob
 from .policy import SlurmOptions, SlurmPolicy, simulate_slurm
 
 
@@ -115,6 +115,84 @@ def compare(real, sim, tol):
     dr, ds = np.diff(np.concatenate([[0.0], r[order]])), np.diff(np.concatenate([[0.0], s[order]]))
     relative = [(int(order[k]), float(dr[k]), float(ds[k])) for k in range(len(order)) if abs(dr[k] - ds[k]) > tol]
     return absolute, relative, same_order
+
+
+#: how a recorded case's jobs are timed for the simulator (``--runtimes`` of
+#: benchmarks/experiments/slurm/slurm_conformance.py --score44; issue 44, item 6). Default 'sacct'.
+RUNTIMES = {
+    "sacct": "each job's submit and run time as sacct and jobcomp print them, whole seconds (the run time "
+             "is Elapsed = floor(end) - floor(start)): what a site's accounting log gives; the real starts "
+             "compared with are sacct's",
+    "ctld-ms": "each job's submit and the time it held its CPUs, to the millisecond, from slurmctld's own log "
+               "(schedlab.slurm.harness.parse_ctld_log: the submit RPC line; the Allocate/Started line to the "
+               "'_job_complete ... done' line, by which select_g_job_fini has given the CPUs back): the "
+               "run time includes the launch and teardown around the sleep and the sub-second phase a whole-"
+               "second record drops; the real starts compared with are the log's Allocate/Started lines",
+}
+
+
+def recorded_case(jobs: list[SlurmJob], result, runtimes: str = "sacct", source: str = "case"):
+    """(jobs, real) of a recorded case under the input reading ``runtimes`` (:data:`RUNTIMES`):
+    ``jobs`` with the submit and run times the real Slurm recorded, and ``result`` with its submit,
+    start and end in the same reading (what :func:`compare` sets the simulated starts beside)."""
+    from dataclasses import replace
+
+    if runtimes not in RUNTIMES:
+        raise SlurmHarnessError(f"{source}: unknown runtimes reading {runtimes!r} (one of {', '.join(RUNTIMES)})")
+    real = result
+    if runtimes == "ctld-ms":
+        if result.ctld_start is None:
+            raise SlurmHarnessError(f"{source}: recorded without slurmctld's millisecond times (no ctld_* keys); "
+                                    "re-record it with --record44 or use --runtimes sacct")
+        times = np.stack([result.ctld_submit, result.ctld_start, result.ctld_end])
+        if np.isnan(times).any():
+            k = int(np.argwhere(np.isnan(times).any(axis=0))[0, 0])
+            raise SlurmHarnessError(f"{source}: job {k} (JobId={int(result.job_id[k])}) lacks a submit, start or end "
+                                    "line in slurmctld's log; use --runtimes sacct")
+        real = replace(result, submit=result.ctld_submit, start=result.ctld_start, end=result.ctld_end)
+    return [replace(j, submit=float(real.submit[i]), runtime=float(real.end[i] - real.start[i]))
+            for i, j in enumerate(jobs)], real
+
+
+def simulate_recorded(jobs: list[SlurmJob], result, conf: str, cpus: int, options: str = ""):
+    """``jobs`` (as :func:`recorded_case` times them) through --policy slurm with the recorded run's
+    anchors (unix_start = its first submission's epoch second, controller_start from slurmctld's
+    log) and the named options ``options`` (NAME=VALUE,...) over them; validated."""
+    from .policy import parse_option_pairs
+
+    opts = parse_option_pairs(options)
+    opts.setdefault("unix_start", str(result.origin))
+    if result.controller_start == result.controller_start:  # (nan: not logged)
+        opts.setdefault("controller_start", f"{result.controller_start:.3f}")
+    return simulate_case(jobs, conf, cpus=cpus, options=SlurmOptions(**opts))
+
+
+def case_tolerance(conf: str) -> float:
+    """The issue-44 start tolerance of a recorded case: max(bf_interval, 5) s of its slurm.conf."""
+    return float(max(parse_conf(conf, "case.conf").sched["bf_interval"], 5))
+
+
+def same_order_ms(real, sim) -> bool:
+    """Whether the simulated start order is the real one read to the millisecond (slurmctld's log),
+    jobs the simulator starts at the same instant taken in either order (it has no order among
+    them); real starts in the same millisecond are ordered by job as the simulator's ties are."""
+    r = np.asarray(real.start, float)
+    s = np.asarray(sim.start, float)
+    idx = np.arange(len(s))
+    return bool(np.array_equal(np.lexsort((idx, r)), np.lexsort((idx, r, s))))
+
+
+def end_to_start_lags(submit, start, end, window: float = 5.0) -> np.ndarray:
+    """For each job that waited (started over 1 s after its submission) and has a job end at most
+    ``window`` s before its start: the time from the latest such end to its start (the controller's
+    lag from a freed node to the next start; whole seconds on sacct times, ms on the log's)."""
+    submit, start, end = (np.asarray(x, float) for x in (submit, start, end))
+    out = []
+    for i in range(len(start)):
+        ends = end[(end <= start[i]) & (end >= start[i] - window)]
+        if start[i] > submit[i] + 1 and ends.size:
+            out.append(float(start[i] - ends.max()))
+    return np.array(out)
 
 
 def start_order(sim) -> list[int]:

@@ -157,6 +157,14 @@ class SlurmResult:
     #: with slurmdbd: the jobs as ``TZ=UTC sacct --parsable2 --format SACCT_FORMAT+EXTRA_FIELDS``
     #: prints them (the site's own log for ``schedlab slurm check``); "" without slurmdbd
     sacct: str = ""
+    #: each job's submit, start and end to the millisecond, from slurmctld's own log (seconds since
+    #: ``origin``; nan where the line is missing, and for cases recorded before these were kept):
+    #: see :func:`parse_ctld_log` for which lines and why those moments
+    ctld_submit: np.ndarray | None = None
+    ctld_start: np.ndarray | None = None
+    ctld_end: np.ndarray | None = None
+    #: the slurmctld log lines those three were read from (so a recording can be re-read offline)
+    ctld_log: str = ""
 
     def rows(self) -> list[dict]:
         """One dict per job (for a table: ``pandas.DataFrame(result.rows())``)."""
@@ -285,6 +293,55 @@ _TOKEN = re.compile(r"(\w+)=(\S*)")
 def _epoch(stamp: str) -> int:
     """A Slurm time stamp (``2026-11-28T15:43:02``, written in UTC since the harness sets TZ=UTC)."""
     return int(_dt.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S").replace(tzinfo=_dt.timezone.utc).timestamp())
+
+
+#: slurmctld's log lines (Slurm 22.05, LogTimeFormat iso8601_ms, the default; all at SlurmctldDebug=info)
+#: that time a batch job: its submission, its allocation by the main scheduler or by backfill, and
+#: its completion (src/slurmctld/proc_req.c _slurm_rpc_submit_batch_job, job_scheduler.c schedule(),
+#: plugins/sched/backfill/backfill.c _start_job, job_mgr.c _job_complete)
+CTLD_EVENTS = {
+    "submit": re.compile(r"_slurm_rpc_submit_batch_job: JobId=(\d+) InitPrio="),
+    "start": re.compile(r"\b(?:Allocate|Started) JobId=(\d+) "),
+    "end": re.compile(r"_job_complete: JobId=(\d+) done"),
+}
+_CTLD_STAMP = re.compile(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?)\] (.*)$")
+
+
+def _stamp_epoch(stamp: str) -> float:
+    """A slurmctld log stamp (``2026-11-28T15:43:02.123``, UTC as the harness sets TZ) as epoch seconds."""
+    return _dt.datetime.fromisoformat(stamp).replace(tzinfo=_dt.timezone.utc).timestamp()
+
+
+def parse_ctld_log(text: str, ids) -> tuple[dict[str, np.ndarray], str]:
+    """Each of ``ids``' submit, start and end (epoch seconds, to the millisecond) from slurmctld's
+    log ``text``, and the lines they were read from.
+
+    The end is the "_job_complete: JobId=N done" line: _job_complete (job_mgr.c, 22.05) calls
+    deallocate_nodes(), whose select_g_job_fini() gives the job's CPUs back to the select plugin
+    before that line is logged; from then on the scheduler may place other jobs there (the node
+    stays COMPLETING until the epilog completes, but with CompleteWait=0, the default,
+    job_is_completing() returns false and schedule() does not wait for it, and the completing-node
+    bitmap only blocks jobs that ask for that node by name: node_scheduler.c). So start..end is the
+    time the job held its CPUs as the scheduler saw it, not the whole seconds sacct prints. The
+    first line of each kind counts (a requeued job would have several; the harness has none).
+    A job whose line is missing gets nan.
+    """
+    where = {int(j): k for k, j in enumerate(ids)}
+    out = {name: np.full(len(where), np.nan) for name in CTLD_EVENTS}
+    kept = []
+    for line in text.splitlines():
+        m = _CTLD_STAMP.match(line)
+        if not m:
+            continue
+        for name, pattern in CTLD_EVENTS.items():
+            e = pattern.search(m.group(2))
+            if e and int(e.group(1)) in where:
+                k = where[int(e.group(1))]
+                if out[name][k] != out[name][k]:
+                    out[name][k] = _stamp_epoch(m.group(1))
+                kept.append(line)
+                break
+    return out, "\n".join(kept) + ("\n" if kept else "")
 
 
 def parse_jobcomp(text: str) -> dict[int, dict[str, str]]:
@@ -608,6 +665,8 @@ class SlurmCluster:
         sacct = self._sacct(ids) if self.dbd else ""
         submit = np.array([_epoch(r["SubmitTime"]) for r in recs], dtype=np.int64)
         origin = int(submit.min())
+        log = self.folder / "log" / "slurmctld.log"
+        ctld, ctld_log = parse_ctld_log(log.read_text(errors="replace") if log.exists() else "", ids)
         return SlurmResult(
             job_id=np.array(ids, dtype=np.int64),
             submit=(submit - origin).astype(np.float64),
@@ -621,6 +680,8 @@ class SlurmCluster:
             ignored=self.ignored,
             controller_start=self.controller_epoch() - origin,
             sacct=sacct,
+            ctld_submit=ctld["submit"] - origin, ctld_start=ctld["start"] - origin, ctld_end=ctld["end"] - origin,
+            ctld_log=ctld_log,
         )
 
     def _sacct(self, ids: list[int]) -> str:
@@ -650,7 +711,7 @@ class SlurmCluster:
         m = re.search(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?)\] Running as primary controller", text, re.M)
         if not m:
             return float("nan")
-        return _dt.datetime.fromisoformat(m.group(1)).replace(tzinfo=_dt.timezone.utc).timestamp()
+        return _stamp_epoch(m.group(1))
 
 
 def _subreaper(on: bool) -> int | None:
@@ -735,6 +796,10 @@ def save_case(path: str | Path, name: str, jobs: list[SlurmJob], sim_conf: str, 
         "end": result.end.tolist(), "state": list(result.state), "partition": list(result.partition),
         "account": list(result.account), "sacct": result.sacct,
     }
+    if result.ctld_submit is not None:  # milliseconds from slurmctld's log (None where a line was missing)
+        for key in ("ctld_submit", "ctld_start", "ctld_end"):
+            data[key] = [None if x != x else round(float(x), 3) for x in getattr(result, key)]
+        data["ctld_log"] = result.ctld_log
     Path(path).write_text(json.dumps(data, indent=1) + "\n")
 
 
@@ -752,6 +817,9 @@ def load_case(path: str | Path) -> tuple[str, list[SlurmJob], str, SlurmResult, 
             partition=tuple(d["partition"]), account=tuple(d["account"]), origin=int(d["origin"]),
             conf=d["harness_conf"], ignored=tuple(d["ignored"]),
             controller_start=float("nan") if cs is None else float(cs), sacct=d.get("sacct", ""),
+            **{key: np.array([np.nan if x is None else x for x in d[key]], float)
+               for key in ("ctld_submit", "ctld_start", "ctld_end") if key in d},
+            ctld_log=d.get("ctld_log", ""),
         )
         return d["name"], jobs, d["sim_conf"], result, int(d["cpus"])
     except (OSError, ValueError, KeyError, TypeError) as exc:

@@ -21,18 +21,20 @@ import numpy as np
 
 from .._config import njit
 from .backfill import _backfill, _nothing_fits
-from .layout import (F_SUBMIT, I_AOFF, I_CPUS, I_PART, O_ACCRUE_AT_END, O_BACKFILL, O_DECAY_EXACT, O_END_IMMEDIATE,
+from .layout import (F_SUBMIT, I_AOFF, I_CPUS, I_PART, O_ACCRUE_AT_END, O_BACKFILL, O_BEST_FIT, O_DECAY_EXACT,
+                     O_END_IMMEDIATE, O_RESOURCES,
                      O_FAIR_TREE, O_MAIN_FULL, O_STOP_PARTITION_ONLY, O_SUBMIT_IMMEDIATE, P_BATCH_DELAY, P_BF_FIRST,
                      P_BF_INTERVAL, P_CALC, P_DAMP, P_DEPTH, P_HALF_LIFE, P_SCHED_INTERVAL, P_T0, P_TICK, P_W_AGE,
                      P_W_FS)
 from .ops import NO_NRT, _charge, _compact, _fs_factors, _insert, _order, _priority, _remove, _start
 from .limits import KIND_POST, L_CODE, L_KIND, _held, _take
 from .layout import O_ASSOC_LIMIT_STOP
+from .select import _backfill_res, _release, _select, _start_on
 
 
 @njit(**NO_NRT)
 def _main(now, full, order, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
-          anode, acnt, alen, start, finish, expend, run, nrun, by, failed, blocked, allowed, LJ, LA, LC, why):
+          anode, acnt, alen, start, finish, expend, run, nrun, by, failed, blocked, allowed, RES, LJ, LA, LC, why):
     """The main scheduler (job_scheduler.c _schedule): the queue in order (``order``, as
     :func:`_order` gives it); a job that fits on the
     CPUs still free starts; the first job of a partition that does not fit marks the partition
@@ -65,15 +67,25 @@ def _main(now, full, order, pend, npend, part_nodes, free, node_cpus, JF, JI, P,
             why[j] = int(LC[L_CODE, c])
             if not (O[O_ASSOC_LIMIT_STOP] and LC[L_KIND, c] == KIND_POST):
                 continue  # (job_scheduler.c: pre_select -> continue; ESLURM_ACCOUNTING_POLICY -> no fail_by_part)
-            avail = -1  # assoc_limit_stop: "potentially starve this job", its partition fails
+            fits = False  # assoc_limit_stop: "potentially starve this job", its partition fails
         else:
             for v in range(N):
                 ok = part_nodes[p, v] and not blocked[v]
                 allowed[v] = ok
                 if ok:
                     avail += free[v]
-        if avail >= JI[I_CPUS, j]:
-            nrun = _start(j, now, allowed, free, node_cpus, JF, JI, P, O, anode, acnt, alen, start, finish, expend, run, nrun)
+            if O[O_RESOURCES]:
+                JR, NR, FR, AR, use, chosen = RES
+                fits = _select(j, allowed, free, FR, node_cpus, JR, NR, O[O_BEST_FIT], use, chosen) > 0
+                if fits:
+                    nrun = _start_on(j, now, chosen, free, FR, node_cpus, JF, JI, JR, NR, AR, P, O, anode, acnt, alen,
+                                     start, finish, expend, run, nrun)
+            else:
+                fits = avail >= JI[I_CPUS, j]
+                if fits:
+                    nrun = _start(j, now, allowed, free, node_cpus, JF, JI, P, O, anode, acnt, alen, start, finish,
+                                  expend, run, nrun)
+        if fits:
             _take(j, LJ, LA, LC, 1.0, 0)
             by[j] = 1
             npend = _remove(pend, npend, j)
@@ -93,11 +105,12 @@ def _main(now, full, order, pend, npend, part_nodes, free, node_cpus, JF, JI, P,
 
 @njit(**NO_NRT)
 def _main_kept(now, full, qord, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
-               anode, acnt, alen, start, finish, expend, run, nrun, by, failed, blocked, allowed, LJ, LA, LC, why):
+               anode, acnt, alen, start, finish, expend, run, nrun, by, failed, blocked, allowed, RES, LJ, LA, LC, why):
     """:func:`_main` on the kept queue order ``qord[:npend]``, then the started jobs dropped from it."""
     before = npend
     npend, nrun = _main(now, full, qord[:npend], pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
-                        anode, acnt, alen, start, finish, expend, run, nrun, by, failed, blocked, allowed, LJ, LA, LC, why)
+                        anode, acnt, alen, start, finish, expend, run, nrun, by, failed, blocked, allowed, RES,
+                        LJ, LA, LC, why)
     if npend < before:
         _compact(qord, before, by)
     return npend, nrun
@@ -141,7 +154,7 @@ def _on_tick(t, tick):
 
 
 @njit
-def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, start, finish, by, LJ, LA, LC, why,
+def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, start, finish, by, RES3, LJ, LA, LC, why,
                skip=True):
     """Simulate the jobs (sorted by submit) under the policy; fills ``start``/``finish`` and ``by``
     (1: started by the main scheduler, 2: by backfill), and ``why`` (the last limit that held each
@@ -158,10 +171,22 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
     pass's horizon (:func:`_backfill`). A pass after submissions alone resumes that pass at the
     first queue position where the orders differ, and a pass ends where no later job can start
     (:func:`_backfill`'s ``trim``). ``skip=False`` runs every pass whole (the reference the tests
-    compare with)."""
+    compare with).
+
+    ``RES3`` = (JR, NR, AR): the jobs' and nodes' resources and the allocations' memory and GPUs
+    (:mod:`.select`), read only with ``O_RESOURCES`` (else empty arrays): the main scheduler and
+    backfill then place jobs by CPUs, memory and GPUs (:func:`_backfill_res`: a pass is skipped only
+    when :func:`_nothing_fits`, never resumed)."""
     n = JF.shape[1]
     N = node_cpus.shape[0]
     free = node_cpus.copy()
+    res_on = O[O_RESOURCES]
+    JR, NR, AR = RES3
+    FR = np.zeros((2, N))
+    if res_on:
+        FR[0] = NR[0]
+        FR[1] = NR[1]
+    RES = (JR, NR, FR, AR, np.empty(N, dtype=np.uint8), np.empty(N, dtype=np.int64))
     A = shares.shape[0]
     usage = np.zeros(A)
     fs = np.ones(A)
@@ -250,9 +275,12 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
         while q < nrun:
             j = run[q]
             if finish[j] <= now:
-                o = JI[I_AOFF, j]
-                for z in range(alen[j]):
-                    free[anode[o + z]] += acnt[o + z]
+                if res_on:
+                    _release(j, free, FR, JI, AR, anode, acnt, alen)
+                else:
+                    o = JI[I_AOFF, j]
+                    for z in range(alen[j]):
+                        free[anode[o + z]] += acnt[o + z]
                 if need_prio:
                     _charge(j, -np.inf if O[O_ACCRUE_AT_END] else last_calc, finish[j], JI, usage, start)
                 _take(j, LJ, LA, LC, -1.0, 2)
@@ -291,7 +319,7 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
             if end_now:  # sched_on_end='immediate': the epilog-complete path, schedule() at the end
                 npend, nrun = _main_kept(now, False, qord, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
                                          anode, acnt, alen, start, finish, expend, run, nrun, by, failed, blocked,
-                                         allowed, LJ, LA, LC, why)
+                                         allowed, RES, LJ, LA, LC, why)
                 last_event_run = now
             else:  # the agent's queue_job_scheduler(): a request the background loop serves
                 submit_run = min(submit_run, max(ph + np.ceil(now - ph), last_event_run + P[P_BATCH_DELAY]))
@@ -300,7 +328,7 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
             submit_run = np.inf
             npend, nrun = _main_kept(now, False, qord, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
                                      anode, acnt, alen, start, finish, expend, run, nrun, by, failed, blocked, allowed,
-                                     LJ, LA, LC, why)
+                                     RES, LJ, LA, LC, why)
             last_event_run = now
         if full_due:
             next_periodic += (np.floor((now - next_periodic) / P[P_SCHED_INTERVAL]) + 1) * P[P_SCHED_INTERVAL]
@@ -310,7 +338,7 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
             if main_changed and npend > 0:
                 npend, nrun = _main_kept(now, True, qord, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
                                          anode, acnt, alen, start, finish, expend, run, nrun, by, failed, blocked, allowed,
-                                         LJ, LA, LC, why)
+                                         RES, LJ, LA, LC, why)
                 main_changed = False  # a full run left nothing it could start; only a change can
             if not end_now:
                 last_event_run = now  # last_sched_time is set by every run of the background loop
@@ -320,7 +348,18 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
             if changed_at == np.inf:
                 changed_at = now  # a start is a job update: backfill has work (_more_work)
         if bf_on and changed_at < np.inf and now >= last_bf + P[P_BF_INTERVAL] and now >= _on_tick(changed_at, tick):
-            if not (skip and _nothing_fits(pend, npend, part_nodes, free, JI)):
+            if res_on:
+                # (run when some pending job fits its partition's free CPUs: else none can start)
+                if not (skip and _nothing_fits(pend, npend, part_nodes, free, JI)):
+                    before = nrun
+                    npend, nrun = _backfill_res(now, qord[:npend], pend, npend, part_nodes, free, FR, node_cpus, JF, JI,
+                                                JR, NR, AR, P, O, anode, acnt, alen, start, finish, expend, run, nrun,
+                                                by, RF, RI, rnodes, LJ, LA, LC)
+                    if nrun > before:
+                        _compact(qord, npend + nrun - before, by)
+                        version += 1
+                        moved += 1
+            elif not (skip and _nothing_fits(pend, npend, part_nodes, free, JI)):
                 order = qord[:npend]
                 same = skip and cert_version == version and now < cert_horizon and cert_n == npend
                 k = 0

@@ -24,7 +24,22 @@ N_P = 20
 # O slots (int64 options; each is a named option of SlurmPolicy)
 (O_BACKFILL, O_KILL_PERIODIC, O_FLOOR_PRIO, O_FAIR_TREE, O_DECAY_EXACT, O_SUBMIT_IMMEDIATE,
  O_MAIN_FULL, O_STOP_PARTITION_ONLY, O_BF_COUNT_POPPED, O_BF_TOUCH_EXCLUSIVE, O_WILLRUN_EXACT,
- O_RESERVE_FIRST_ONLY, O_ACCRUE_AT_END, O_END_IMMEDIATE, O_RESV_ROUNDED, O_ASSOC_LIMIT_STOP) = range(16)
-N_O = 16
+ O_RESERVE_FIRST_ONLY, O_ACCRUE_AT_END, O_END_IMMEDIATE, O_RESV_ROUNDED, O_RESOURCES, O_BEST_FIT,
+ O_ASSOC_LIMIT_STOP) = range(18)
+N_O = 18
+# O_RESOURCES: nodes with memory/GPUs/exclusive use are modelled (docs/slurm-policy-spec.md section 14;
+# 0: the CPU-only path, unchanged); O_BEST_FIT: SlurmOptions.node_choice='best-fit'
+# JR rows (float64 per job, resource runs): nodes, CPUs per node (the most on one node), memory
+# per node in MB (-1: the node's whole memory), GPUs per node, GPU type (-1: any), whole nodes (1/0)
+R_NODES, R_CPN, R_MEM, R_GPN, R_GTYPE, R_EXCL = range(6)
+N_JR = 6
+# NR rows (float64 per node): memory (MB), GPUs and GPU type (-1: untyped) of each node
+C_MEM, C_GPU, C_GTYPE = range(3)
+N_NR = 3
+# FR rows (float64 per node: what is free) and AR rows (float64 per allocation entry: what a job took,
+# X_MEM/X_GPU, all of the node for an exclusive job; and its share as the schedule reports it: node,
+# CPUs, memory, GPUs)
+X_MEM, X_GPU, X_NODE, X_CPUS, X_OMEM, X_OGPU = range(6)
+N_AR = 6
 KILL_PERIOD = 30.0  # PERIODIC_TIMEOUT of slurmctld.h: job_time_limit runs every 30 s
 BY_MAIN, BY_BACKFILL = 1, 2

@@ -374,6 +374,21 @@ def _held(j, LJ, LA, LC, submit):
 
 
 @njit(_nrt=False)
+def _bf_held(j, LJ, LA, LC, stop, count_popped):
+    """How a backfill pass (backfill.c ``_attempt_backfill``; both :mod:`.backfill` and the resource
+    path's :func:`~schedlab.slurm.select._backfill_res`) treats job j under the limits: 0 not held;
+    1 held, passed over (no reservation) without counting against bf_max_job_test (a pre-select
+    limit); 2 the same but counted (a post-select limit, found once the job was tested, or any with
+    bf_count_popped); 3 held, tested and not started, keeping its reservation (assoc_limit_stop)."""
+    c = _held(j, LJ, LA, LC, False)
+    if c < 0:
+        return 0
+    if stop:
+        return 3
+    return 2 if (LC[L_KIND, c] == KIND_POST or count_popped) else 1
+
+
+@njit(_nrt=False)
 def _take(j, LJ, LA, LC, sign, kinds):
     """Add (sign 1) or remove (-1) job j's amounts: ``kinds`` 0 the run counters (start), 1 the
     submission counters (submit), 2 both (end)."""

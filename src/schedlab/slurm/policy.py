@@ -41,6 +41,11 @@ from . import kernel as K
 from . import layout as L
 
 
+#: options added after run folders first stored every option (evolve slurm's config.json ``slurm_options``),
+#: with the default that reads as before: stored only when set otherwise, so those folders keep resuming
+LATER_OPTIONS = ("select_params_default", "node_choice", "over_max_wall")
+
+
 @dataclass(frozen=True)
 class SlurmOptions:
     """Every choice Slurm's documentation leaves open (docs/slurm-policy-spec.md section 8), as a
@@ -184,6 +189,17 @@ class SlurmOptions:
     #: QOSMaxWallDurationPerJobLimit). 'error' (refuse the trace, naming the job: a never-started
     #: job has no schedule to score) | 'clamp' (limit = MaxWall, as if the user had asked for it).
     over_max_wall: str = "error"
+    #: the SelectTypeParameters of a slurm.conf that gives none. slurm.conf(5) 22.05: "By default
+    #: ... select/cons_tres, use CR_Core_Memory"; schedlab read every such file as CR_CPU (nodes are
+    #: CPUs) before issue 47, and its results stay so. 'CR_CPU' (schedlab's reading: the CPU-only
+    #: path, results unchanged) | 'slurm' (Slurm's default, CR_Core_Memory: memory consumable).
+    select_params_default: str = "CR_CPU"
+    #: which nodes a job with resources gets (docs/slurm-policy-spec.md section 14): 'best-fit'
+    #: (job_test.c ``_eval_nodes`` with equal node weights: the sufficient run of consecutive
+    #: usable nodes with the fewest free CPUs, a one-node job on its node with the fewest free CPUs)
+    #: | 'lowest-first' (the lowest-numbered usable nodes). CPU-only runs keep the CR_CPU reading of
+    #: section 3 (lowest-numbered nodes with free CPUs, a job spread over as many as it needs).
+    node_choice: str = "best-fit"
 
 
 #: the values each option takes (first = default); None marks a value named but not yet simulated
@@ -217,6 +233,8 @@ CHOICES: dict[str, tuple] = {
     "sched_on_end": ("tick-after-batch-delay", "immediate"),
     "resv_overlap": ("rounded-strict", "exact"),
     "over_max_wall": ("error", "clamp"),
+    "select_params_default": ("CR_CPU", "slurm"),
+    "node_choice": ("best-fit", "lowest-first"),
 }
 #: options that take a number of seconds, or the named default
 TIMES = {"unix_start": "header", "controller_start": "settled"}
@@ -523,8 +541,132 @@ def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = T
     O[L.O_ASSOC_LIMIT_STOP] = bool(conf.sched.get("assoc_limit_stop"))
     tier = np.array([p.tier for p in parts], dtype=np.float64)
     alloc = int(per_job.sum()) if n else 1
+    RES3, res_notes = resource_arrays(w, conf, opts, part, cpus, part_nodes, alloc)
+    O[L.O_RESOURCES] = RES3[0].shape[1] > 0  # (empty rows: the CPU-only path)
+    O[L.O_BEST_FIT] = opts.node_choice == "best-fit"
     return dict(JF=JF, JI=JI, P=P, O=O, node_cpus=node_cpus, part_nodes=part_nodes, tier=tier, shares=shares,
-                alloc=alloc, LJ=LJ, LA=LA, LC=LC, perm=perm, conf=conf, workload=w, cpus=C, notes=tuple(filter(None, [machine_note(conf, machine_procs, C), *notes])))
+                alloc=alloc, LJ=LJ, LA=LA, LC=LC, perm=perm, conf=conf, workload=w, cpus=C, RES3=RES3,
+                notes=tuple(filter(None, [machine_note(conf, machine_procs, C), *notes, *res_notes])))
+
+
+def select_params(conf: SlurmConf, opts: SlurmOptions) -> str:
+    """The SelectTypeParameters a run uses: the file's, else :attr:`SlurmOptions.select_params_default`."""
+    if conf.select_params is not None:
+        return conf.select_params
+    return "CR_CPU" if opts.select_params_default == "CR_CPU" else "CR_CORE_MEMORY"
+
+
+def resources_modelled(conf: SlurmConf, opts: SlurmOptions, workload=None) -> tuple[bool, bool, bool]:
+    """(memory, GPUs, exclusive) as a run models them: memory under a CR_*_Memory
+    SelectTypeParameters, GPUs when a node has ``Gres=gpu``, exclusive nodes when a partition is
+    OverSubscribe=EXCLUSIVE or a job asked for them (``Workload.resources``). All False: the
+    CPU-only path, exactly as before issue 47."""
+    from ..workload.resources import resources_of
+
+    res = resources_of(workload) if workload is not None else None
+    mem = select_params(conf, opts).endswith("_MEMORY")
+    gpu = any(conf.node_gpus)
+    excl = any(p.exclusive for p in conf.partitions) or (res is not None and bool((res.exclusive == 1).any()))
+    return mem, gpu, excl
+
+
+def resource_arrays(w, conf: SlurmConf, opts: SlurmOptions, part, cpus, part_nodes, alloc: int):
+    """The resource rows of a run (jobs in submit order; :mod:`.select`): ``(JR, NR, AR)``, empty
+    for the CPU-only path, and note lines. docs/slurm-policy-spec.md section 14 gives the reading:
+
+    - nodes: the trace's requested node count, else the fewest nodes of the job's partition that
+      hold its CPUs (ceil(CPUs / the partition's largest node)); its CPUs split evenly over them;
+    - memory (CR_*_Memory only): the requested total split evenly over the nodes; a job without a
+      request gets DefMemPerCPU x its CPUs on the node, else DefMemPerNode (the partition's value
+      first, slurm.conf: "DefMemPerCPU ... overrides"), else (0, Slurm's "unlimited") the node's
+      whole memory, as a request of 0 (sbatch --mem: "grants the job access to all of the memory");
+    - GPUs (nodes with Gres=gpu): the requested total (``gpu`` GRES; a typed ``gpu:TYPE`` request
+      needs nodes of that type) split over the nodes, rounded up (--gres counts per node);
+    - whole nodes: a job marked exclusive, or any job of an OverSubscribe=EXCLUSIVE partition."""
+    from ..workload.resources import GPU, resources_of
+
+    n, N = len(w), part_nodes.shape[1]
+    mem_on, gpu_on, excl_on = resources_modelled(conf, opts, w)
+    res = resources_of(w)
+    notes = []
+    cr = select_params(conf, opts)
+    threads = np.asarray(conf.node_threads or [1] * N)
+    if cr.startswith("CR_CORE") and (threads > 1).any():
+        v = int(np.flatnonzero(threads > 1)[0])
+        where = f"{conf.source}:{conf.select_line}" if conf.select_line else conf.source
+        raise WorkloadError(f"{where}: SelectTypeParameters={cr} on node {conf.node_names[v]} of ThreadsPerCore="
+                            f"{threads[v]} is not modelled (CR_Core allocates whole cores of several CPUs); use CR_CPU "
+                            "or CR_CPU_Memory")
+    if res is not None and not (mem_on and gpu_on):
+        left = []
+        if not mem_on and (np.maximum(res.req_mem, res.mem) > 0).any():
+            left.append(f"memory ({cr}: memory is not a consumable)")
+        if not gpu_on and (res.req_gpus > 0).any():
+            left.append(f"GPUs (no node of {conf.source} has Gres=gpu)")
+        if left and (mem_on or gpu_on or excl_on):
+            notes.append(f"the trace's jobs request {' and '.join(left)}: ignored, those jobs get the rest of their request")
+    if not (mem_on or gpu_on or excl_on) or n == 0:
+        return (np.zeros((L.N_JR, 0)), np.zeros((L.N_NR, 0)), np.zeros((L.N_AR, 0))), notes
+    node_cpus = np.asarray(conf.node_cpus, dtype=np.int64)
+    types = sorted({t for t in conf.node_gpu_type if t})
+    NR = np.zeros((L.N_NR, N))
+    NR[L.C_MEM] = np.asarray(conf.node_mem, dtype=np.float64) if mem_on else 0.0
+    NR[L.C_GPU] = np.asarray(conf.node_gpus, dtype=np.float64) if gpu_on else 0.0
+    NR[L.C_GTYPE] = [types.index(t) if t else -1 for t in conf.node_gpu_type]
+    parts = conf.partitions
+    biggest = np.array([node_cpus[part_nodes[k] > 0].max() for k in range(len(parts))])[part]
+    req_nodes = res.req_nodes if res is not None else np.full(n, -1)
+    k = np.where(req_nodes > 0, req_nodes, np.ceil(cpus / biggest)).astype(np.int64)
+    k = np.clip(k, 1, np.maximum(cpus, 1))
+    JR = np.zeros((L.N_JR, n))
+    JR[L.R_NODES] = k
+    JR[L.R_CPN] = np.ceil(cpus / k)
+    JR[L.R_GTYPE] = -1
+    if mem_on:
+        dmc = np.array([p.def_mem_per_cpu if p.def_mem_per_cpu is not None else conf.def_mem_per_cpu for p in parts],
+                       dtype=object)[part]
+        dmn = np.array([p.def_mem_per_node if p.def_mem_per_node is not None else conf.def_mem_per_node for p in parts],
+                       dtype=object)[part]
+        default = np.array([c * JR[L.R_CPN, j] if c else (d if d else -1.0) for j, (c, d) in enumerate(zip(dmc, dmn))])
+        req = res.req_mem if res is not None else np.full(n, -1.0)
+        JR[L.R_MEM] = np.where(req > 0, req / k, np.where(req == 0, -1.0, default))
+    if gpu_on and res is not None:
+        total = np.maximum(res.req_gpus, 0)
+        for name, counts in res.req_gres.items():
+            if name.startswith(GPU + ":"):
+                total = np.maximum(total, counts)  # (a typed request alone, without its gres/gpu total)
+                typ = name.split(":", 1)[1]
+                asked = counts > 0
+                if asked.any() and typ not in types:
+                    j = int(np.flatnonzero(asked)[0])
+                    raise WorkloadError(f"{w.name or 'workload'}: job {w.id[j]} asks for GPUs of type {typ}, which no "
+                                        f"node of {conf.source} has (Gres=gpu:TYPE:N types: {', '.join(types) or 'none'})")
+                JR[L.R_GTYPE, asked] = types.index(typ)
+        JR[L.R_GPN] = np.ceil(total / k)
+    if excl_on:
+        pex = np.array([p.exclusive for p in parts])[part]
+        JR[L.R_EXCL] = pex | ((res.exclusive == 1) if res is not None else False)
+    _check_fits(w, conf, JR, NR, node_cpus, part, part_nodes)
+    return (JR, NR, np.zeros((L.N_AR, alloc))), notes
+
+
+def _check_fits(w, conf, JR, NR, node_cpus, part, part_nodes) -> None:
+    """Every job fits its partition's nodes when they are empty (else it would pend for good):
+    an error naming the first that does not."""
+    mem = JR[L.R_MEM][:, None]
+    ok_mem = (mem < 0) | (NR[L.C_MEM][None, :] >= mem)
+    typed = (JR[L.R_GTYPE] >= 0) & (JR[L.R_GPN] > 0)
+    ok_type = ~typed[:, None] | (NR[L.C_GTYPE][None, :] == JR[L.R_GTYPE][:, None])
+    ok = ((node_cpus[None, :] >= JR[L.R_CPN][:, None]) & ok_mem & (NR[L.C_GPU][None, :] >= JR[L.R_GPN][:, None])
+          & ok_type & (part_nodes[part] > 0))
+    bad = np.flatnonzero(ok.sum(axis=1) < JR[L.R_NODES])
+    if bad.size:
+        j = int(bad[0])
+        m = JR[L.R_MEM, j]
+        raise WorkloadError(
+            f"{w.name or 'workload'}: job {w.id[j]} needs {int(JR[L.R_NODES, j])} node(s) with {int(JR[L.R_CPN, j])} CPUs"
+            + (f", {m:g} MB" if m > 0 else "") + (f", {int(JR[L.R_GPN, j])} GPUs" if JR[L.R_GPN, j] > 0 else "")
+            + f" each; partition {conf.partitions[part[j]].name} of {conf.source} has {int(ok[j].sum())} such nodes")
 
 
 def unlimited_note(n: int, with_default: int, reading: str) -> str:
@@ -578,7 +720,7 @@ def simulate_slurm(workload, machine, policy: SlurmPolicy, *, kill: bool = True,
     why = np.zeros(n, dtype=np.int64)
     if n:
         K.slurm_loop(a["JF"], a["JI"], a["P"], a["O"], a["node_cpus"], a["part_nodes"], a["tier"], a["shares"],
-                     a["alloc"], start, finish, by, a["LJ"], a["LA"], a["LC"], why, skip_passes)
+                     a["alloc"], start, finish, by, a["RES3"], a["LJ"], a["LA"], a["LC"], why, skip_passes)
     perm = a["perm"]
     rejected_by_limit(a["workload"], why, start, a["LC"])
     out_s, out_f, out_by = np.empty(n), np.empty(n), np.empty(n, dtype=np.int64)
@@ -592,8 +734,13 @@ def simulate_slurm(workload, machine, policy: SlurmPolicy, *, kill: bool = True,
     part[perm] = a["JI"][L.I_PART]
     out_why = np.empty(n, dtype=np.int64)
     out_why[perm] = why
-    run = SlurmRun(started_by=out_by, partition=tuple(conf.partitions[k].name for k in part), ignored=tuple(conf.ignored),
-                   notes=tuple(filter(None, (*a["notes"], held_note(out_why)))), pending_reason=reason_names(out_why))
+    pnames = tuple(conf.partitions[k].name for k in part)
+    nodes = alloc = excl = None
+    if a["O"][L.O_RESOURCES]:
+        nodes, alloc, excl = _node_allocation(a, conf, perm)
+    run = SlurmRun(started_by=out_by, partition=pnames, ignored=tuple(conf.ignored),
+                   notes=tuple(filter(None, (*a["notes"], held_note(out_why)))), pending_reason=reason_names(out_why),
+                   nodes=nodes, allocation=alloc, exclusive=excl)
     return _schedule(w, Machine(a["cpus"]), policy, out_s, out_f, run)  # the slurm.conf's CPUs (machine_note)
 
 
@@ -613,6 +760,35 @@ class SlurmRun:
     ignored: tuple
     notes: tuple = ()
     pending_reason: tuple = ()
+    #: a run that models resources (docs/slurm-policy-spec.md section 14): the slurm.conf's nodes
+    #: (:class:`~schedlab.sim.model.NodeMachine`), each job's nodes and amounts on them
+    #: (:class:`~schedlab.sim.model.NodeAllocation`, job = trace index) and which jobs had whole
+    #: nodes; None for a CPU-only run
+    nodes: object | None = None
+    allocation: object | None = None
+    exclusive: np.ndarray | None = None
+
+
+def _node_allocation(a, conf: SlurmConf, perm):
+    """The NodeMachine, NodeAllocation (trace order) and exclusive flags of a resource run."""
+    from ..sim.model import Node, NodeAllocation, NodeMachine
+
+    JR, NR, AR = a["RES3"]
+    JI = a["JI"]
+    names = {k: [] for k in range(len(conf.node_cpus))}
+    for p in conf.partitions:
+        for v in p.nodes:
+            names[v].append(p.name)
+    machine = NodeMachine(tuple(Node(conf.node_names[v], int(conf.node_cpus[v]), float(NR[L.C_MEM, v]),
+                                     int(NR[L.C_GPU, v]), tuple(names[v])) for v in range(len(conf.node_cpus))))
+    k = JR[L.R_NODES].astype(np.int64)
+    rows = np.concatenate([JI[L.I_AOFF, j] + np.arange(k[j]) for j in range(k.size)]) if k.size else np.zeros(0, np.int64)
+    job = np.repeat(perm, k)  # submit order -> trace index
+    alloc = NodeAllocation(job, AR[L.X_NODE, rows].astype(np.int64), AR[L.X_CPUS, rows].astype(np.int64),
+                           AR[L.X_OMEM, rows].copy(), AR[L.X_OGPU, rows].astype(np.int64))
+    excl = np.empty(k.size, dtype=bool)
+    excl[perm] = JR[L.R_EXCL] > 0
+    return machine, alloc, excl
 
 
 def _schedule(w, machine, policy, start, finish, run):

@@ -181,8 +181,8 @@ def gpu_cluster(params: GpuClusterParams = GpuClusterParams(), *, seed: int = 0)
 
 def slurm_conf_text(params: GpuClusterParams = GpuClusterParams()) -> str:
     """A slurm.conf of the model's machine (NodeName lines with CPUs, RealMemory and Gres=gpu:N,
-    PartitionName lines cpu and gpu), for ``--policy slurm --slurm-conf``. Until the policy models
-    them, ``--policy slurm`` lists RealMemory and Gres as ignored."""
+    PartitionName lines cpu and gpu), for ``--policy slurm --slurm-conf``, which models them
+    (docs/slurm-policy-spec.md section 10)."""
     p = params
     last_cpu, last_gpu = p.cpu_nodes - 1, p.gpu_nodes - 1
     return "\n".join([

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schedlab.errors import SchedlabError, WorkloadError
-from schedlab.sim.validate import validate_schedule
+from schedlab.sim.validate import validate_node_allocation, validate_schedule
 from schedlab.slurm.conf import SlurmConfError, parse_conf
 from schedlab.slurm.limits import Assoc, Limits, SiteLimits, read_assoc, read_qos_limits, reason_names
 from schedlab.slurm.policy import SlurmOptions, SlurmPolicy, load_policy, simulate_slurm
@@ -176,6 +176,47 @@ def test_gpu_and_memory_limits_read_the_jobs_requests(tmp_path):
     validate_schedule(s)
     assert s.start.tolist() == [0, 100, 0, 30]
     assert s.slurm.pending_reason == ("", "QOSGrpGRES", "", "QOSMaxMemoryPerUser")
+
+
+def test_limits_hold_jobs_on_the_resource_path_in_the_main_scheduler_and_backfill(tmp_path):
+    """The resource path (nodes with memory and GPUs, docs/slurm-policy-spec.md section 14): QOS normal
+    GrpTRES=gres/gpu=3; nodes g1, g2 of 4 CPUs, 8000 MB (CR_CPU_Memory, DefMemPerCPU=1000) and 4 GPUs each.
+    At 0, in priority order: job 1 (alice, 1 CPU, 2 GPUs, 100 s, limit 2 min), job 2 (bob, 1 CPU, 2 GPUs,
+    30 s, limit 1 min), job 3 (carol, 1 CPU, 100 s, limit 2 min), job 4 (dave, 8 CPUs: 2 nodes of 4, 30 s,
+    limit 1 min), job 5 (erin, 1 CPU, 1 GPU, 30 s, limit 1 min), job 6 (frank, 1 CPU, 1 GPU, 30 s, limit 1 min).
+
+    Main run at 0: 1 starts (the QOS's GPUs 2 of 3); 2 would make 4 > 3: held (QOSGrpGRES) while 6 GPUs are
+    free, skipped without failing the partition; 3 starts (no GPU); 4 needs both nodes whole (1 and 3 hold
+    CPUs of one): the partition fails, 5 and 6 are not tried. Backfill at 0: 2 is held (no reservation); 4 is
+    reserved on both nodes from the running jobs' expected end, 0 + 2 min = 120, to 180; 5 (0..60, before
+    120) fits: backfill starts it (GPUs 3 of 3); 6 would make 4 > 3: held though its node has room.
+    At 30 job 5 ends (GPUs 2): the main run holds 2 (2 + 2 > 3) and stops at 4; the backfill pass at 30
+    starts 6 (2 + 1 = 3; 30..90 ends before 4's reservation at 120). At 100 jobs 1 and 3 end (job 6 ended at
+    60; GPUs 0): 2 starts on one node, so 4 (both nodes whole) waits for its end at 130.
+    Starts 0, 100, 0, 130, 0, 30, by main, main, main, main, backfill, backfill; the pending reason
+    QOSGrpGRES for job 2 (job 6's hold was backfill's; the reason is the main scheduler's). Without the limits on this
+    path (the hooks missing from _backfill_res and the resource branch of _main): 2, 5 and 6 start at 0."""
+    from schedlab.workload.resources import Resources
+
+    rows = [(0, 1, 100, 2, 1, 1), (0, 1, 30, 1, 2, 1), (0, 1, 100, 2, 3, 1), (0, 8, 30, 1, 4, 1), (0, 1, 30, 1, 5, 1),
+            (0, 1, 30, 1, 6, 1)]
+    w = jobs(rows, 8, users=("alice", "bob", "carol", "dave", "erin", "frank"))
+    w = w.replace(resources=Resources.build(6, req_gres={"gpu": [2, 2, 0, 0, 1, 1]}))
+    conf, qos = tmp_path / "site.conf", tmp_path / "qos.txt"
+    conf.write_text("SelectTypeParameters=CR_CPU_Memory\nDefMemPerCPU=1000\n"
+                    "NodeName=g1,g2 CPUs=4 RealMemory=8000 Gres=gpu:4\n"
+                    "PartitionName=batch Nodes=g1,g2 Default=YES MaxTime=60\n")
+    qos.write_text("Name|Priority|GrpTRES\nnormal|0|gres/gpu=3\n")
+    s = simulate_slurm(w, 8, load_policy(conf, qos=qos))
+    validate_schedule(s)
+    r = s.slurm
+    assert r.allocation is not None  # (the resource path, not the CPU-only one)
+    validate_node_allocation(r.nodes, r.allocation, s.start, s.finish, workload=w, partitions=r.partition,
+                             exclusive=r.exclusive)
+    assert s.start.tolist() == [0, 100, 0, 130, 0, 30]
+    assert s.slurm.started_by.tolist() == [1, 1, 1, 1, 2, 2]
+    # (job 6 was held by backfill only: the main scheduler, whose reason is kept, never reached it)
+    assert s.slurm.pending_reason == ("", "QOSGrpGRES", "", "", "", "")
 
 
 # ------------------------------------------------------------------ MaxSubmitJobs, MaxWall

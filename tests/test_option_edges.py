@@ -56,7 +56,7 @@ FILE_OUT = {"--output", "--csv", "--schedule-out", "--gantt", "--slurm-conf-out"
 #: options and arguments that name an input file
 FILE_IN = {"--partitions", "--strategy", "--greedy", "--seed-strategy", "--with", "--trace", "--platform",
            "strategy", "rulebase", "file", "inputs", "traces", "trace", "target", "--test",
-           "--slurm-conf", "--slurm-shares", "--slurm-qos"}
+           "--slurm-conf", "--slurm-shares", "--slurm-qos", "--slurm-assoc"}
 #: options whose value is a text the tests drive elsewhere (policy lists, objectives, formats)
 NOT_DRIVEN = {"--dask", "--base-url"}
 

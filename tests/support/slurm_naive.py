@@ -16,18 +16,43 @@ from schedlab.slurm.layout import (F_LIMIT, F_RUNTIME, F_STATIC, F_SUBMIT, I_ACC
                                    P_BF_RES, P_BF_WINDOW, P_CALC, P_DAMP, P_DEPTH, P_HALF_LIFE, P_KILL_WAIT,
                                    P_MAX_AGE, P_OVER_TIME, P_SCHED_INTERVAL, P_T0, P_W_AGE, P_W_FS, P_BF_PHASE,
                                    P_NODE_SPACE, P_BF_FIRST, P_TICK, O_END_IMMEDIATE, O_RESV_ROUNDED)
+from schedlab.slurm.layout import O_ASSOC_LIMIT_STOP
+from schedlab.slurm.limits import KIND_POST, KIND_PRE, KIND_SUBMIT, L_CAP, L_CODE, L_KIND
 from schedlab.slurm.policy import prepare
+
+#: the association/QOS limits of the run under way (the counters prepare() builds, schedlab.slurm.limits):
+#: here each count is summed afresh over the running (and, for submissions, pending) jobs, none kept
+LIMITS: dict = {}
+
+
+def _limit_hold(j, jobs, submit):
+    """The first counter of job j whose cap its amount passes, the amounts of ``jobs`` (the running
+    jobs; with ``submit`` the pending and running ones, and only the submission counters) summed
+    afresh; -1 when none holds it."""
+    LJ, LA, LC = LIMITS["LJ"], LIMITS["LA"], LIMITS["LC"]
+    for kind in ([KIND_SUBMIT] if submit else [KIND_PRE, KIND_POST]):  # pre-select limits before post-select ones
+        for m in range(LJ.shape[0]):
+            c = LJ[m, j]
+            if c < 0 or LC[L_KIND, c] != kind:
+                continue
+            used = sum(LA[m2, r] for r in jobs for m2 in range(LJ.shape[0]) if LJ[m2, r] == c)
+            if used + LA[m, j] > LC[L_CAP, c]:
+                return c
+    return -1
 
 
 def starts(workload, procs, policy):
     """(start, started_by) in trace order, as simulate_slurm returns them."""
     a = prepare(workload, procs, policy)
     n = len(workload)
+    LIMITS.update(LJ=a["LJ"], LA=a["LA"], LC=a["LC"], why=np.zeros(n, dtype=np.int64))
     start, finish, by = np.full(n, np.nan), np.full(n, np.nan), np.zeros(n, dtype=np.int64)
     slurm_loop(a["JF"], a["JI"], a["P"], a["O"], a["node_cpus"], a["part_nodes"], a["tier"], a["shares"],
                a["alloc"], start, finish, by)
     out_s, out_by = np.empty(n), np.empty(n, dtype=np.int64)
     out_s[a["perm"]], out_by[a["perm"]] = start, by
+    LIMITS["why_trace"] = np.empty(n, dtype=np.int64)
+    LIMITS["why_trace"][a["perm"]] = LIMITS["why"]
     return out_s, out_by
 
 
@@ -341,6 +366,13 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
         need = JI[I_CPUS, j]
         L = JF[F_LIMIT, j]
         b_end = now + L
+        c = _limit_hold(j, run[:nrun], False)
+        hold = c >= 0
+        if hold:
+            if not O[O_ASSOC_LIMIT_STOP]:
+                if LIMITS["LC"][L_KIND, c] == KIND_POST or O[O_BF_COUNT_POPPED]:
+                    tested += 1
+                continue
         # candidate nodes: the partition's, free of reservations beginning by b_end; only those
         # with free CPUs matter for starting now (_start passes over the others)
         count = 0
@@ -368,7 +400,7 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
             continue
         tested += 1
         horizon = min(horizon, last_rb - L)  # the job keeps a candidate node (and its test)
-        if avail >= need:
+        if avail >= need and not hold:
             nrun = _start(j, now, cand, free, node_cpus, JF, JI, P, O, anode, acnt, alen, start, finish, expend, run, nrun)
             by[j] = 2
             npend = _remove(pend, npend, j)
@@ -593,6 +625,12 @@ def _main(now, full, pend, npend, prio, tier, part_nodes, free, node_cpus, JF, J
             allowed[v] = ok
             if ok:
                 avail += free[v]
+        c = _limit_hold(j, run[:nrun], False)
+        if c >= 0:
+            LIMITS["why"][j] = LIMITS["LC"][L_CODE, c]
+            if not (O[O_ASSOC_LIMIT_STOP] and LIMITS["LC"][L_KIND, c] == KIND_POST):
+                continue
+            avail = -1
         if avail >= JI[I_CPUS, j]:
             nrun = _start(j, now, allowed, free, node_cpus, JF, JI, P, O, anode, acnt, alen, start, finish, expend, run, nrun)
             by[j] = 1
@@ -764,6 +802,10 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
                 q += 1
         # submissions
         while i < n and JF[F_SUBMIT, i] <= now:
+            c = _limit_hold(i, list(pend[:npend]) + list(run[:nrun]), True)
+            if c >= 0:
+                LIMITS["why"][i] = -(c + 1)
+                return npend
             pend[npend] = i
             npend += 1
             prio[i] = _priority(i, JF[F_SUBMIT, i], JF, JI, P, O, fs)

@@ -53,7 +53,8 @@ DASK = typer.Option(None, "--dask", help="Dask scheduler address (tcp://host:por
 AS_JSON = typer.Option(False, "--json", help="Print one JSON document instead of a table.")
 SLURM_CONF = typer.Option(None, "--slurm-conf", help="policy slurm: the site's slurm.conf excerpt (Priority*, SchedulerParameters, NodeName, PartitionName lines).")
 SLURM_SHARES = typer.Option(None, "--slurm-shares", help="policy slurm: account shares, an 'sshare -P -o Account,User,RawShares' file (default: equal shares).")
-SLURM_QOS = typer.Option(None, "--slurm-qos", help="policy slurm: QOS priorities, a 'sacctmgr -P show qos format=Name,Priority' file (jobs' QOS from a converted sacct log).")
+SLURM_QOS = typer.Option(None, "--slurm-qos", help="policy slurm: QOS priorities and limits, a 'sacctmgr -P show qos' dump (Name, Priority, MaxJobsPU, MaxSubmitPU, MaxTRESPU, GrpTRES, GrpJobs, MaxWall; jobs' QOS from a converted sacct log).")
+SLURM_ASSOC = typer.Option(None, "--slurm-assoc", help="policy slurm: association limits, a 'sacctmgr -P show assoc' dump (MaxJobs, MaxSubmit, GrpTRES, GrpJobs, MaxWall; --slurm-qos's file gives the QOS limits).")
 SLURM_OPTION = typer.Option(None, "--slurm-option", metavar="NAME=VALUE,...", help="policy slurm: named readings of docs/slurm-policy-spec.md section 8 (e.g. queue_map=default,kill_check=exact).")
 OUTPUT = typer.Option(..., "--output", "-o", help="Output SWF file (.gz to compress); written atomically.")
 

@@ -21,7 +21,7 @@ from ..strategy.registry import load_strategy_file, parse_policy
 from .policies import PLUGIN, POLICIES
 from .scojo import ScojoOptions, with_scojo_options
 from .versus_easy import MAX_GROUP_RATIO, MAX_UTIL_DROP
-from .options import (AS_JSON, SLURM_CONF, SLURM_OPTION, SLURM_QOS, SLURM_SHARES, TRACE_HELP, OptionError, TraceOptions,
+from .options import (AS_JSON, SLURM_CONF, SLURM_ASSOC, SLURM_OPTION, SLURM_QOS, SLURM_SHARES, TRACE_HELP, OptionError, TraceOptions,
                       check_output, echo_wrote, spliced, with_trace_options)
 
 #: the columns of ``schedlab compare --csv``, in order
@@ -65,36 +65,36 @@ SLURM_OPTIONS: dict[str, tuple[Any, Any]] = {
     "slurm_shares": (Optional[Path], SLURM_SHARES),
     "slurm_option": (Optional[str], SLURM_OPTION),
     "slurm_qos": (Optional[Path], SLURM_QOS),
+    "slurm_assoc": (Optional[Path], SLURM_ASSOC),
 }
 
 
 @dataclass(frozen=True)
 class SlurmSite:
-    """``--slurm-conf``/``--slurm-shares``/``--slurm-option``/``--slurm-qos`` of one command (:data:`SLURM_OPTIONS`)."""
+    """``--slurm-conf``/``--slurm-shares``/``--slurm-option``/``--slurm-qos``/``--slurm-assoc`` of one command (:data:`SLURM_OPTIONS`)."""
 
     conf: Optional[Path] = None
     shares: Optional[Path] = None
     option: Optional[str] = None
     qos: Optional[Path] = None
+    assoc: Optional[Path] = None
 
     def policy(self, *, wanted: bool = True):
         """The SlurmPolicy of these options (None without a conf; the others need one, and all need
         ``wanted``: policy slurm among those asked for). The lines the policy does not model are
         printed once, to stderr."""
-        if not wanted and any(x is not None for x in (self.conf, self.shares, self.option, self.qos)):
-            raise OptionError("--slurm-conf, --slurm-shares, --slurm-qos and --slurm-option need --policy slurm")
+        others = (self.shares, self.option, self.qos, self.assoc)
+        if not wanted and any(x is not None for x in (self.conf, *others)):
+            raise OptionError("--slurm-conf, --slurm-shares, --slurm-qos, --slurm-assoc and --slurm-option need --policy slurm")
         if self.conf is None:
-            if self.shares is not None or self.option is not None or self.qos is not None:
-                raise OptionError("--slurm-shares, --slurm-qos and --slurm-option need --slurm-conf FILE and --policy slurm")
+            if any(x is not None for x in others):
+                raise OptionError("--slurm-shares, --slurm-qos, --slurm-assoc and --slurm-option need --slurm-conf FILE and "
+                                  "--policy slurm")
             return None
-        from ..slurm.conf import read_conf, read_qos, read_shares
-        from ..slurm.policy import SlurmOptions, SlurmPolicy, parse_option_pairs
+        from ..slurm.policy import load_policy
 
-        c = read_conf(self.conf)
-        policy = SlurmPolicy(c, SlurmOptions(**parse_option_pairs(self.option or "")),
-                             shares=read_shares(self.shares) if self.shares is not None else None,
-                             qos_priority=read_qos(self.qos) if self.qos is not None else None)
-        for line in c.ignored:
+        policy = load_policy(self.conf, shares=self.shares, options=self.option, qos=self.qos, assoc=self.assoc)
+        for line in policy.conf.ignored:
             typer.echo(f"ignored: {line}", err=True)
         return policy
 

@@ -10,7 +10,7 @@ from typing import Optional
 import typer
 
 from .app import sub_app
-from .options import AS_JSON, FORMAT, PROCS, SLURM_CONF, SLURM_OPTION, SLURM_QOS, SLURM_SHARES, OptionError, check_output
+from .options import AS_JSON, FORMAT, PROCS, SLURM_CONF, SLURM_ASSOC, SLURM_OPTION, SLURM_QOS, SLURM_SHARES, OptionError, check_output
 
 slurm_app = sub_app("slurm", "A site's Slurm: check --policy slurm against the site's own accounting log.")
 
@@ -28,6 +28,7 @@ def check_command(
     slurm_shares: Optional[Path] = SLURM_SHARES,
     slurm_option: Optional[str] = SLURM_OPTION,
     slurm_qos: Optional[Path] = SLURM_QOS,
+    slurm_assoc: Optional[Path] = SLURM_ASSOC,
 ) -> None:
     """Simulate the log's jobs with the site's slurm.conf and set simulated beside recorded starts:
     per-job start error, mean wait and AWRT per partition and user group, the jobs the model
@@ -39,7 +40,7 @@ def check_command(
 
     if slurm_conf is None:
         raise OptionError("slurm check needs --slurm-conf FILE (the site's slurm.conf)")
-    policy = load_policy(slurm_conf, shares=slurm_shares, options=slurm_option, qos=slurm_qos)
+    policy = load_policy(slurm_conf, shares=slurm_shares, options=slurm_option, qos=slurm_qos, assoc=slurm_assoc)
     for line in policy.conf.ignored:
         typer.echo(f"ignored: {line}", err=True)
     if out is not None:

@@ -38,7 +38,10 @@ def job_table(schedule: "Schedule", *, bound: float = 10.0):
     df["response"] = response
     df["bounded_slowdown"] = np.maximum(1.0, response / np.maximum(finish - start, float(bound)))
     df["killed_at_estimate"] = bool(schedule.killed) & (np.asarray(w.runtime) > np.asarray(w.estimate))
-    extra = [c for c in df.columns if c not in JOB_COLUMNS]  # e.g. ``site`` of grid schedules
+    run = getattr(schedule, "slurm", None)
+    if run is not None and any(getattr(run, "pending_reason", ())):
+        df["pending_reason"] = list(run.pending_reason)  # --policy slurm: the limit that held the job (slurm.limits)
+    extra = [c for c in df.columns if c not in JOB_COLUMNS]  # e.g. ``site`` of grid schedules, ``pending_reason``
     return df[list(JOB_COLUMNS) + extra]
 
 

@@ -15,6 +15,8 @@ from .nodespace import (ONE, ZERO, _held_direct, _nwords, _planes_extend, _plane
                         _slot_grown, lowbit, popcount)
 from ..sim.profile import _lower
 from .ops import NO_NRT, _remove, _start
+from .limits import _bf_held, _take
+from .layout import O_ASSOC_LIMIT_STOP
 
 
 @njit
@@ -208,7 +210,8 @@ def _space_add(nse, nrec, b, e, res, win_end):
 
 @njit
 def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
-              anode, acnt, alen, start, finish, expend, run, nrun, by, RF, RI, rnodes, CK, CKF, trim=False):
+              anode, acnt, alen, start, finish, expend, run, nrun, by, RF, RI, rnodes, CK, CKF, LJ, LA, LC,
+              trim=False):
     """One backfill pass (backfill.c _attempt_backfill; docs/slurm-policy-spec.md section 5): the
     queue in order, at most bf_max_job_test jobs tested; a job that fits now on nodes free of every
     reservation overlapping [now, now + limit] starts; else its earliest start is found (running
@@ -216,7 +219,10 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
     bf_window, its selected nodes are reserved whole from floor(start/res)*res to
     floor((start + limit)/res)*res. ``order`` is the queue in :func:`_order`'s order; with
     ``trim`` the pass ends at the first position from which no job can start (the comment at the
-    loop). Returns (npend, nrun, horizon, reach).
+    loop). A job an association/QOS limit holds (:mod:`.limits`) is skipped without a reservation;
+    with assoc_limit_stop it is not started but reserved (the pending reason shown is set by the
+    main scheduler only, which tests the same jobs whether passes are skipped or not). Returns
+    (npend, nrun, horizon, reach).
 
     The reservations (``RF``: begin, end; ``RI``: offset and count in ``rnodes``, the order by
     end) and, for each queue position k <= ``reach``, the state before job k
@@ -357,6 +363,12 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
         j = order[k]
         pos = k  # (k is reused below for bit planes)
         p = JI[I_PART, j]
+        lim = _bf_held(j, LJ, LA, LC, O[O_ASSOC_LIMIT_STOP], O[O_BF_COUNT_POPPED])
+        # (the pending reason is the main scheduler's: a skipped or trimmed pass must not change it)
+        if lim == 1 or lim == 2:
+            tested += lim - 1  # backfill.c: pre_select -> continue; post_select -> no reservation
+            continue
+        hold = lim == 3
         need = JI[I_CPUS, j]
         L = JF[F_LIMIT, j]
         b_end = now + L
@@ -379,8 +391,9 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
                 cand[v] = c
                 if c:
                     avail += free[v]
-        if avail >= need:
+        if avail >= need and not hold:
             nrun = _start(j, now, cand, free, node_cpus, JF, JI, P, O, anode, acnt, alen, start, finish, expend, run, nrun)
+            _take(j, LJ, LA, LC, 1.0, 0)
             by[j] = 2
             npend = _remove(pend, npend, j)
             for q in range(NP):

@@ -117,7 +117,8 @@ def check_log(workload, policy, *, extras: dict | None = None) -> CheckReport:
         job = {"id": int(workload.id[k]), "partition": s.slurm.partition[k], "group": int(workload.group[k]),
                "submit": float(workload.submit[k]), "recorded_start": float(rec_start[k]),
                "simulated_start": float(s.start[k]), "error": float(s.start[k] - rec_start[k]),
-               "by": "main" if s.slurm.started_by[k] == 1 else "backfill"}
+               "by": "main" if s.slurm.started_by[k] == 1 else "backfill",
+               "held_by": s.slurm.pending_reason[k] if s.slurm.pending_reason else ""}
         if abs(job["error"]) > tol:
             job["why"] = why(job, (extras or {}).get(job["id"]))
         jobs.append(job)
@@ -214,7 +215,7 @@ def write_outputs(r: CheckReport, folder: Path, source: str) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     out = [folder / "report.md", folder / "jobs.csv", folder / "check.png"]
     out[0].write_text(text_report(r, source))
-    keys = ("id", "partition", "group", "submit", "recorded_start", "simulated_start", "error", "by", "why")
+    keys = ("id", "partition", "group", "submit", "recorded_start", "simulated_start", "error", "by", "held_by", "why")
     with out[1].open("w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=keys)
         w.writeheader()

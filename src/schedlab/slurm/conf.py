@@ -294,6 +294,8 @@ def _setting(conf: SlurmConf, number: int, key: str, value: str, ignore) -> None
                     conf.sched[name] = 0
                 elif conf.sched[name] < (-1 if name == "bf_interval" else 1 if name != "batch_sched_delay" else 0):
                     raise ValueError(f"{name}={v} is out of range")
+            elif name == "assoc_limit_stop":  # a flag: a limit-held job stops its partition (schedlab.slurm.limits)
+                conf.sched[name] = 1
             elif name in SCHED_NO_EFFECT:
                 ignore(number, f"SchedulerParameters {name}", "bounds Slurm's own run time; simulated passes take none")
             else:
@@ -522,25 +524,39 @@ def read_shares(path: str | Path) -> dict[str, float]:
     return shares
 
 
-def read_qos(path: str | Path) -> dict[str, int]:
-    """QOS priorities from ``sacctmgr -P show qos format=Name,Priority``: {name: priority}."""
+def read_table(path: str | Path, what: str, need: tuple, hint: str) -> tuple[list[str], list[tuple[int, dict]]]:
+    """A ``|``-separated dump with a header line (``sacctmgr -P`` / ``--parsable2``): the header's
+    names (lower case, spaces dropped: ``Def QOS`` -> ``defqos``) and each non-blank row as (line
+    number, {name: value}). A header without the ``need`` columns, or a row with another number of
+    fields, is an error naming file and line; ``what``/``hint`` name the file and the command that writes it."""
     try:
-        lines = [ln for ln in Path(path).read_text(encoding="utf-8").splitlines() if ln.strip()]
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
     except OSError as exc:
-        raise SlurmConfError(f"{path}: cannot read QOS file: {exc.strerror or exc}") from None
-    if not lines:
-        raise SlurmConfError(f"{path}: empty QOS file")
-    head = [h.strip().lower() for h in lines[0].split("|")]
-    if "name" not in head or "priority" not in head:
-        raise SlurmConfError(f"{path}:1: header lacks Name or Priority (use sacctmgr -P show qos format=Name,Priority)")
-    i_name, i_prio = head.index("name"), head.index("priority")
-    out: dict[str, int] = {}
-    for number, line in enumerate(lines[1:], start=2):
+        raise SlurmConfError(f"{path}: cannot read {what} file: {exc.strerror or exc}") from None
+    rows = [(i + 1, ln) for i, ln in enumerate(lines) if ln.strip()]
+    if not rows:
+        raise SlurmConfError(f"{path}: empty {what} file")
+    head = [h.strip().lower().replace(" ", "") for h in rows[0][1].split("|")]
+    missing = [c for c in need if c not in head]
+    if missing:
+        raise SlurmConfError(f"{path}:{rows[0][0]}: header lacks {' or '.join(missing)} (use {hint})")
+    out = []
+    for number, line in rows[1:]:
         f = line.split("|")
         if len(f) != len(head):
             raise SlurmConfError(f"{path}:{number}: expected {len(head)} '|'-separated fields, found {len(f)}")
+        out.append((number, dict(zip(head, f))))
+    return head, out
+
+
+def read_qos(path: str | Path) -> dict[str, int]:
+    """QOS priorities from ``sacctmgr -P show qos`` (at least ``format=Name,Priority``): {name: priority}.
+    The same file's limit columns are read by :func:`schedlab.slurm.limits.read_qos_limits`."""
+    head, rows = read_table(path, "QOS", ("name",), "sacctmgr -P show qos format=Name,Priority")
+    out: dict[str, int] = {}
+    for number, row in rows:
         try:
-            out[f[i_name].strip()] = int(f[i_prio] or 0)
+            out[row["name"].strip()] = int(row.get("priority", "") or 0)
         except ValueError:
-            raise SlurmConfError(f"{path}:{number}: Priority is not a whole number: {f[i_prio]!r}") from None
+            raise SlurmConfError(f"{path}:{number}: Priority is not a whole number: {row['priority']!r}") from None
     return out

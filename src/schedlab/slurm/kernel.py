@@ -27,19 +27,23 @@ from .layout import (F_SUBMIT, I_AOFF, I_CPUS, I_PART, O_ACCRUE_AT_END, O_BACKFI
                      P_BF_INTERVAL, P_CALC, P_DAMP, P_DEPTH, P_HALF_LIFE, P_SCHED_INTERVAL, P_T0, P_TICK, P_W_AGE,
                      P_W_FS)
 from .ops import NO_NRT, _charge, _compact, _fs_factors, _insert, _order, _priority, _remove, _start
+from .limits import KIND_POST, L_CODE, L_KIND, _held, _take
+from .layout import O_ASSOC_LIMIT_STOP
 from .select import _backfill_res, _release, _select, _start_on
 
 
 @njit(**NO_NRT)
 def _main(now, full, order, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
-          anode, acnt, alen, start, finish, expend, run, nrun, by, failed, blocked, allowed, RES):
+          anode, acnt, alen, start, finish, expend, run, nrun, by, failed, blocked, allowed, RES, LJ, LA, LC, why):
     """The main scheduler (job_scheduler.c _schedule): the queue in order (``order``, as
     :func:`_order` gives it); a job that fits on the
     CPUs still free starts; the first job of a partition that does not fit marks the partition
     failed: later jobs of it are skipped, and (stop_scope='partition-and-nodes') its nodes are
     taken from every later job. Event-driven runs test at most default_queue_depth jobs
     (depth counted before the failed-partition skip), periodic ones all; once every partition
-    failed nothing else can start. ``failed``, ``blocked``, ``allowed``: scratch. Returns (npend, nrun)."""
+    failed nothing else can start. ``failed``, ``blocked``, ``allowed``: scratch. A job an
+    association/QOS limit holds (:mod:`.limits`) is skipped, its reason in ``why``; with
+    assoc_limit_stop a TRES limit fails its partition. Returns (npend, nrun)."""
     if npend == 0:
         return npend, nrun
     P_ = part_nodes.shape[0]
@@ -58,23 +62,31 @@ def _main(now, full, order, pend, npend, part_nodes, free, node_cpus, JF, JI, P,
         if failed[p]:
             continue
         avail = 0
-        for v in range(N):
-            ok = part_nodes[p, v] and not blocked[v]
-            allowed[v] = ok
-            if ok:
-                avail += free[v]
-        if O[O_RESOURCES]:
-            JR, NR, FR, AR, use, chosen = RES
-            fits = _select(j, allowed, free, FR, node_cpus, JR, NR, O[O_BEST_FIT], use, chosen) > 0
-            if fits:
-                nrun = _start_on(j, now, chosen, free, FR, node_cpus, JF, JI, JR, NR, AR, P, O, anode, acnt, alen, start,
-                                 finish, expend, run, nrun)
+        c = _held(j, LJ, LA, LC, False)
+        if c >= 0:
+            why[j] = int(LC[L_CODE, c])
+            if not (O[O_ASSOC_LIMIT_STOP] and LC[L_KIND, c] == KIND_POST):
+                continue  # (job_scheduler.c: pre_select -> continue; ESLURM_ACCOUNTING_POLICY -> no fail_by_part)
+            fits = False  # assoc_limit_stop: "potentially starve this job", its partition fails
         else:
-            fits = avail >= JI[I_CPUS, j]
-            if fits:
-                nrun = _start(j, now, allowed, free, node_cpus, JF, JI, P, O, anode, acnt, alen, start, finish, expend,
-                              run, nrun)
+            for v in range(N):
+                ok = part_nodes[p, v] and not blocked[v]
+                allowed[v] = ok
+                if ok:
+                    avail += free[v]
+            if O[O_RESOURCES]:
+                JR, NR, FR, AR, use, chosen = RES
+                fits = _select(j, allowed, free, FR, node_cpus, JR, NR, O[O_BEST_FIT], use, chosen) > 0
+                if fits:
+                    nrun = _start_on(j, now, chosen, free, FR, node_cpus, JF, JI, JR, NR, AR, P, O, anode, acnt, alen,
+                                     start, finish, expend, run, nrun)
+            else:
+                fits = avail >= JI[I_CPUS, j]
+                if fits:
+                    nrun = _start(j, now, allowed, free, node_cpus, JF, JI, P, O, anode, acnt, alen, start, finish,
+                                  expend, run, nrun)
         if fits:
+            _take(j, LJ, LA, LC, 1.0, 0)
             by[j] = 1
             npend = _remove(pend, npend, j)
         else:
@@ -93,11 +105,12 @@ def _main(now, full, order, pend, npend, part_nodes, free, node_cpus, JF, JI, P,
 
 @njit(**NO_NRT)
 def _main_kept(now, full, qord, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
-               anode, acnt, alen, start, finish, expend, run, nrun, by, failed, blocked, allowed, RES):
+               anode, acnt, alen, start, finish, expend, run, nrun, by, failed, blocked, allowed, RES, LJ, LA, LC, why):
     """:func:`_main` on the kept queue order ``qord[:npend]``, then the started jobs dropped from it."""
     before = npend
     npend, nrun = _main(now, full, qord[:npend], pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
-                        anode, acnt, alen, start, finish, expend, run, nrun, by, failed, blocked, allowed, RES)
+                        anode, acnt, alen, start, finish, expend, run, nrun, by, failed, blocked, allowed, RES,
+                        LJ, LA, LC, why)
     if npend < before:
         _compact(qord, before, by)
     return npend, nrun
@@ -141,9 +154,11 @@ def _on_tick(t, tick):
 
 
 @njit
-def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, start, finish, by, RES3, skip=True):
+def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, start, finish, by, RES3, LJ, LA, LC, why,
+               skip=True):
     """Simulate the jobs (sorted by submit) under the policy; fills ``start``/``finish`` and ``by``
-    (1: started by the main scheduler, 2: by backfill). Order of work at one time: the decay pass
+    (1: started by the main scheduler, 2: by backfill), and ``why`` (the last limit that held each
+    job, :mod:`.limits`; a submission over MaxSubmitJobs stops the run with why = -(counter + 1)). Order of work at one time: the decay pass
     (when due), job ends (each runs the main scheduler at once), submissions (each asks for a main
     run at the next tick at least batch_sched_delay after the last event-driven run, or at once
     with sched_on_submit='immediate'), due main runs, the periodic full-depth main run, then a due
@@ -268,6 +283,7 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
                         free[anode[o + z]] += acnt[o + z]
                 if need_prio:
                     _charge(j, -np.inf if O[O_ACCRUE_AT_END] else last_calc, finish[j], JI, usage, start)
+                _take(j, LJ, LA, LC, -1.0, 2)
                 run[q] = run[nrun - 1]
                 nrun -= 1
                 ended = True
@@ -277,6 +293,11 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
                 q += 1
         # submissions
         while i < n and JF[F_SUBMIT, i] <= now:
+            c = _held(i, LJ, LA, LC, True)
+            if c >= 0:  # acct_policy_validate: the submission is rejected (limits.rejected_by_limit)
+                why[i] = -(c + 1)
+                return npend
+            _take(i, LJ, LA, LC, 1.0, 1)
             pend[npend] = i
             npend += 1
             prio[i] = _priority(i, JF[F_SUBMIT, i], JF, JI, P, O, fs)
@@ -298,7 +319,7 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
             if end_now:  # sched_on_end='immediate': the epilog-complete path, schedule() at the end
                 npend, nrun = _main_kept(now, False, qord, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
                                          anode, acnt, alen, start, finish, expend, run, nrun, by, failed, blocked,
-                                         allowed, RES)
+                                         allowed, RES, LJ, LA, LC, why)
                 last_event_run = now
             else:  # the agent's queue_job_scheduler(): a request the background loop serves
                 submit_run = min(submit_run, max(ph + np.ceil(now - ph), last_event_run + P[P_BATCH_DELAY]))
@@ -307,7 +328,7 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
             submit_run = np.inf
             npend, nrun = _main_kept(now, False, qord, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
                                      anode, acnt, alen, start, finish, expend, run, nrun, by, failed, blocked, allowed,
-                                     RES)
+                                     RES, LJ, LA, LC, why)
             last_event_run = now
         if full_due:
             next_periodic += (np.floor((now - next_periodic) / P[P_SCHED_INTERVAL]) + 1) * P[P_SCHED_INTERVAL]
@@ -317,7 +338,7 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
             if main_changed and npend > 0:
                 npend, nrun = _main_kept(now, True, qord, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
                                          anode, acnt, alen, start, finish, expend, run, nrun, by, failed, blocked, allowed,
-                                         RES)
+                                         RES, LJ, LA, LC, why)
                 main_changed = False  # a full run left nothing it could start; only a change can
             if not end_now:
                 last_event_run = now  # last_sched_time is set by every run of the background loop
@@ -333,7 +354,7 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
                     before = nrun
                     npend, nrun = _backfill_res(now, qord[:npend], pend, npend, part_nodes, free, FR, node_cpus, JF, JI,
                                                 JR, NR, AR, P, O, anode, acnt, alen, start, finish, expend, run, nrun,
-                                                by, RF, RI, rnodes)
+                                                by, RF, RI, rnodes, LJ, LA, LC)
                     if nrun > before:
                         _compact(qord, npend + nrun - before, by)
                         version += 1
@@ -354,7 +375,8 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
                     before = nrun
                     npend, nrun, horizon, reach = _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus,
                                                             JF, JI, P, O, anode, acnt, alen, start, finish, expend,
-                                                            run, nrun, by, RF, RI, rnodes, CK, CKF, skip)
+                                                            run, nrun, by, RF, RI, rnodes, CK, CKF, LJ, LA, LC,
+                                                            skip)
                     if nrun > before:
                         _compact(qord, order.shape[0], by)
                         version += 1

@@ -36,13 +36,14 @@ import numpy as np
 from ..errors import StrategyError, WorkloadError
 from ..workload.accounting import no_limit_ids
 from .conf import SlurmConf, finish_partitions
+from .limits import build as build_limits, held_note, reason_names, rejected_by_limit
 from . import kernel as K
 from . import layout as L
 
 
 #: options added after run folders first stored every option (evolve slurm's config.json ``slurm_options``),
 #: with the default that reads as before: stored only when set otherwise, so those folders keep resuming
-LATER_OPTIONS = ("select_params_default", "node_choice")
+LATER_OPTIONS = ("select_params_default", "node_choice", "over_max_wall")
 
 
 @dataclass(frozen=True)
@@ -183,6 +184,11 @@ class SlurmOptions:
     #: epilog-complete RPC (proc_req.c) calls schedule() at once. 'tick-after-batch-delay'
     #: (Slurm's common path) | 'immediate' (the epilog-complete path at every end).
     sched_on_end: str = "tick-after-batch-delay"
+    #: a job whose time limit is over its QOS's or association's MaxWall (sacctmgr): without
+    #: DenyOnLimit Slurm accepts it and holds it for good (acct_policy.c _qos_job_runnable_pre_select,
+    #: QOSMaxWallDurationPerJobLimit). 'error' (refuse the trace, naming the job: a never-started
+    #: job has no schedule to score) | 'clamp' (limit = MaxWall, as if the user had asked for it).
+    over_max_wall: str = "error"
     #: the SelectTypeParameters of a slurm.conf that gives none. slurm.conf(5) 22.05: "By default
     #: ... select/cons_tres, use CR_Core_Memory"; schedlab read every such file as CR_CPU (nodes are
     #: CPUs) before issue 47, and its results stay so. 'CR_CPU' (schedlab's reading: the CPU-only
@@ -226,6 +232,7 @@ CHOICES: dict[str, tuple] = {
     "weights_without_slurmdbd": ("ignored", "applied"),
     "sched_on_end": ("tick-after-batch-delay", "immediate"),
     "resv_overlap": ("rounded-strict", "exact"),
+    "over_max_wall": ("error", "clamp"),
     "select_params_default": ("CR_CPU", "slurm"),
     "node_choice": ("best-fit", "lowest-first"),
 }
@@ -288,6 +295,8 @@ class SlurmPolicy:
     options: SlurmOptions = field(default_factory=SlurmOptions)
     shares: dict | None = None
     qos_priority: dict | None = None
+    #: association and QOS limits (:mod:`.limits`; None: none)
+    limits: object = None
     label: str = "slurm"
     dispatch: str = "slurm"
 
@@ -295,14 +304,17 @@ class SlurmPolicy:
         check_options(self.options)
 
 
-def load_policy(conf, *, shares=None, options: str | None = None, qos=None) -> SlurmPolicy:
-    """The SlurmPolicy of a site's files: slurm.conf excerpt ``conf``, sshare ``shares`` and
-    sacctmgr QOS ``qos`` files (None: equal shares, no QOS), ``--slurm-option`` text ``options``."""
+def load_policy(conf, *, shares=None, options: str | None = None, qos=None, assoc=None) -> SlurmPolicy:
+    """The SlurmPolicy of a site's files: slurm.conf excerpt ``conf``, sshare ``shares``, sacctmgr
+    QOS ``qos`` (priorities and limits) and association ``assoc`` dumps (None: equal shares, no
+    QOS, no limits), ``--slurm-option`` text ``options``."""
     from .conf import read_conf, read_qos, read_shares
+    from .limits import load_limits
 
     return SlurmPolicy(read_conf(conf), SlurmOptions(**parse_option_pairs(options or "")),
                        shares=read_shares(shares) if shares is not None else None,
-                       qos_priority=read_qos(qos) if qos is not None else None)
+                       qos_priority=read_qos(qos) if qos is not None else None,
+                       limits=load_limits(qos, assoc) if qos is not None or assoc is not None else None)
 
 
 def _header_names(workload, label: str) -> dict[int, str]:
@@ -428,6 +440,12 @@ def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = T
     else:
         raw = np.ones(A)
     shares = raw / raw.sum() if raw.sum() > 0 else raw
+    # association and QOS limits (.limits): counters, and MaxWall on the jobs' limits
+    LJ, LA, LC, limit, limit_notes = build_limits(
+        w, policy.limits, cpus=cpus, account=np.array(acct_names, dtype=object)[acct] if n else np.array([], dtype=object),
+        part_names=np.array([p.name for p in parts], dtype=object)[part], limit=limit, unlimited=unlimited & (opts.unlimited_estimate != "runtime"),
+        over_max_wall=opts.over_max_wall)
+    notes.extend(limit_notes)
     # QOS (a converted sacct log: SWF field 16 numbered as its SchedlabQOS header line lists)
     qos = np.zeros(n)
     if policy.qos_priority:
@@ -520,13 +538,14 @@ def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = T
     O[L.O_ACCRUE_AT_END] = opts.usage_accrual == "at-job-end"
     O[L.O_END_IMMEDIATE] = opts.sched_on_end == "immediate"
     O[L.O_RESV_ROUNDED] = opts.resv_overlap == "rounded-strict"
+    O[L.O_ASSOC_LIMIT_STOP] = bool(conf.sched.get("assoc_limit_stop"))
     tier = np.array([p.tier for p in parts], dtype=np.float64)
     alloc = int(per_job.sum()) if n else 1
     RES3, res_notes = resource_arrays(w, conf, opts, part, cpus, part_nodes, alloc)
     O[L.O_RESOURCES] = RES3[0].shape[1] > 0  # (empty rows: the CPU-only path)
     O[L.O_BEST_FIT] = opts.node_choice == "best-fit"
     return dict(JF=JF, JI=JI, P=P, O=O, node_cpus=node_cpus, part_nodes=part_nodes, tier=tier, shares=shares,
-                alloc=alloc, perm=perm, conf=conf, workload=w, cpus=C, RES3=RES3,
+                alloc=alloc, LJ=LJ, LA=LA, LC=LC, perm=perm, conf=conf, workload=w, cpus=C, RES3=RES3,
                 notes=tuple(filter(None, [machine_note(conf, machine_procs, C), *notes, *res_notes])))
 
 
@@ -698,10 +717,12 @@ def simulate_slurm(workload, machine, policy: SlurmPolicy, *, kill: bool = True,
     start = np.full(n, np.nan)
     finish = np.full(n, np.nan)
     by = np.zeros(n, dtype=np.int64)
+    why = np.zeros(n, dtype=np.int64)
     if n:
         K.slurm_loop(a["JF"], a["JI"], a["P"], a["O"], a["node_cpus"], a["part_nodes"], a["tier"], a["shares"],
-                     a["alloc"], start, finish, by, a["RES3"], skip_passes)
+                     a["alloc"], start, finish, by, a["RES3"], a["LJ"], a["LA"], a["LC"], why, skip_passes)
     perm = a["perm"]
+    rejected_by_limit(a["workload"], why, start, a["LC"])
     out_s, out_f, out_by = np.empty(n), np.empty(n), np.empty(n, dtype=np.int64)
     out_s[perm], out_f[perm], out_by[perm] = start, finish, by
     limit = np.empty(n)
@@ -711,12 +732,15 @@ def simulate_slurm(workload, machine, policy: SlurmPolicy, *, kill: bool = True,
     conf = a["conf"]
     part = np.empty(n, dtype=np.int64)
     part[perm] = a["JI"][L.I_PART]
+    out_why = np.empty(n, dtype=np.int64)
+    out_why[perm] = why
     pnames = tuple(conf.partitions[k].name for k in part)
     nodes = alloc = excl = None
     if a["O"][L.O_RESOURCES]:
         nodes, alloc, excl = _node_allocation(a, conf, perm)
-    run = SlurmRun(started_by=out_by, partition=pnames, ignored=tuple(conf.ignored), notes=a["notes"], nodes=nodes,
-                   allocation=alloc, exclusive=excl)
+    run = SlurmRun(started_by=out_by, partition=pnames, ignored=tuple(conf.ignored),
+                   notes=tuple(filter(None, (*a["notes"], held_note(out_why)))), pending_reason=reason_names(out_why),
+                   nodes=nodes, allocation=alloc, exclusive=excl)
     return _schedule(w, Machine(a["cpus"]), policy, out_s, out_f, run)  # the slurm.conf's CPUs (machine_note)
 
 
@@ -724,12 +748,18 @@ def simulate_slurm(workload, machine, policy: SlurmPolicy, *, kill: bool = True,
 class SlurmRun:
     """What a Slurm run adds to its schedule: which scheduler started each job (1 main, 2
     backfill), each job's partition name, the slurm.conf lines listed as ignored, and ``notes``:
-    one line each the user must see (:func:`machine_note`, jobs without a time limit)."""
+    one line each the user must see (:func:`machine_note`, jobs without a time limit, jobs held by
+    limits), and ``pending_reason``: per job the association/QOS limit that held it at the last main
+    scheduler run that tested it before it started (Slurm's pending reason, e.g.
+    ``QOSMaxJobsPerUserLimit``; '' when no main run found a limit holding it). Backfill passes do
+    not set it: schedlab skips and trims passes that provably start nothing, so a reason set there
+    would depend on which passes ran; the main runs are the same either way."""
 
     started_by: np.ndarray
     partition: tuple
     ignored: tuple
     notes: tuple = ()
+    pending_reason: tuple = ()
     #: a run that models resources (docs/slurm-policy-spec.md section 14): the slurm.conf's nodes
     #: (:class:`~schedlab.sim.model.NodeMachine`), each job's nodes and amounts on them
     #: (:class:`~schedlab.sim.model.NodeAllocation`, job = trace index) and which jobs had whole

@@ -18,11 +18,13 @@ import numpy as np
 
 from .._config import njit
 from .backfill import _batches
-from .layout import (C_GPU, C_GTYPE, C_MEM, F_LIMIT, I_AOFF, I_CPUS, I_PART, O_BEST_FIT, O_BF_COUNT_POPPED,
+from .layout import (C_GPU, C_GTYPE, C_MEM, F_LIMIT, I_AOFF, I_CPUS, I_PART, O_ASSOC_LIMIT_STOP, O_BEST_FIT,
+                     O_BF_COUNT_POPPED,
                      O_BF_TOUCH_EXCLUSIVE,
                      O_RESERVE_FIRST_ONLY, O_WILLRUN_EXACT, P_BF_MAX_TEST, P_BF_PHASE, P_BF_RES, P_BF_WINDOW,
                      P_KILL_WAIT, P_OVER_TIME, R_CPN, R_EXCL, R_GPN, R_GTYPE, R_MEM, R_NODES, X_CPUS, X_GPU, X_MEM, X_NODE,
                      X_OGPU, X_OMEM)
+from .limits import _bf_held, _take
 from .nodespace import ONE, _held_direct, _nwords
 from .ops import NO_NRT, _begin, _remove
 
@@ -162,7 +164,7 @@ def _release(j, free, FR, JI, AR, anode, acnt, alen):
 
 @njit
 def _backfill_res(now, order, pend, npend, part_nodes, free, FR, node_cpus, JF, JI, JR, NR, AR, P, O,
-                  anode, acnt, alen, start, finish, expend, run, nrun, by, RF, RI, rnodes):
+                  anode, acnt, alen, start, finish, expend, run, nrun, by, RF, RI, rnodes, LJ, LA, LC):
     """One backfill pass over every resource (backfill.c _attempt_backfill as section 5 of the spec
     reads it, with the overlap reading resv_overlap='exact'): the queue in order, at most
     bf_max_job_test jobs (a job none of whose partition's nodes is free of reservations over its
@@ -174,7 +176,9 @@ def _backfill_res(now, order, pend, npend, part_nodes, free, FR, node_cpus, JF, 
     bf_resolution: backfill.c's node_space map holds node bitmaps only (``_add_reservation``
     removes the reserved nodes from each slot's ``avail_bitmap``), so a later job may use a
     reserved node's spare CPUs, memory or GPUs only if it ends before the reservation begins.
-    Returns (npend, nrun)."""
+    A job an association/QOS limit holds (:mod:`.limits`) is passed over as in
+    :func:`~schedlab.slurm.backfill._backfill`: without a reservation, or (assoc_limit_stop, a TRES
+    limit) not started but reserved. Returns (npend, nrun)."""
     N = free.shape[0]
     W_ = _nwords(N)
     res = P[P_BF_RES]
@@ -197,6 +201,11 @@ def _backfill_res(now, order, pend, npend, part_nodes, free, FR, node_cpus, JF, 
         if tested >= max_test:
             break
         j = order[k]
+        lim = _bf_held(j, LJ, LA, LC, O[O_ASSOC_LIMIT_STOP], O[O_BF_COUNT_POPPED])
+        if lim == 1 or lim == 2:  # (as in backfill.py: no reservation; the pending reason is the main scheduler's)
+            tested += lim - 1
+            continue
+        hold = lim == 3
         p = JI[I_PART, j]
         L = JF[F_LIMIT, j]
         held[:] = 0
@@ -210,9 +219,10 @@ def _backfill_res(now, order, pend, npend, part_nodes, free, FR, node_cpus, JF, 
                 tested += 1
             continue
         tested += 1
-        if _select(j, allowed, free, FR, node_cpus, JR, NR, best, use, chosen) > 0:
+        if not hold and _select(j, allowed, free, FR, node_cpus, JR, NR, best, use, chosen) > 0:
             nrun = _start_on(j, now, chosen, free, FR, node_cpus, JF, JI, JR, NR, AR, P, O, anode, acnt, alen, start,
                              finish, expend, run, nrun)
+            _take(j, LJ, LA, LC, 1.0, 0)
             by[j] = 2
             npend = _remove(pend, npend, j)
             continue

@@ -202,7 +202,8 @@ def build_workload(
     if procs is not None:
         header.append(f" MaxProcs: {int(procs)}")
     header.append(" Note: users, groups, queues and partitions numbered 1, 2, ... in order of first appearance")
-    for key, label in (("queue", "Queues"), ("partition", "Partitions"), ("accounts", "Accounts"), ("qos", "QOS")):
+    for key, label in (("queue", "Queues"), ("partition", "Partitions"), ("accounts", "Accounts"), ("qos", "QOS"),
+                       ("users", "Users")):
         if key in names and names[key].ids:
             header.append(f" Schedlab{label}: {names[key].listing()}")
     no_limit = cols["id"][(cols["estimate"] <= 0) & (cols["runtime"] > 0)]

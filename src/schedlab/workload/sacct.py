@@ -17,7 +17,7 @@ releases before 21.08) and NNodes; a malformed TRES string is an error naming fi
 into SWF columns, named in the header: Partition -> queue (field 15, ``SchedlabQueues:``),
 Account -> Unix group (field 13, ``SchedlabAccounts:``; Group when there is no Account field:
 Slurm's fair-share is by account), QOS -> partition (field 16, ``SchedlabQOS:``; SWF has no QOS
-field), User -> user, Timelimit -> requested time, ReqCPUS -> requested processors. Per record:
+field), User -> user (``SchedlabUsers:``), Timelimit -> requested time, ReqCPUS -> requested processors. Per record:
 
 - job steps (``123.batch``, ``123.extern``, ``123.0``) are skipped and counted: the allocation
   line ``123`` is the job; array elements (``123_4``, JobIDRaw unique) and heterogeneous job
@@ -222,7 +222,8 @@ def parse_sacct(path: str | os.PathLike, *, procs: int | None = None, tz: str | 
         if resources is not None:
             resources.append(res)
     rows["id"] = [int(i) for i in ids] if all(i.isdigit() for i in ids) else None
-    listed = {"queue": names["queue"], "accounts": names["group"] if group_key == "account" else Numbering(), "qos": names["qos"]}
+    listed = {"queue": names["queue"], "accounts": names["group"] if group_key == "account" else Numbering(), "qos": names["qos"],
+              "users": names["user"]}  # (users by name: the association limits of --policy slurm name them)
     w = build_workload(path, rows, fmt="sacct", zone=zone, procs=procs, report=report, names=listed, resources=resources)
     return w, report
 

@@ -87,7 +87,7 @@ def resource_utilisation(schedule: "Schedule") -> dict[str, float | None]:
 
 def _set_names(schedule: "Schedule") -> dict[str, tuple[np.ndarray, dict]]:
     """kind -> (each job's key, key -> name) for the sets the run or the trace names."""
-    from ..slurm.policy import _header_names as header_names  # (the names the Slurm policy reads; numba-free import)
+    from ..workload.accounting import header_names  # the names the Slurm policy reads too
 
     w = schedule.workload
     out = {}

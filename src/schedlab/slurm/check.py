@@ -127,7 +127,7 @@ def check_log(workload, policy, *, extras: dict | None = None) -> CheckReport:
     sets = [("partition", np.array(s.slurm.partition)), ("group", workload.group)]
     utilisation = {}
     if has_resources(s):  # a trace with resources: its QOS (as the trace names them) and the simulated utilisation
-        from .policy import _header_names
+        from ..workload.accounting import header_names as _header_names
 
         qos = _header_names(workload, "QOS")
         if "qos" in waits_by_set(s):
@@ -176,9 +176,7 @@ def text_report(r: CheckReport, source: str) -> str:
         lines += ["| p0 | p5 | p25 | median | p75 | p95 | p100 |", "|---|---|---|---|---|---|---|",
                   "| " + " | ".join(f"{q[k]:g}" for k in ("p0", "p5", "p25", "p50", "p75", "p95", "p100")) + " |", ""]
     if r.utilisation:
-        from ..report.table import format_value
-
-        shown = ", ".join(f"{k.split('_')[0].replace('MEM', 'memory')} {format_value(k, v)} %" for k, v in r.utilisation.items())
+        shown = ", ".join(f"{k.split('_')[0].replace('MEM', 'memory')} {v:,.2f} %" for k, v in r.utilisation.items())
         lines += [f"Simulated utilisation over the schedule's span: {shown} (docs/resources.md).", ""]
     lines += ["| set | jobs | mean wait recorded | simulated | deviation | AWRT recorded | simulated |",
               "|---|---|---|---|---|---|---|"]

@@ -217,7 +217,7 @@ class _Counters:
 
 def _names(w, label: str, key: np.ndarray) -> np.ndarray:
     """Each job's name of ``key`` (the header's ``Schedlab<label>:`` names, else the number)."""
-    from .policy import _header_names
+    from ..workload.accounting import header_names as _header_names
 
     listed = _header_names(w, label)
     uniq, inv = np.unique(key, return_inverse=True)
@@ -336,7 +336,7 @@ def _row_limits(own, account_row):
 
 
 def _header_names_of(w) -> dict[int, str]:
-    from .policy import _header_names
+    from ..workload.accounting import header_names as _header_names
 
     return _header_names(w, "QOS")
 

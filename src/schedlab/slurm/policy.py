@@ -28,12 +28,12 @@ checks finish = start + min(runtime, limit).
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
 from ..errors import StrategyError, WorkloadError
+from ..workload.accounting import header_names as _header_names  # the names a trace's header gives
 from ..workload.accounting import no_limit_ids
 from .conf import SlurmConf, finish_partitions
 from .limits import build as build_limits, held_note, reason_names, rejected_by_limit
@@ -315,23 +315,6 @@ def load_policy(conf, *, shares=None, options: str | None = None, qos=None, asso
                        shares=read_shares(shares) if shares is not None else None,
                        qos_priority=read_qos(qos) if qos is not None else None,
                        limits=load_limits(qos, assoc) if qos is not None or assoc is not None else None)
-
-
-def _header_names(workload, label: str) -> dict[int, str]:
-    """Number -> name from a trace header's ``Schedlab<label>: name=1 ...`` line (converted sacct/PBS
-    logs), and for queues also ``Queue: 1 DSI`` lines (Parallel Workloads Archive headers)."""
-    names: dict[int, str] = {}
-    for line in workload.header:
-        m = re.match(r"\s*Queue:\s*(-?\d+)\s+(\S+)", line)
-        if m and label == "Queues":
-            names[int(m.group(1))] = m.group(2)
-        m = re.match(rf"\s*Schedlab{label}:\s*(.*)", line)
-        if m:
-            for item in m.group(1).split():
-                name, _, num = item.rpartition("=")
-                if num.lstrip("-").isdigit():
-                    names[int(num)] = name
-    return names
 
 
 def _partitions_of(workload, conf: SlurmConf, options: SlurmOptions) -> tuple[np.ndarray, str]:

@@ -248,3 +248,20 @@ def no_limit_ids(header) -> np.ndarray | None:
                 ids.extend(range(int(lo), int(hi or lo) + 1))
             return np.asarray(ids, dtype=np.int64)
     return None
+
+
+def header_names(workload, label: str) -> dict[int, str]:
+    """Number -> name from a trace header's ``Schedlab<label>: name=1 ...`` line (converted sacct/PBS
+    logs), and for queues also ``Queue: 1 DSI`` lines (Parallel Workloads Archive headers)."""
+    names: dict[int, str] = {}
+    for line in workload.header:
+        m = re.match(r"\s*Queue:\s*(-?\d+)\s+(\S+)", line)
+        if m and label == "Queues":
+            names[int(m.group(1))] = m.group(2)
+        m = re.match(rf"\s*Schedlab{label}:\s*(.*)", line)
+        if m:
+            for item in m.group(1).split():
+                name, _, num = item.rpartition("=")
+                if num.lstrip("-").isdigit():
+                    names[int(num)] = name
+    return names

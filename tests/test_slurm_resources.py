@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 from support.resource_naive import naive_node_fcfs
 from test_slurm_policy import jobs as skip_jobs
 from test_slurm_skip import NODES, cases as skip_cases
@@ -225,7 +226,7 @@ def small_cases(draw):
     return cpus, mem, gpus, rows, rm, rg
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(small_cases())
 def test_compiled_kernels_match_the_naive_reference_on_random_resource_workloads(case):
     """Under sched/builtin with every submission and end scheduled at once, the main scheduler is
@@ -249,7 +250,7 @@ def test_compiled_kernels_match_the_naive_reference_on_random_resource_workloads
 
 
 # ------------------------------------------------------------------ against the CPU-only kernels
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(case=skip_cases(nodes=(NODES_ONE_CPU,)))
 def test_the_resource_path_keeps_the_cpu_only_starts_on_one_cpu_nodes(case):
     """On nodes of one CPU whose GPUs no job asks for, the resource path (forced by ``Gres=gpu:1``:

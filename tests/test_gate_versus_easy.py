@@ -154,6 +154,9 @@ def test_verdict_of_every_verb_follows_the_sign_and_size_of_value_minus_easy(
     monkeypatch.setattr(compiling, "warm_simulation", lambda *a, **k: 0.0)
     monkeypatch.setattr(cli_simulate, "run_strategy", lambda w, m, s, **k: (s.label, 0.0))
     monkeypatch.setattr(cli_simulate, "compute_metrics", lambda schedule, bound=10.0: pick(schedule))
+    import schedlab.metrics.resources as R
+
+    monkeypatch.setattr(R, "resource_metrics", lambda schedule: {})  # the stand-in schedules carry no resources
     monkeypatch.setattr(V, "metrics_of", lambda w, m, s: pick(s.label))
     gate = ["--fail-worse-than", f"{pct:g}", "--threshold", f"{pct:g}", "--json"]
 

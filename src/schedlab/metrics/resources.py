@@ -34,8 +34,8 @@ from .basic import _mean, _weighted_mean, weighted_sum
 if TYPE_CHECKING:
     from ..sim.model import Schedule
 
-__all__ = ["RESOURCE_UTIL_NAMES", "RESOURCE_METRIC_HELP", "has_resources", "resource_utilisation", "waits_by_set",
-           "resource_metrics"]
+__all__ = ["RESOURCE_UTIL_NAMES", "RESOURCE_METRIC_HELP", "has_resources", "resource_utilisation", "set_names",
+           "waits_by_set", "resource_metrics"]
 
 #: the utilisation columns, in the order tables and ``--json`` print them (each only when defined for the run)
 RESOURCE_UTIL_NAMES: tuple[str, ...] = ("CPU_UTIL", "GPU_UTIL", "MEM_UTIL")
@@ -85,7 +85,7 @@ def resource_utilisation(schedule: "Schedule") -> dict[str, float | None]:
     return out
 
 
-def _set_names(schedule: "Schedule") -> dict[str, tuple[np.ndarray, dict]]:
+def set_names(schedule: "Schedule") -> dict[str, tuple[np.ndarray, dict]]:
     """kind -> (each job's key, key -> name) for the sets the run or the trace names."""
     from ..workload.accounting import header_names  # the names the Slurm policy reads too
 
@@ -114,7 +114,7 @@ def waits_by_set(schedule: "Schedule") -> dict[str, dict[str, dict[str, float | 
     submit = np.asarray(w.submit, dtype=np.float64)
     area = np.asarray(schedule.processing, dtype=np.float64) * np.asarray(w.procs, dtype=np.float64)
     out: dict[str, dict] = {}
-    for kind, (keys, names) in _set_names(schedule).items():
+    for kind, (keys, names) in set_names(schedule).items():
         groups = {}
         for key, name in sorted(names.items(), key=lambda kv: str(kv[1])):
             sel = keys == key

@@ -122,16 +122,15 @@ def check_log(workload, policy, *, extras: dict | None = None) -> CheckReport:
         if abs(job["error"]) > tol:
             job["why"] = why(job, (extras or {}).get(job["id"]))
         jobs.append(job)
-    from ..metrics.resources import has_resources, resource_utilisation, waits_by_set
+    from ..metrics.resources import has_resources, resource_utilisation, set_names
 
     sets = [("partition", np.array(s.slurm.partition)), ("group", workload.group)]
     utilisation = {}
     if has_resources(s):  # a trace with resources: its QOS (as the trace names them) and the simulated utilisation
-        from ..workload.accounting import header_names as _header_names
-
-        qos = _header_names(workload, "QOS")
-        if "qos" in waits_by_set(s):
-            sets.append(("qos", np.array([qos.get(int(q), "") for q in workload.partition], dtype=object)))
+        named = set_names(s)
+        if "qos" in named:
+            keys, names = named["qos"]
+            sets.append(("qos", np.array([names.get(int(q), "") for q in keys], dtype=object)))
         utilisation = resource_utilisation(s)
     groups = {}
     for kind, keys in sets:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..metrics.objective import DEFAULT_OBJECTIVE, Objective
-from ..slurm.policy import LATER_OPTIONS, SlurmOptions, SlurmPolicy
+from ..slurm.policy import SlurmPolicy
 from ..slurm.tuning import SPACE, SlurmEncoding, apply, current_values, knobs, qos_priorities
 from ..workload.spec import TraceSpec
 from .evolve import EvolveConfig, heldout_config, heldout_extra, train_test_comparison, training_identity
@@ -103,9 +103,7 @@ class SlurmTuneConfig:
             Path(self.slurm_conf).name))
         d["slurm_conf"] = Path(self.slurm_conf).name  # a label; the text is what the run is bound to
         d["slurm_conf_text"] = setup.conf_text
-        defaults = SlurmOptions()
-        d["slurm_options"] = {k: v for k, v in vars(setup.base.options).items()  # see LATER_OPTIONS
-                              if k not in LATER_OPTIONS or v != getattr(defaults, k)}
+        d["slurm_options"] = setup.base.options.to_dict()
         if setup.base.shares:
             d["slurm_shares"] = dict(sorted(setup.base.shares.items()))
         d["params"] = [k.name for k in setup.encoding.knobs]

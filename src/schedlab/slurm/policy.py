@@ -201,6 +201,12 @@ class SlurmOptions:
     #: section 3 (lowest-numbered nodes with free CPUs, a job spread over as many as it needs).
     node_choice: str = "best-fit"
 
+    def to_dict(self) -> dict:
+        """The options as a run's config.json stores them (evolve slurm's ``slurm_options``): every option,
+        but one of :data:`LATER_OPTIONS` only when set otherwise than its default."""
+        defaults = SlurmOptions()
+        return {k: v for k, v in vars(self).items() if k not in LATER_OPTIONS or v != getattr(defaults, k)}
+
 
 #: the values each option takes (first = default); None marks a value named but not yet simulated
 CHOICES: dict[str, tuple] = {

@@ -581,34 +581,31 @@ def _check_node_capacity(nodes, job, node, amounts, start, finish, ids) -> None:
     s, f = start[job], finish[job]
     positive = f > s
     pos = np.flatnonzero(positive)
-    # events of the positive-length rows: (node, time, kind) with kind 0 = release, 1 = start
-    times = np.concatenate([f[pos], s[pos]])
-    kind = np.concatenate([np.zeros(pos.size, np.int64), np.ones(pos.size, np.int64)])
-    where = np.concatenate([node[pos], node[pos]])
-    rows = np.concatenate([pos, pos])
-    order = np.lexsort((kind, times, where))
     zero = np.flatnonzero(~positive)
+    # one check per zero-length job and node (its rows there summed), at its instant
+    _, first, of_pair = np.unique(np.stack([job[zero], node[zero]]), axis=1, return_index=True, return_inverse=True)
+    check = zero[first]
+    # events (node, time, kind): 0 release, 1 a zero-length job's check (after the releases, before the
+    # starts: the running sum then holds the rows running across the instant), 2 start
+    times = np.concatenate([f[pos], s[check], s[pos]])
+    kind = np.concatenate([np.zeros(pos.size, np.int64), np.ones(check.size, np.int64), np.full(pos.size, 2, np.int64)])
+    where = np.concatenate([node[pos], node[check], node[pos]])
+    rows = np.concatenate([pos, check, pos])
+    order = np.lexsort((kind, times, where))
+    times, kind, where, rows = times[order], kind[order], where[order], rows[order]
+    nothing = np.zeros(pos.size)
     for key, word, unit in _NODE_RESOURCES:
         cap = np.array([float(getattr(x, key)) for x in nodes])
-        limit = cap * (1 + 1e-12) + 1e-9
         amount = amounts[key]
-        delta = np.concatenate([-amount[pos], amount[pos]])[order]
-        used = np.cumsum(delta)  # each node's events sum to zero, so the running sum is per node
-        over = np.flatnonzero((kind[order] == 1) & (used > limit[where[order]]))
-        found = []  # (time, row, node, in use)
+        own = np.bincount(of_pair.ravel(), weights=amount[zero], minlength=check.size)
+        used = np.cumsum(np.concatenate([-amount[pos], np.zeros(check.size), amount[pos]])[order])
+        total = used + np.concatenate([nothing, own, nothing])[order]  # each node's events sum to zero
+        over = np.flatnonzero((kind > 0) & (total > cap[where] * (1 + 1e-12) + 1e-9))
         if over.size:
-            k = over[np.argmin(times[order][over])]  # the earliest instant a node is over
-            found.append((times[order][k], rows[order][k], where[order][k], used[k]))
-        for r in zero:  # its rows on the node, beside the rows running across its instant
-            t, x = s[r], node[r]
-            across = pos[(node[pos] == x) & (s[pos] < t) & (f[pos] > t)]
-            total = amount[across].sum() + amount[zero[(job[zero] == job[r]) & (node[zero] == x)]].sum()
-            if total > limit[x]:
-                found.append((t, r, x, total))
-        if found:
-            t, r, x, total = min(found, key=lambda e: e[0])
-            raise ScheduleInvalid(f"job {ids[job[r]]} starts at {t:g} on node {nodes[x].name} with {total:g}{unit} of its "
-                                  f"{cap[x]:g}{unit} {word} in use")
+            at = over[times[over] == times[over].min()]  # the earliest instant a node is over; a start first
+            k = at[np.argmax(kind[at] == 2)]
+            raise ScheduleInvalid(f"job {ids[job[rows[k]]]} starts at {times[k]:g} on node {nodes[where[k]].name} with "
+                                  f"{total[k]:g}{unit} of its {cap[where[k]]:g}{unit} {word} in use")
 
 
 def _check_exclusive(excl, ids, job, node, start, finish, nodes) -> None:

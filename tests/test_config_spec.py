@@ -173,6 +173,20 @@ def test_readers_go_through_the_spec():
     assert EvolveConfig.from_dict(d) == config
 
 
+def test_a_rules_run_stores_the_format_it_read_its_traces_in(tmp_path):
+    # evolve greedy stored --format from the start; a rules run dropped it, so plotting or resuming the run
+    # re-read its traces by sniffing instead of in the format they were trained in
+    from schedlab.optimize.settings import stored_trace_spec
+
+    config = EvolveConfig(traces=("KTH-SP2",), trace_spec=TraceSpec(months=1, scale_to=64, format="swf"),
+                          generations=1, seed=2)
+    gfs.rules_evolve(config, tmp_path / "run", RULES, workers=1)
+    stored = _config(tmp_path / "run")
+    assert stored["format"] == "swf"
+    assert stored_trace_spec(stored).format == "swf"
+    assert "format" not in _config(OLD / "rules")  # a run without --format keeps the old keys (resumes above)
+
+
 def test_the_template_names_no_trace_and_a_federation_run_one_window(tmp_path):
     with pytest.raises(RunError, match="give it no trace"):
         EvolveConfig(traces=("KTH-SP2",), trace_spec=TraceSpec("KTH-SP2"))

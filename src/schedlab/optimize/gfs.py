@@ -373,6 +373,8 @@ def _prepare(evolve_config, kind: str, extra: dict[str, Any], greedy=R.DEFAULT_G
            "sd_clip_reading": R.SD_CLIP_READINGS["job"], "conservative_on_switch": "rebuild",
            "conservative_on_switch_reading": R.CONSERVATIVE_ON_SWITCH["rebuild"], **extra,
            **heldout_config(evolve_config, heldout)}
+    if spec.format is not None:  # else sniffed; only when given, so run folders made before it keep resuming
+        cfg["format"] = spec.format
     if strategies != "all":
         cfg.update(strategy_set=strategies, strategy_set_reading=R.STRATEGY_SET_READINGS[strategies])
     if util_guard is not None:

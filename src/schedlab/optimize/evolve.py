@@ -169,10 +169,29 @@ def load_sets(config: EvolveConfig) -> tuple[tuple[list[Workload], list[Machine]
             tests.append(rest)
         else:
             w = prepare_trace(spec, utilisation=easy_util)
+        _note_ignored_resources(w)
         workloads.append(w)
         machines.append(Machine(w.machine_procs))
     tests += load_test_traces(config.test, config.trace_spec)
     return (workloads, machines), tests
+
+
+#: what the strategies ``evolve greedy`` and the ``rules`` commands search are, as a resource note names them
+CPU_ONLY_STRATEGIES = "optimizing greedy and rule-base strategies"
+
+
+def _note_ignored_resources(workload: Workload) -> None:
+    """A :class:`~schedlab.errors.TraceNote` (one line, as ``simulate`` prints it) when a training trace's jobs
+    request memory or GPUs: the strategies searched model CPUs only, and an operator of a GPU cluster would
+    otherwise get an optimum for another machine without a word."""
+    import warnings
+
+    from ..errors import TraceNote
+    from ..workload.resources import ignored_note, resources_of
+
+    line = ignored_note(resources_of(workload), CPU_ONLY_STRATEGIES)
+    if line is not None:
+        warnings.warn(TraceNote(f"{workload.name or 'the trace'}: {line}"), stacklevel=3)
 
 
 def workload_fingerprint(workload: Workload) -> str:

@@ -34,8 +34,8 @@ from .basic import _mean, _weighted_mean, weighted_sum
 if TYPE_CHECKING:
     from ..sim.model import Schedule
 
-__all__ = ["RESOURCE_UTIL_NAMES", "RESOURCE_METRIC_HELP", "has_resources", "resource_utilisation", "set_names",
-           "waits_by_set", "resource_metrics"]
+__all__ = ["RESOURCE_UTIL_NAMES", "RESOURCE_METRIC_HELP", "ALLOC_COLUMNS", "has_resources", "resource_utilisation",
+           "set_names", "waits_by_set", "resource_metrics", "job_resource_columns"]
 
 #: the utilisation columns, in the order tables and ``--json`` print them (each only when defined for the run)
 RESOURCE_UTIL_NAMES: tuple[str, ...] = ("CPU_UTIL", "GPU_UTIL", "MEM_UTIL")
@@ -45,6 +45,15 @@ RESOURCE_METRIC_HELP: dict[str, str] = {
     "GPU_UTIL": "GPUs allocated x time / (the nodes' GPUs x span) in percent; only a run that allocated nodes",
     "MEM_UTIL": "memory (MB) allocated x time / (the nodes' RealMemory x span) in percent; only a run that allocated nodes",
 }
+
+
+#: the per-job columns of a run that allocated nodes (:func:`job_resource_columns`): utilisation name,
+#: the column, what the figures call it and its unit
+ALLOC_COLUMNS: tuple[tuple[str, str, str, str], ...] = (
+    ("CPU_UTIL", "alloc_cpus", "CPUs", "CPUs"),
+    ("GPU_UTIL", "alloc_gpus", "GPUs", "GPUs"),
+    ("MEM_UTIL", "alloc_mem_mb", "memory", "MB"),
+)
 
 
 def _run(schedule):
@@ -138,3 +147,32 @@ def resource_metrics(schedule: "Schedule") -> dict:
     if waits:
         out["waits"] = waits
     return out
+
+
+def job_resource_columns(schedule: "Schedule") -> tuple[dict[str, np.ndarray], dict[str, float]]:
+    """The per-job columns the job table (:func:`schedlab.metrics.per_job.job_table`) adds for a run with
+    resources (:func:`has_resources`; ``({}, {})`` otherwise), and the capacity of each amount column.
+
+    - A run that allocated nodes: ``alloc_cpus``, ``alloc_gpus`` (a machine with GPUs) and ``alloc_mem_mb``
+      (a machine with memory), each job's sum over its allocation rows (what :func:`resource_utilisation`
+      counts; an exclusive job's whole nodes), with capacity the nodes' total;
+    - ``partition`` and ``qos``: each job's name in the sets the run or the trace names
+      (:func:`set_names`; '' for a job whose key has no name)."""
+    if not has_resources(schedule):
+        return {}, {}
+    n = len(schedule.workload)
+    cols: dict[str, np.ndarray] = {}
+    capacity: dict[str, float] = {}
+    run = _run(schedule)
+    alloc = getattr(run, "allocation", None)
+    if alloc is not None:
+        nodes = run.nodes.nodes
+        totals = {"alloc_cpus": (alloc.cpus, sum(x.cpus for x in nodes)), "alloc_gpus": (alloc.gpus, sum(x.gpus for x in nodes)),
+                  "alloc_mem_mb": (alloc.mem, sum(x.mem for x in nodes))}
+        for col, (amount, cap) in totals.items():
+            if cap > 0:
+                cols[col] = np.bincount(alloc.job, weights=np.asarray(amount, dtype=np.float64), minlength=n)
+                capacity[col] = float(cap)
+    for kind, (keys, names) in set_names(schedule).items():
+        cols[kind] = np.array([str(names.get(k, "")) for k in keys.tolist()], dtype=object)
+    return cols, capacity

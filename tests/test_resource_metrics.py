@@ -130,7 +130,35 @@ def test_simulate_json_and_table_and_slurm_check_show_them(tmp_path, capsys, mon
     w = w.replace(wait=np.array([0.0, 100, 0, 100]))  # the log's starts: as simulated
     report = check_log(w, SlurmPolicy(parse_conf(CONF, "t.conf"), SlurmOptions(**NOW)))
     assert report.groups[("qos", "high")]["simulated_mean_wait_s"] == 100.0
-    assert "GPU 62.50 %" in text_report(report, "t")
+    text = text_report(report, "t")
+    assert "| GPU | not in the log (no AllocTRES gres/gpu: AccountingStorageTRES) | 62.50 % |" in text
+    assert "| CPU | 56.25 % | 56.25 % |" in text  # (the log's starts are the simulated ones)
+
+
+def test_slurm_check_shows_the_recorded_utilisation_beside_the_simulated():
+    """The two-node trace as a log whose jobs all started at submission (recorded waits 0: starts 0, 0,
+    0, 50; runtimes 100, 50, 150, 50, so finishes 100, 50, 150, 100; span 150 s) with AllocTRES GPUs
+    2, 1, 0, 0 and memory 8000, 4000, 16000, 4000 MB (job 4 given more than its 2000 MB request),
+    against the slurm.conf's 16 CPUs, 2 GPUs, 32000 MB:
+
+    recorded CPU = (4x100 + 2x50 + 8x150 + 2x50) / (16 x 150) = 1800 / 2400 = 75 %
+    recorded GPU = (2x100 + 1x50) / (2 x 150) = 250 / 300 = 83.33 %
+    recorded memory = (8000x100 + 4000x50 + 16000x150 + 4000x50) / (32000 x 150) = 3 600 000 / 4 800 000 = 75 %
+    beside the simulated 56.25, 62.50, 54.69 % (the first test)."""
+    w = two_node_trace()
+    w = w.replace(wait=np.zeros(4), resources=Resources.build(
+        4, req_mem=[8000.0, 4000.0, 16000.0, 2000.0], req_gres={"gpu": [2, 1, 0, 0]},
+        mem=[8000.0, 4000.0, 16000.0, 4000.0], gres={"gpu": [2, 1, 0, 0]}))
+    report = check_log(w, SlurmPolicy(parse_conf(CONF, "t.conf"), SlurmOptions(**NOW)))
+    assert report.recorded_utilisation == {"CPU_UTIL": pytest.approx(75.0), "GPU_UTIL": pytest.approx(250 / 3),
+                                           "MEM_UTIL": pytest.approx(75.0)}
+    assert report.summary()["recorded_utilisation_pct"]["GPU_UTIL"] == pytest.approx(250 / 3)
+    text = text_report(report, "t")
+    for row in ("| CPU | 75.00 % | 56.25 % |", "| GPU | 83.33 % | 62.50 % |", "| memory | 75.00 % | 54.69 % |"):
+        assert row in text
+    unknown = check_log(w.replace(wait=np.array([0.0, -1, 0, 0])), SlurmPolicy(parse_conf(CONF, "t.conf"), SlurmOptions(**NOW)))
+    assert unknown.recorded_utilisation == {}  # job 2's start is not in the log: no recorded figure at all
+    assert "| GPU | not in the log (no recorded start for every job) | 62.50 % |" in text_report(unknown, "t")
 
 
 def _drawn(monkeypatch, draw) -> dict:

@@ -224,3 +224,21 @@ def test_a_cpu_only_run_plots_processors_alone(tmp_path, monkeypatch):
     monkeypatch.undo()
     write_schedule_plots({"easy": table}, 16, tmp_path / "p")
     assert "Utilisation per resource" not in (tmp_path / "p" / "plots.html").read_text()
+
+
+def test_slurm_checks_figure_colours_the_waits_by_partition(tmp_path, monkeypatch):
+    """check.png of the two-node log above (partitions cpu: jobs 3, 4; gpu: jobs 1, 2): the recorded vs
+    simulated wait of each job, one colour per partition, recorded waits 0 and simulated 0, 100 (gpu)
+    and 0, 100 (cpu), as the hand-worked schedule."""
+    import matplotlib.figure
+
+    from schedlab.slurm.check import write_outputs
+
+    w = two_node_trace().replace(wait=np.zeros(4))
+    report = check_log(w, SlurmPolicy(parse_conf(CONF, "t.conf"), SlurmOptions(**NOW)))
+    figs = []
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", lambda fig, *a, **k: figs.append(fig))
+    write_outputs(report, tmp_path, "t")
+    ax = figs[0].axes[0]
+    got = {c.get_label(): sorted(map(tuple, c.get_offsets().tolist())) for c in ax.collections}
+    assert got == {"partition cpu": [(0, 0), (0, 100)], "partition gpu": [(0, 0), (0, 100)]}

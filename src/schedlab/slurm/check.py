@@ -231,7 +231,8 @@ def utilisation_table(r: CheckReport) -> list[str]:
 
 
 def write_outputs(r: CheckReport, folder: Path, source: str) -> list[Path]:
-    """report.md, jobs.csv (one row per job) and check.png (recorded vs simulated wait; error histogram)."""
+    """report.md, jobs.csv (one row per job) and check.png (recorded vs simulated wait, coloured by partition
+    for a trace with resources; error histogram)."""
     import csv
 
     import matplotlib
@@ -251,7 +252,14 @@ def write_outputs(r: CheckReport, folder: Path, source: str) -> list[Path]:
     rec = np.array([j["recorded_start"] - j["submit"] for j in r.jobs])
     sim = np.array([j["simulated_start"] - j["submit"] for j in r.jobs])
     fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4.2))
-    a.scatter(rec, sim, s=8)
+    parts = sorted({str(j["partition"]) for j in r.jobs})
+    if r.utilisation and len(parts) > 1:  # a trace with resources: each partition's jobs in their own colour
+        of = np.array([str(j["partition"]) for j in r.jobs])
+        for i, name in enumerate(parts):
+            a.scatter(rec[of == name], sim[of == name], s=8, color=f"C{i}", label=f"partition {name}")
+        a.legend(fontsize="small")
+    else:
+        a.scatter(rec, sim, s=8)
     top = float(max(rec.max(initial=1), sim.max(initial=1)))
     a.plot([0, top], [0, top], lw=0.8, color="grey")
     a.set_xlabel("recorded wait (s)")

@@ -192,3 +192,14 @@ def test_a_short_evolve_slurm_run_on_the_gpu_cluster_workload_writes_the_tuned_l
     assert "sacctmgr -i modify qos where name=ug1 set MaxJobsPU=" in (out / "sacctmgr.sh").read_text()
     space = {row[0]: row[1:] for row in json.loads((out / "config.json").read_text())["space"]}
     assert space["ug1:GrpTRES=gres/gpu"][1] == 16 and "ug3:MaxJobsPU" not in space
+    # report.md: the utilisation per resource of the current and tuned configurations, as simulated
+    from schedlab.metrics.resources import resource_utilisation
+    from schedlab.optimize.evolve_slurm import prepare, tuned_policy
+
+    setup = prepare(cfg)
+    (w,), (m,) = setup.payload.training.workloads, setup.payload.training.machines
+    s = run(tuned_policy(setup.base, v), w)
+    util = resource_utilisation(s)
+    assert set(util) == {"CPU_UTIL", "GPU_UTIL", "MEM_UTIL"}
+    row = f"| {w.name} | tuned | {util['CPU_UTIL']:.2f} | {util['GPU_UTIL']:.2f} | {util['MEM_UTIL']:.2f} |"
+    assert row in (out / "report.md").read_text()

@@ -230,6 +230,8 @@ class SlurmTuneResult:
     """slurm.conf.fragment's text"""
     versus_easy: list[dict[str, Any]] = field(default_factory=list)
     """the tuned configuration's rows against EASY (train and held-out), for report.html"""
+    resources: list[dict[str, Any]] = field(default_factory=list)
+    """utilisation per resource of the current and tuned configurations on the training workloads (:func:`resource_rows`)"""
 
 
 def best_doc(values: dict[str, float], f: float) -> str:
@@ -310,7 +312,25 @@ def write_outputs(run: RunFolder, setup: SlurmSetup, result: SlurmTuneResult, co
     result.comparison = comparison_rows(per)
     run.write_text("comparison.json", json.dumps(result.comparison, indent=2, allow_nan=False) + "\n")
     result.fragment, result.versus_easy = fragment, per["tuned"]
+    result.resources = resource_rows(setup.payload.training, {k: v for k, v in schedules.items() if k != "greedy"})
     run.write_text("report.md", report_markdown(result, setup, config))
+
+
+def resource_rows(training: TrainingSet, policies: dict[str, SlurmPolicy]) -> list[dict[str, Any]]:
+    """report.md's utilisation per resource (issue 47 item 4): per training workload and policy
+    (current, tuned) the run's CPU_UTIL, GPU_UTIL, MEM_UTIL (:func:`schedlab.metrics.resources.resource_utilisation`);
+    [] when the workloads carry no resources (the report as before)."""
+    from ..metrics.resources import has_resources, resource_utilisation
+    from ..slurm.policy import simulate_slurm
+
+    rows = []
+    for w, m in zip(training.workloads, training.machines):
+        for label, policy in policies.items():
+            s = simulate_slurm(w, m, policy)
+            if not has_resources(s):
+                return []
+            rows.append({"workload": w.name, "schedule": label, **resource_utilisation(s)})
+    return rows
 
 
 def comparison_rows(per: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
@@ -363,6 +383,18 @@ def comparison_table_rows(rows: Sequence[dict[str, Any]]) -> tuple[list[str], li
     return head, cells
 
 
+def _resource_table(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """report.md's lines of :attr:`SlurmTuneResult.resources`; [] without them."""
+    if not rows:
+        return []
+    names = [n for n in ("CPU_UTIL", "GPU_UTIL", "MEM_UTIL") if any(n in r for r in rows)]
+    head = ["workload", "schedule", *(n.split("_")[0].replace("MEM", "memory") + " %" for n in names)]
+    out = ["## Utilisation per resource (training workloads; docs/resources.md)", "",
+           "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    out += ["| " + " | ".join([r["workload"], r["schedule"], *(_fmt(r.get(n)) for n in names)]) + " |" for r in rows]
+    return out + [""]
+
+
 def report_markdown(result: SlurmTuneResult, setup: SlurmSetup, config: SlurmTuneConfig) -> str:
     """report.md: the setting of every searched parameter (current -> tuned) and the comparison table."""
     head, cells = comparison_table_rows(result.comparison)
@@ -394,6 +426,7 @@ def report_markdown(result: SlurmTuneResult, setup: SlurmSetup, config: SlurmTun
         "",
         *table,
         "",
+        *_resource_table(result.resources),
         "`current`: the site's slurm.conf as given; `tuned`: with slurm.conf.fragment and sacctmgr.sh applied; "
         "`EASY`: EASY backfilling" + ("; `greedy`: the evolved greedy strategy given with --greedy" if any(
             r["schedule"] == "greedy" for r in result.comparison) else "") + ".",

@@ -426,9 +426,9 @@ def report_markdown(result: SlurmTuneResult, setup: SlurmSetup, config: SlurmTun
         "",
         *table,
         "",
-        *_resource_table(result.resources),
         "`current`: the site's slurm.conf as given; `tuned`: with slurm.conf.fragment and sacctmgr.sh applied; "
         "`EASY`: EASY backfilling" + ("; `greedy`: the evolved greedy strategy given with --greedy" if any(
             r["schedule"] == "greedy" for r in result.comparison) else "") + ".",
         "",
+        *_resource_table(result.resources),
     ])

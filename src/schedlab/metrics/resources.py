@@ -208,7 +208,8 @@ def job_resource_columns(schedule: "Schedule") -> tuple[dict[str, np.ndarray], d
         caps = capacities(schedule)
         for name, col, _, _ in ALLOC_COLUMNS:
             if name in caps:
-                cols[col] = np.bincount(alloc.job, weights=np.asarray(amounts[name], dtype=np.float64), minlength=n)
+                total = np.bincount(alloc.job, weights=np.asarray(amounts[name], dtype=np.float64), minlength=n)
+                cols[col] = total if name == "MEM_UTIL" else np.rint(total).astype(np.int64)  # (whole CPUs and GPUs)
                 capacity[col] = caps[name]
     for kind, (keys, names) in set_names(schedule).items():
         cols[kind] = np.array([str(names.get(k, "")) for k in keys.tolist()], dtype=object)

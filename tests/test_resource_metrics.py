@@ -130,4 +130,115 @@ def test_simulate_json_and_table_and_slurm_check_show_them(tmp_path, capsys, mon
     w = w.replace(wait=np.array([0.0, 100, 0, 100]))  # the log's starts: as simulated
     report = check_log(w, SlurmPolicy(parse_conf(CONF, "t.conf"), SlurmOptions(**NOW)))
     assert report.groups[("qos", "high")]["simulated_mean_wait_s"] == 100.0
-    assert "GPU 62.50 %" in text_report(report, "t")
+    text = text_report(report, "t")
+    assert "| GPU | not in the log (no AllocTRES gres/gpu: AccountingStorageTRES) | 62.50 % |" in text
+    assert "| CPU | 56.25 % | 56.25 % |" in text  # (the log's starts are the simulated ones)
+
+
+def test_slurm_check_shows_the_recorded_utilisation_beside_the_simulated():
+    """The two-node trace as a log whose jobs all started at submission (recorded waits 0: starts 0, 0,
+    0, 50; runtimes 100, 50, 150, 50, so finishes 100, 50, 150, 100; span 150 s) with AllocTRES GPUs
+    2, 1, 0, 0 and memory 8000, 4000, 16000, 4000 MB (job 4 given more than its 2000 MB request),
+    against the slurm.conf's 16 CPUs, 2 GPUs, 32000 MB:
+
+    recorded CPU = (4x100 + 2x50 + 8x150 + 2x50) / (16 x 150) = 1800 / 2400 = 75 %
+    recorded GPU = (2x100 + 1x50) / (2 x 150) = 250 / 300 = 83.33 %
+    recorded memory = (8000x100 + 4000x50 + 16000x150 + 4000x50) / (32000 x 150) = 3 600 000 / 4 800 000 = 75 %
+    beside the simulated 56.25, 62.50, 54.69 % (the first test)."""
+    w = two_node_trace()
+    w = w.replace(wait=np.zeros(4), resources=Resources.build(
+        4, req_mem=[8000.0, 4000.0, 16000.0, 2000.0], req_gres={"gpu": [2, 1, 0, 0]},
+        mem=[8000.0, 4000.0, 16000.0, 4000.0], gres={"gpu": [2, 1, 0, 0]}))
+    report = check_log(w, SlurmPolicy(parse_conf(CONF, "t.conf"), SlurmOptions(**NOW)))
+    assert report.recorded_utilisation == {"CPU_UTIL": pytest.approx(75.0), "GPU_UTIL": pytest.approx(250 / 3),
+                                           "MEM_UTIL": pytest.approx(75.0)}
+    assert report.summary()["recorded_utilisation_pct"]["GPU_UTIL"] == pytest.approx(250 / 3)
+    text = text_report(report, "t")
+    for row in ("| CPU | 75.00 % | 56.25 % |", "| GPU | 83.33 % | 62.50 % |", "| memory | 75.00 % | 54.69 % |"):
+        assert row in text
+    unknown = check_log(w.replace(wait=np.array([0.0, -1, 0, 0])), SlurmPolicy(parse_conf(CONF, "t.conf"), SlurmOptions(**NOW)))
+    assert unknown.recorded_utilisation == {}  # job 2's start is not in the log: no recorded figure at all
+    assert "| GPU | not in the log (no recorded start for every job) | 62.50 % |" in text_report(unknown, "t")
+
+
+def _drawn(monkeypatch, draw) -> dict:
+    """The figures ``draw`` saves, by file name (the figure objects, kept when save_figure_atomic is called)."""
+    import schedlab.report.schedule_plots as sp
+
+    figs = {}
+    monkeypatch.setattr(sp, "save_figure_atomic", lambda fig, path, **kw: figs.__setitem__(path.name, fig))
+    draw()
+    return figs
+
+
+def test_the_plots_draw_gpu_and_memory_utilisation_and_waits_per_partition_and_qos(tmp_path, monkeypatch):
+    """The two-node schedule above (starts 0, 100, 0, 150) drawn in 4 bins of 50 s over 0..200 (submit
+    min 0, finish max 200): in percent of 16 CPUs, 2 GPUs and 32000 MB,
+
+    - CPUs: [0, 50) and [50, 100) jobs 1, 3: 12/16 = 75; [100, 150) jobs 2, 3: 10/16 = 62.5; [150, 200) job 4: 2/16 = 12.5;
+    - GPUs: job 1's 2 of 2 until 100 (100, 100), job 2's 1 of 2 (50), then 0;
+    - memory: (8000 + 16000)/32000 = 75, 75; (4000 + 16000)/32000 = 62.5; 2000/32000 = 6.25.
+
+    waits.png: the user-group panel, then a panel per partition (cpu, gpu) and per QOS (high, normal);
+    plots.html: the utilisation per resource of the hand-worked test above (56.25, 62.50, 54.69)."""
+    from schedlab.metrics.per_job import job_table
+    from schedlab.report.schedule_plots import utilisation_figure, waits_figure, write_schedule_plots
+
+    table = job_table(slurm_run(two_node_trace()))
+    assert table["alloc_gpus"].tolist() == [2, 1, 0, 0] and table["qos"].tolist() == ["normal", "high", "normal", "high"]
+    assert table.attrs["capacity"] == {"alloc_cpus": 16.0, "alloc_gpus": 2.0, "alloc_mem_mb": 32000.0}
+    figs = _drawn(monkeypatch, lambda: (utilisation_figure({"slurm": table}, 16, tmp_path / "u.png", bins=4),
+                                        waits_figure({"slurm": table}, tmp_path / "w.png")))
+    ax = figs["u.png"].axes[0]
+    lines = {line.get_label(): list(line.get_ydata()) for line in ax.get_lines()}
+    assert lines == {"slurm: CPUs (of 16 CPUs)": pytest.approx([75, 75, 62.5, 12.5]),
+                     "slurm: GPUs (of 2 GPUs)": pytest.approx([100, 100, 50, 0]),
+                     "slurm: memory (of 32,000 MB)": pytest.approx([75, 75, 62.5, 6.25])}
+    assert ax.get_ylabel() == "utilisation [% of each resource]"
+    panels = figs["w.png"].axes
+    assert [a.get_title().split(" (")[0] for a in panels] == ["Wait per user group", "Wait per partition", "Wait per QOS"]
+    assert [t.get_text() for t in panels[1].get_xticklabels()] == ["partition cpu", "partition gpu"]
+    assert [t.get_text() for t in panels[2].get_xticklabels()] == ["QOS high", "QOS normal"]
+    monkeypatch.undo()
+    write_schedule_plots({"slurm": table}, 16, tmp_path / "p")
+    page = (tmp_path / "p" / "plots.html").read_text()
+    assert "<td>slurm</td><td>56.25</td><td>62.50</td><td>54.69</td>" in page
+    assert "Wait per user group, partition, QOS" in page
+
+
+def test_a_cpu_only_run_plots_processors_alone(tmp_path, monkeypatch):
+    """EASY on 16 identical processors (the CPU-only test above: jobs 1, 2, 3 at 0, job 4 50..100, span
+    0..150) in 3 bins of 50 s: one line, processors in % of m: (4+2+8)/16 = 87.5, (4+8+2)/16 = 87.5,
+    8/16 = 50; no GPU or memory line and no table of them in plots.html (nothing allocated them)."""
+    from schedlab.metrics.per_job import job_table
+    from schedlab.report.schedule_plots import utilisation_figure, write_schedule_plots
+
+    s = simulate_any(two_node_trace(), Machine(16), Strategy("easy"))
+    validate_schedule(s)
+    table = job_table(s)
+    assert "alloc_gpus" not in table.columns and not table.attrs.get("capacity")
+    figs = _drawn(monkeypatch, lambda: utilisation_figure({"easy": table}, 16, tmp_path / "u.png", bins=3))
+    ax = figs["u.png"].axes[0]
+    assert [(line.get_label(), list(line.get_ydata())) for line in ax.get_lines()] == [("easy", pytest.approx([87.5, 87.5, 50]))]
+    assert ax.get_ylabel() == "utilisation [% of m]"
+    monkeypatch.undo()
+    write_schedule_plots({"easy": table}, 16, tmp_path / "p")
+    assert "Utilisation per resource" not in (tmp_path / "p" / "plots.html").read_text()
+
+
+def test_slurm_checks_figure_colours_the_waits_by_partition(tmp_path, monkeypatch):
+    """check.png of the two-node log above (partitions cpu: jobs 3, 4; gpu: jobs 1, 2): the recorded vs
+    simulated wait of each job, one colour per partition, recorded waits 0 and simulated 0, 100 (gpu)
+    and 0, 100 (cpu), as the hand-worked schedule."""
+    import matplotlib.figure
+
+    from schedlab.slurm.check import write_outputs
+
+    w = two_node_trace().replace(wait=np.zeros(4))
+    report = check_log(w, SlurmPolicy(parse_conf(CONF, "t.conf"), SlurmOptions(**NOW)))
+    figs = []
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", lambda fig, *a, **k: figs.append(fig))
+    write_outputs(report, tmp_path, "t")
+    ax = figs[0].axes[0]
+    got = {c.get_label(): sorted(map(tuple, c.get_offsets().tolist())) for c in ax.collections}
+    assert got == {"partition cpu": [(0, 0), (0, 100)], "partition gpu": [(0, 0), (0, 100)]}

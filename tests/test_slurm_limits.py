@@ -219,6 +219,43 @@ def test_limits_hold_jobs_on_the_resource_path_in_the_main_scheduler_and_backfil
     assert s.slurm.pending_reason == ("", "QOSGrpGRES", "", "", "", "")
 
 
+def test_a_mem_limit_counts_the_default_memory_the_job_is_given(tmp_path):
+    """Slurm counts a job's memory after DefMemPerCPU (job_mgr.c ``_validate_job_desc`` sets
+    ``pn_min_memory`` to the default, ``job_get_tres_mem`` makes it the job's mem TRES), not the trace's
+    request. One node of 8 CPUs and 16000 MB, CR_CPU_Memory, DefMemPerCPU=2000; QOS normal
+    MaxTRESPU=mem=6000; no job asks for memory. At 0: job 1 (alice, 2 CPUs, 100 s) gets 2 x 2000 = 4000 MB
+    and starts; job 2 (alice, 2 CPUs, 30 s) would make alice's 8000 MB > 6000: held (QOSMaxMemoryPerUser)
+    while 6 CPUs and 12000 MB are free; job 3 (bob, 2 CPUs, 30 s, 4000 MB) starts. At 100 job 1 ends and
+    job 2 starts. Starts 0, 100, 0 (the old code counted the missing request as 0 MB: all at 0)."""
+    conf = ("SelectTypeParameters=CR_CPU_Memory\nDefMemPerCPU=2000\nNodeName=n1 CPUs=8 RealMemory=16000\n"
+            "PartitionName=batch Nodes=n1 Default=YES MaxTime=60\n")
+    s = run(tmp_path, [(0, 2, 100, 5, 1, 1), (0, 2, 30, 5, 1, 1), (0, 2, 30, 5, 2, 2)], conf, 8,
+            qos="Name|Priority|MaxTRESPU\nnormal|0|mem=6000M\n")
+    r = s.slurm
+    validate_node_allocation(r.nodes, r.allocation, s.start, s.finish, workload=s.workload, partitions=r.partition,
+                             exclusive=r.exclusive)
+    assert s.start.tolist() == [0, 100, 0]
+    assert r.pending_reason == ("", "QOSMaxMemoryPerUser", "")
+
+
+def test_a_mem_limit_counts_a_whole_node_for_a_job_without_a_default(tmp_path):
+    """CR_CPU_Memory without DefMemPerCPU/DefMemPerNode: a job without a memory request gets its node's
+    whole memory, and Slurm counts it so (``job_get_tres_mem``: ``pn_min_memory`` 0 -> ``_mem_per_node_part``,
+    the partition's first node's RealMemory, x its nodes). Nodes n1, n2 of 4 CPUs and 16000 MB; QOS normal
+    GrpTRES=mem=20000. At 0: job 1 (alice, 1 CPU, 100 s) takes n1's 16000 MB and starts; job 2 (bob, 1 CPU,
+    30 s) would make 32000 > 20000: held (QOSGrpMemLimit) while n2 is idle. At 100 job 1 ends, job 2 starts.
+    Starts 0, 100 (the old code: 0 MB each, both at 0 on the two nodes)."""
+    conf = ("SelectTypeParameters=CR_CPU_Memory\nNodeName=n1,n2 CPUs=4 RealMemory=16000\n"
+            "PartitionName=batch Nodes=n1,n2 Default=YES MaxTime=60\n")
+    s = run(tmp_path, [(0, 1, 100, 5, 1, 1), (0, 1, 30, 5, 2, 2)], conf, 8,
+            qos="Name|Priority|GrpTRES\nnormal|0|mem=20000M\n")
+    r = s.slurm
+    validate_node_allocation(r.nodes, r.allocation, s.start, s.finish, workload=s.workload, partitions=r.partition,
+                             exclusive=r.exclusive)
+    assert s.start.tolist() == [0, 100]
+    assert r.pending_reason == ("", "QOSGrpMemLimit")
+
+
 # ------------------------------------------------------------------ MaxSubmitJobs, MaxWall
 def test_max_submit_jobs_rejects_the_submission_over_it(tmp_path):
     """QOS normal MaxSubmitPU=2; one node of 2 CPUs, jobs of 2 CPUs (one runs at a time). Slurm counts a user's jobs

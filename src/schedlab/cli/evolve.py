@@ -157,10 +157,11 @@ def slurm(
     mu: int = typer.Option(6, "--mu", help="parents"),
     lam: int = typer.Option(12, "--lambda", help="offspring per generation"),
     optimizer: str = typer.Option("cmaes", "--optimizer", help=OPTIMIZER_HELP),
-    params: Optional[str] = typer.Option(None, "--params", metavar="NAME,...", help="search only these parameters (default: all of schedlab.slurm.tuning.SPACE; the others keep the site's value)"),
+    params: Optional[str] = typer.Option(None, "--params", metavar="NAME,...", help="search only these parameters (default: all of schedlab.slurm.tuning.SPACE; the others keep the site's value); also a partition's PART:PriorityJobFactor|PriorityTier|MaxTime and a user group's QOS limit ugK:MaxJobsPU|GrpTRES=cpu|GrpTRES=gres/gpu|MaxTRESPU=cpu"),
     seed: int = SEED,
     opts: TraceOptions = None,
     slurm_shares: Optional[Path] = SLURM_SHARES,
+    slurm_qos: Optional[Path] = typer.Option(None, "--slurm-qos", help="the site's QOS priorities and limits, a 'sacctmgr -P show qos' dump: the search starts from the user groups' QOS (ug1..ug5) there; --params ugK:MaxJobsPU etc. tune their limits (written to sacctmgr.sh and qos.tuned.txt)"),
     slurm_option: Optional[str] = SLURM_OPTION,
     test: list[str] = TEST,
     split_months: Optional[int] = SPLIT_MONTHS,
@@ -182,7 +183,8 @@ def slurm(
     chosen = load_strategy_file(greedy) if greedy is not None else None
     plan = setup(problem, optimizer, generations, out=out, executor=spec, workers=workers, seed=seed, extend=extend,
                  slurm_conf=str(slurm_conf), mu=mu, lam=lam, params=params, slurm_option=slurm_option,
-                 slurm_shares=None if slurm_shares is None else str(slurm_shares), greedy=chosen)
+                 slurm_shares=None if slurm_shares is None else str(slurm_shares), greedy=chosen,
+                 **({} if slurm_qos is None else {"slurm_qos": str(slurm_qos)}))
     base, _ = base_policy(plan.config)
     for line in base.conf.ignored:
         typer.echo(f"ignored: {line}", err=True)

@@ -25,6 +25,12 @@ def job_table(schedule: "Schedule", *, bound: float = 10.0):
 
     The same definitions as :func:`schedlab.metrics.compute_metrics`, so the means of these
     columns are its ``mean_wait``, ``mean_response`` and ``mean_bounded_slowdown``.
+
+    A run with resources (issue 47) adds the columns of
+    :func:`schedlab.metrics.resources.job_resource_columns` (``alloc_cpus``, ``alloc_gpus``,
+    ``alloc_mem_mb`` of a run that allocated nodes, ``partition``, ``qos``) and, when it allocated
+    nodes, ``table.attrs["capacity"]`` (column -> the nodes' total), which the plots read; any other
+    run's table is as before.
     """
     if not float(bound) > 0.0:
         raise ValueError(f"bounded-slowdown bound must be > 0 seconds, got {bound}")
@@ -41,8 +47,16 @@ def job_table(schedule: "Schedule", *, bound: float = 10.0):
     run = getattr(schedule, "slurm", None)
     if run is not None and any(getattr(run, "pending_reason", ())):
         df["pending_reason"] = list(run.pending_reason)  # --policy slurm: the limit that held the job (slurm.limits)
+    from .resources import job_resource_columns
+
+    columns, capacity = job_resource_columns(schedule)  # a run with resources: allocated amounts, partition, qos
+    for name, values in columns.items():
+        df[name] = values
     extra = [c for c in df.columns if c not in JOB_COLUMNS]  # e.g. ``site`` of grid schedules, ``pending_reason``
-    return df[list(JOB_COLUMNS) + extra]
+    out = df[list(JOB_COLUMNS) + extra]
+    if capacity:
+        out.attrs["capacity"] = capacity  # what the plots draw the allocated amounts against
+    return out
 
 
 def table_summary(table, m: int) -> dict[str, float]:

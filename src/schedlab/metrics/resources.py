@@ -34,8 +34,9 @@ from .basic import _mean, _weighted_mean, weighted_sum
 if TYPE_CHECKING:
     from ..sim.model import Schedule
 
-__all__ = ["RESOURCE_UTIL_NAMES", "RESOURCE_METRIC_HELP", "has_resources", "resource_utilisation", "set_names",
-           "waits_by_set", "resource_metrics"]
+__all__ = ["RESOURCE_UTIL_NAMES", "RESOURCE_METRIC_HELP", "ALLOC_COLUMNS", "has_resources", "capacities", "resource_utilisation",
+           "recorded_utilisation",
+           "set_names", "waits_by_set", "resource_metrics", "job_resource_columns"]
 
 #: the utilisation columns, in the order tables and ``--json`` print them (each only when defined for the run)
 RESOURCE_UTIL_NAMES: tuple[str, ...] = ("CPU_UTIL", "GPU_UTIL", "MEM_UTIL")
@@ -45,6 +46,15 @@ RESOURCE_METRIC_HELP: dict[str, str] = {
     "GPU_UTIL": "GPUs allocated x time / (the nodes' GPUs x span) in percent; only a run that allocated nodes",
     "MEM_UTIL": "memory (MB) allocated x time / (the nodes' RealMemory x span) in percent; only a run that allocated nodes",
 }
+
+
+#: the per-job columns of a run that allocated nodes (:func:`job_resource_columns`): utilisation name,
+#: the column, what the figures call it and its unit
+ALLOC_COLUMNS: tuple[tuple[str, str, str, str], ...] = (
+    ("CPU_UTIL", "alloc_cpus", "CPUs", "CPUs"),
+    ("GPU_UTIL", "alloc_gpus", "GPUs", "GPUs"),
+    ("MEM_UTIL", "alloc_mem_mb", "memory", "MB"),
+)
 
 
 def _run(schedule):
@@ -58,6 +68,24 @@ def has_resources(schedule: "Schedule") -> bool:
     return getattr(_run(schedule), "allocation", None) is not None or getattr(schedule.workload, "resources", None) is not None
 
 
+def capacities(schedule: "Schedule") -> dict[str, float]:
+    """The total each utilisation of ``schedule`` is against (module docstring): ``CPU_UTIL`` the machine's
+    processors, or with a node allocation the nodes' CPUs, GPUs and ``RealMemory`` (a resource the
+    nodes lack is left out)."""
+    run = _run(schedule)
+    if getattr(run, "allocation", None) is None:
+        caps = {"CPU_UTIL": float(schedule.machine.procs)}
+    else:
+        nodes = run.nodes.nodes
+        caps = {"CPU_UTIL": float(sum(n.cpus for n in nodes)), "GPU_UTIL": float(sum(n.gpus for n in nodes)),
+                "MEM_UTIL": float(sum(n.mem for n in nodes))}
+    return {k: v for k, v in caps.items() if v > 0.0}
+
+
+def _util(amount, held, capacity: float, span: float) -> float | None:
+    return 100.0 * weighted_sum(amount, held) / (capacity * span) if span > 0.0 else None
+
+
 def resource_utilisation(schedule: "Schedule") -> dict[str, float | None]:
     """``CPU_UTIL``, and with a node allocation ``GPU_UTIL`` and ``MEM_UTIL`` (module docstring);
     a value is None when the schedule spans no time."""
@@ -66,22 +94,41 @@ def resource_utilisation(schedule: "Schedule") -> dict[str, float | None]:
     if start.size == 0:
         return {}
     span = float(finish.max() - start.min())
-    run = _run(schedule)
-    alloc = getattr(run, "allocation", None)
+    alloc = getattr(_run(schedule), "allocation", None)
     if alloc is None:  # identical processors: the CPUs each job holds
-        amounts = {"CPU_UTIL": (np.asarray(schedule.workload.procs, dtype=np.float64), float(schedule.machine.procs))}
+        amounts = {"CPU_UTIL": np.asarray(schedule.workload.procs, dtype=np.float64)}
         held = finish - start
     else:
-        nodes = run.nodes.nodes
         held = (finish - start)[alloc.job]
-        amounts = {"CPU_UTIL": (alloc.cpus.astype(np.float64), float(sum(n.cpus for n in nodes))),
-                   "GPU_UTIL": (alloc.gpus.astype(np.float64), float(sum(n.gpus for n in nodes))),
-                   "MEM_UTIL": (np.asarray(alloc.mem, dtype=np.float64), float(sum(n.mem for n in nodes)))}
+        amounts = {"CPU_UTIL": alloc.cpus.astype(np.float64), "GPU_UTIL": alloc.gpus.astype(np.float64),
+                   "MEM_UTIL": np.asarray(alloc.mem, dtype=np.float64)}
+    return {name: _util(amounts[name], held, cap, span) for name, cap in capacities(schedule).items()}
+
+
+def recorded_utilisation(workload, capacity: dict[str, float]) -> dict[str, float | None]:
+    """The utilisation an accounting log records, against the same totals as a simulated run of it
+    (``capacity``: :func:`capacities` of that run, the slurm.conf's nodes): each job from its recorded
+    start (submit + wait) for its runtime, holding its allocated CPUs (``Workload.procs``, sacct
+    AllocCPUS), GPUs (AllocTRES ``gres/gpu``) and memory (AllocTRES ``mem``), over the recorded span, as
+    :func:`resource_utilisation`. A resource the log does not record for every job (no AllocTRES, or one
+    without ``gres/gpu`` because AccountingStorageTRES lacks it) is None: never a number the log did not give;
+    a log without every job's start (a wait of -1, as a generated trace has) gives {}."""
+    from ..workload.resources import resources_of
+
+    wait = np.asarray(workload.wait, dtype=np.float64)
+    if wait.size == 0 or (wait < 0).any():
+        return {}
+    start = np.asarray(workload.submit, dtype=np.float64) + wait
+    held = np.maximum(np.asarray(workload.runtime, dtype=np.float64), 0.0)
+    span = float((start + held).max() - start.min())
+    res = resources_of(workload)
+    amounts = {"CPU_UTIL": np.asarray(workload.procs, dtype=np.float64),
+               "GPU_UTIL": None if res is None else res.gpus.astype(np.float64),
+               "MEM_UTIL": None if res is None else np.asarray(res.mem, dtype=np.float64)}
     out: dict[str, float | None] = {}
-    for name, (amount, capacity) in amounts.items():
-        if capacity <= 0.0:  # a machine without GPUs (memory): nothing to measure
-            continue
-        out[name] = 100.0 * weighted_sum(amount, held) / (capacity * span) if span > 0.0 else None
+    for name, cap in capacity.items():
+        amount = amounts[name]
+        out[name] = None if amount is None or (amount < 0).any() else _util(amount, held, cap, span)
     return out
 
 
@@ -138,3 +185,32 @@ def resource_metrics(schedule: "Schedule") -> dict:
     if waits:
         out["waits"] = waits
     return out
+
+
+def job_resource_columns(schedule: "Schedule") -> tuple[dict[str, np.ndarray], dict[str, float]]:
+    """The per-job columns the job table (:func:`schedlab.metrics.per_job.job_table`) adds for a run with
+    resources (:func:`has_resources`; ``({}, {})`` otherwise), and the capacity of each amount column.
+
+    - A run that allocated nodes: ``alloc_cpus``, ``alloc_gpus`` (a machine with GPUs) and ``alloc_mem_mb``
+      (a machine with memory), each job's sum over its allocation rows (what :func:`resource_utilisation`
+      counts; an exclusive job's whole nodes), with capacity the nodes' total;
+    - ``partition`` and ``qos``: each job's name in the sets the run or the trace names
+      (:func:`set_names`; '' for a job whose key has no name)."""
+    if not has_resources(schedule):
+        return {}, {}
+    n = len(schedule.workload)
+    cols: dict[str, np.ndarray] = {}
+    capacity: dict[str, float] = {}
+    run = _run(schedule)
+    alloc = getattr(run, "allocation", None)
+    if alloc is not None:
+        amounts = {"CPU_UTIL": alloc.cpus, "GPU_UTIL": alloc.gpus, "MEM_UTIL": alloc.mem}
+        caps = capacities(schedule)
+        for name, col, _, _ in ALLOC_COLUMNS:
+            if name in caps:
+                total = np.bincount(alloc.job, weights=np.asarray(amounts[name], dtype=np.float64), minlength=n)
+                cols[col] = total if name == "MEM_UTIL" else np.rint(total).astype(np.int64)  # (whole CPUs and GPUs)
+                capacity[col] = caps[name]
+    for kind, (keys, names) in set_names(schedule).items():
+        cols[kind] = np.array([str(names.get(k, "")) for k in keys.tolist()], dtype=object)
+    return cols, capacity

@@ -31,7 +31,7 @@ from typing import Any
 
 from ..metrics.objective import DEFAULT_OBJECTIVE, Objective
 from ..slurm.policy import SlurmPolicy
-from ..slurm.tuning import SPACE, SlurmEncoding, apply, current_values, knobs, qos_priorities
+from ..slurm.tuning import SPACE, SlurmEncoding, apply, apply_limits, current_values, knobs, qos_priorities
 from ..workload.spec import TraceSpec
 from .evolve import EvolveConfig, heldout_config, heldout_extra, train_test_comparison, training_identity
 from .greedy import TrainingSet
@@ -75,6 +75,9 @@ class SlurmTuneConfig:
     #: ``--slurm-option NAME=VALUE,...`` (named readings of docs/slurm-policy-spec.md section 8)
     slurm_option: str | None = None
     test: tuple[str, ...] = ()
+    #: ``--slurm-qos``: the site's ``sacctmgr -P show qos`` dump (the QOS priorities and limits in force;
+    #: a ``ugK:KEY`` parameter starts from its limit there). None: no QOS limits, priorities 0
+    slurm_qos: str | None = None
     #: how every trace is prepared (the trace options, ``--split-months`` among them), as ``evolve greedy``'s
     #: :attr:`EvolveConfig.trace_spec <schedlab.optimize.evolve.EvolveConfig.trace_spec>`
     trace_spec: TraceSpec = TraceSpec()
@@ -107,7 +110,11 @@ class SlurmTuneConfig:
         if setup.base.shares:
             d["slurm_shares"] = dict(sorted(setup.base.shares.items()))
         d["params"] = [k.name for k in setup.encoding.knobs]
-        d["space"] = [[k.name, k.low, k.high, k.scale] for k in SPACE]
+        site = [k for k in setup.encoding.knobs if k.kind in ("partition", "qos_limit")]
+        d["space"] = [[k.name, k.low, k.high, k.scale] for k in (*SPACE, *site)]  # (a site's knobs only when searched)
+        if self.slurm_qos is not None:
+            d["slurm_qos"] = Path(self.slurm_qos).name
+            d["slurm_qos_text"] = setup.qos_text
         return d
 
 
@@ -120,8 +127,10 @@ class SlurmPayload:
 
 
 def tuned_policy(base: SlurmPolicy, values: dict[str, float], label: str = "tuned slurm") -> SlurmPolicy:
-    """``base`` with the settings ``values`` (:func:`schedlab.slurm.tuning.apply`) and the groups' QOS priorities."""
-    return replace(base, conf=apply(base.conf, values), qos_priority=qos_priorities(values), label=label)
+    """``base`` with the settings ``values`` (:func:`schedlab.slurm.tuning.apply`), the groups' QOS priorities
+    and the QOS limits among them (:func:`schedlab.slurm.tuning.apply_limits`)."""
+    return replace(base, conf=apply(base.conf, values), qos_priority=qos_priorities(values),
+                   limits=apply_limits(base.limits, values), label=label)
 
 
 def policy_value(payload: SlurmPayload, policy: SlurmPolicy) -> float:
@@ -153,6 +162,8 @@ class SlurmSetup:
     encoding: SlurmEncoding
     current: dict[str, float]
     conf_text: str
+    #: the ``--slurm-qos`` dump's text ('' without one)
+    qos_text: str = ""
 
 
 def base_policy(config: SlurmTuneConfig) -> tuple[SlurmPolicy, str]:
@@ -167,7 +178,13 @@ def base_policy(config: SlurmTuneConfig) -> tuple[SlurmPolicy, str]:
         raise SlurmConfError(f"{config.slurm_conf}: cannot read slurm.conf excerpt: {exc.strerror or exc}") from None
     shares = read_shares(config.slurm_shares) if config.slurm_shares else None
     options = SlurmOptions(**{"account_from": "group", **parse_option_pairs(config.slurm_option or "")})
-    return SlurmPolicy(conf, options, shares=shares, label="current slurm"), text
+    qos = {}
+    if config.slurm_qos is not None:  # the QOS priorities and limits in force
+        from ..slurm.conf import read_qos
+        from ..slurm.limits import load_limits
+
+        qos = dict(qos_priority=read_qos(config.slurm_qos), limits=load_limits(config.slurm_qos))
+    return SlurmPolicy(conf, options, shares=shares, label="current slurm", **qos), text
 
 
 def prepare(config: SlurmTuneConfig) -> SlurmSetup:
@@ -178,19 +195,24 @@ def prepare(config: SlurmTuneConfig) -> SlurmSetup:
     from ..slurm.tuning import with_group_qos
     from .evolve import prepare as prepare_greedy
 
+    from ..slurm.tuning import SiteBounds, site_knobs
+
     base, text = base_policy(config)
-    chosen = knobs(config.params)
     training, easy, heldout = prepare_greedy(config.loading())
     training = replace(training, workloads=tuple(with_group_qos(w) for w in training.workloads))
     if heldout is not None:
         heldout = replace(heldout, workloads=tuple(with_group_qos(w) for w in heldout.workloads))
-    current = current_values(base.conf)
+    every = (*training.workloads, *(heldout.workloads if heldout is not None else ()))
+    chosen = knobs(config.params, site_knobs(base.conf, SiteBounds.of(base.conf, every)))
+    site = tuple(k for k in chosen if k.kind in ("partition", "qos_limit"))
+    current = current_values(base.conf, base.qos_priority, site=site, limits=base.limits)
     encoding = SlurmEncoding(chosen, tuple((k, v) for k, v in current.items() if k not in {c.name for c in chosen}))
     payload = SlurmPayload(training, base)
     policy_value(payload, base)  # the site's configuration runs on the training workloads
     if heldout is not None:
         heldout.scores(base)  # ... and on the held-out ones
-    return SlurmSetup(payload, easy, heldout, base, encoding, current, text)
+    qos_text = Path(config.slurm_qos).read_text(encoding="utf-8") if config.slurm_qos is not None else ""
+    return SlurmSetup(payload, easy, heldout, base, encoding, current, text, qos_text)
 
 
 @dataclass
@@ -208,6 +230,8 @@ class SlurmTuneResult:
     """slurm.conf.fragment's text"""
     versus_easy: list[dict[str, Any]] = field(default_factory=list)
     """the tuned configuration's rows against EASY (train and held-out), for report.html"""
+    resources: list[dict[str, Any]] = field(default_factory=list)
+    """utilisation per resource of the current and tuned configurations on the training workloads (:func:`resource_rows`)"""
 
 
 def best_doc(values: dict[str, float], f: float) -> str:
@@ -275,6 +299,11 @@ def write_outputs(run: RunFolder, setup: SlurmSetup, result: SlurmTuneResult, co
     fragment = fragment_text(values, setup.conf_text, source=Path(config.slurm_conf).name)
     run.write_text("slurm.conf.fragment", fragment)
     run.write_text("sacctmgr.sh", sacctmgr_text(values))
+    if config.slurm_qos is not None or any(k.kind == "qos_limit" for k in setup.encoding.knobs):
+        from ..slurm.tuning import qos_dump_text
+
+        run.write_text("qos.tuned.txt", qos_dump_text({**(setup.base.qos_priority or {}), **qos_priorities(values)},
+                                                      apply_limits(setup.base.limits, values)))
     schedules = {"current": setup.base, "tuned": tuned_policy(setup.base, values)}
     if greedy is not None:
         schedules["greedy"] = greedy
@@ -283,7 +312,25 @@ def write_outputs(run: RunFolder, setup: SlurmSetup, result: SlurmTuneResult, co
     result.comparison = comparison_rows(per)
     run.write_text("comparison.json", json.dumps(result.comparison, indent=2, allow_nan=False) + "\n")
     result.fragment, result.versus_easy = fragment, per["tuned"]
+    result.resources = resource_rows(setup.payload.training, {k: v for k, v in schedules.items() if k != "greedy"})
     run.write_text("report.md", report_markdown(result, setup, config))
+
+
+def resource_rows(training: TrainingSet, policies: dict[str, SlurmPolicy]) -> list[dict[str, Any]]:
+    """report.md's utilisation per resource (issue 47 item 4): per training workload and policy
+    (current, tuned) the run's CPU_UTIL, GPU_UTIL, MEM_UTIL (:func:`schedlab.metrics.resources.resource_utilisation`);
+    [] when the workloads carry no resources (the report as before)."""
+    from ..metrics.resources import has_resources, resource_utilisation
+    from ..slurm.policy import simulate_slurm
+
+    rows = []
+    for w, m in zip(training.workloads, training.machines):
+        for label, policy in policies.items():
+            s = simulate_slurm(w, m, policy)
+            if not has_resources(s):
+                return []
+            rows.append({"workload": w.name, "schedule": label, **resource_utilisation(s)})
+    return rows
 
 
 def comparison_rows(per: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
@@ -336,14 +383,28 @@ def comparison_table_rows(rows: Sequence[dict[str, Any]]) -> tuple[list[str], li
     return head, cells
 
 
+def _resource_table(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """report.md's lines of :attr:`SlurmTuneResult.resources`; [] without them."""
+    if not rows:
+        return []
+    names = [n for n in ("CPU_UTIL", "GPU_UTIL", "MEM_UTIL") if any(n in r for r in rows)]
+    head = ["workload", "schedule", *(n.split("_")[0].replace("MEM", "memory") + " %" for n in names)]
+    out = ["## Utilisation per resource (training workloads; docs/resources.md)", "",
+           "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    out += ["| " + " | ".join([r["workload"], r["schedule"], *(_fmt(r.get(n)) for n in names)]) + " |" for r in rows]
+    return out + [""]
+
+
 def report_markdown(result: SlurmTuneResult, setup: SlurmSetup, config: SlurmTuneConfig) -> str:
     """report.md: the setting of every searched parameter (current -> tuned) and the comparison table."""
     head, cells = comparison_table_rows(result.comparison)
     table = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] + ["| " + " | ".join(c) + " |" for c in cells]
     searched = {k.name for k in setup.encoding.knobs}
     params = ["| parameter | current | tuned | searched range |", "|---|---|---|---|"]
-    for k in SPACE:
+    for k in (*SPACE, *(k for k in setup.encoding.knobs if k.kind in ("partition", "qos_limit"))):
         rng = f"{k.low:g} .. {k.high:g} {k.unit} ({k.scale})".replace("  ", " ") if k.name in searched else "fixed"
+        if k.kind == "qos_limit":
+            rng += "; -1: no limit"
         params.append(f"| {k.name} | {setup.current[k.name]:g} | {result.values[k.name]:g} | {rng} |")
     last = result.run.history[-1] if result.run and result.run.history else {}
     return "\n".join([
@@ -369,4 +430,5 @@ def report_markdown(result: SlurmTuneResult, setup: SlurmSetup, config: SlurmTun
         "`EASY`: EASY backfilling" + ("; `greedy`: the evolved greedy strategy given with --greedy" if any(
             r["schedule"] == "greedy" for r in result.comparison) else "") + ".",
         "",
+        *_resource_table(result.resources),
     ])

@@ -154,7 +154,8 @@ def _slurm(problem, algorithm, generations, out, run, settings):
     config = SlurmTuneConfig(traces=tuple(str(s.trace) for s in problem.traces), objective=problem.objective,
                              generations=generations, optimizer=algorithm, seed=run.pop("seed"), test=problem.test,
                              trace_spec=problem.template,
-                             **_take(settings, ("slurm_conf", "mu", "lam", "params", "slurm_shares", "slurm_option")))
+                             **_take(settings, ("slurm_conf", "mu", "lam", "params", "slurm_shares", "slurm_option",
+                                                "slurm_qos")))
     _refuse_rest(settings, "the slurm space")
 
     def start(**hooks):

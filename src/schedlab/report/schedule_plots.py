@@ -125,23 +125,50 @@ def _plt():
     return plt
 
 
+def _resource_lines(t, m: int) -> list[tuple[str, str, np.ndarray, float]]:
+    """(name, unit, per-job amount, capacity) of each resource line a table gets: the allocated CPUs,
+    GPUs and memory of a run that allocated nodes (its ``attrs["capacity"]``,
+    :func:`schedlab.metrics.per_job.job_table`), else the jobs' processors against ``m``."""
+    from ..metrics.resources import ALLOC_COLUMNS
+
+    capacity = getattr(t, "attrs", {}).get("capacity") or {}
+    lines = [(what, unit, t[col].to_numpy(dtype=np.float64), float(capacity[col]))
+             for _, col, what, unit in ALLOC_COLUMNS if col in capacity and col in t.columns]
+    return lines or [("CPUs", "processors", t["procs"].to_numpy(dtype=np.float64), float(m))]
+
+
+_STYLES = {"CPUs": "-", "GPUs": "--", "memory": ":"}
+
+
 def utilisation_figure(tables: Mapping[str, object], m: int, path: Path, *, bins: int = 300) -> None:
-    """Utilisation (% of m busy) and queue length (jobs submitted, not started) over time, binned."""
+    """Utilisation (% of m busy) and queue length (jobs submitted, not started) over time, binned.
+    A schedule that allocated nodes (issue 47) draws a line per resource, CPUs, GPUs and memory, each
+    in percent of the nodes' total (solid, dashed, dotted); any other the processors in % of m, as before."""
     plt = _plt()
     lo = min(float(t["submit"].min()) for t in tables.values())
     hi = max(float(t["finish"].max()) for t in tables.values())
     edges = np.linspace(lo, hi if hi > lo else lo + 1.0, bins + 1)
     mid = (edges[:-1] + edges[1:]) / 2 / _DAY
     fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(8, 5), sharex=True)
+    per_resource = False
     for i, (label, t) in enumerate(tables.items()):
-        start, finish, procs = (t[c].to_numpy(dtype=np.float64) for c in ("start", "finish", "procs"))
-        busy = binned_level(np.concatenate([start, finish]), np.concatenate([procs, -procs]), edges)
+        start, finish = (t[c].to_numpy(dtype=np.float64) for c in ("start", "finish"))
+        lines = _resource_lines(t, m)
+        if lines[0][1] != "processors":
+            per_resource = True
+            for what, unit, amount, cap in lines:
+                busy = binned_level(np.concatenate([start, finish]), np.concatenate([amount, -amount]), edges)
+                ax1.plot(mid, 100.0 * busy / cap, color=f"C{i}", lw=1, ls=_STYLES[what],
+                         label=f"{label}: {what} (of {cap:,.0f} {unit})")
+        else:
+            procs = lines[0][2]
+            busy = binned_level(np.concatenate([start, finish]), np.concatenate([procs, -procs]), edges)
+            ax1.plot(mid, 100.0 * busy / m, color=f"C{i}", lw=1, label=label)
         submit = t["submit"].to_numpy(dtype=np.float64)
         ones = np.ones(len(submit))
         queue = binned_level(np.concatenate([submit, start]), np.concatenate([ones, -ones]), edges)
-        ax1.plot(mid, 100.0 * busy / m, color=f"C{i}", lw=1, label=label)
         ax2.plot(mid, queue, color=f"C{i}", lw=1, label=label)
-    ax1.set_ylabel("utilisation [% of m]")
+    ax1.set_ylabel("utilisation [% of each resource]" if per_resource else "utilisation [% of m]")
     ax1.set_ylim(0, 105)
     ax2.set_ylabel("queued jobs")
     ax2.set_xlabel("days since trace start")
@@ -186,29 +213,52 @@ def gantt_figure(tables: Mapping[str, object], m: int, path: Path, window: tuple
     plt.close(fig)
 
 
-def waits_figure(tables: Mapping[str, object], path: Path) -> None:
-    """Box plots of the wait per user group (hours, whiskers at the 5th/95th percentiles, mean as a dot)."""
-    plt = _plt()
+#: the sets waits.png shows a panel of beside the user groups, when every table has the column
+#: (:func:`schedlab.metrics.resources.job_resource_columns`): column, what the panel calls a set
+WAIT_SETS: tuple[tuple[str, str], ...] = (("partition", "partition"), ("qos", "QOS"))
+
+
+def _wait_panels(tables: Mapping[str, object]) -> list[tuple[str, str, list, list[str]]]:
+    """(title, column, keys, tick labels) of each panel of :func:`waits_figure`."""
     groups = sorted({int(g) for t in tables.values() for g in np.unique(t["group"])})
+    panels = [("Wait per user group", "group", groups, [f"group {g}" if g else "no group" for g in groups])]
+    for col, what in WAIT_SETS:
+        if all(col in t.columns for t in tables.values()):
+            keys = sorted({str(k) for t in tables.values() for k in t[col].unique() if str(k)})
+            if keys:
+                panels.append((f"Wait per {what}", col, keys, [f"{what} {k}" for k in keys]))
+    return panels
+
+
+def waits_figure(tables: Mapping[str, object], path: Path) -> None:
+    """Box plots of the wait per user group (hours, whiskers at the 5th/95th percentiles, mean as a dot);
+    a run with resources whose tables name partitions or QOS (issue 47) gets a panel per partition and
+    per QOS below it (:data:`WAIT_SETS`)."""
+    plt = _plt()
+    panels = _wait_panels(tables)
     n = len(tables)
-    fig, ax = plt.subplots(figsize=(8, 4))
+    fig, axes = plt.subplots(len(panels), 1, figsize=(8, 4 * len(panels)), squeeze=False)
     width = 0.8 / n
-    for i, (label, t) in enumerate(tables.items()):
-        data = [t["wait"][t["group"] == g].to_numpy(float) / 3600 for g in groups]
-        pos = [k + (i - (n - 1) / 2) * width for k in range(len(groups))]
-        bp = ax.boxplot(data, positions=pos, widths=width * 0.9, whis=(5, 95), showfliers=False, showmeans=True,
-                        patch_artist=True, medianprops={"color": "k"}, meanprops={"marker": "o", "markerfacecolor": "white", "markeredgecolor": "k", "markersize": 4})
-        for box in bp["boxes"]:
-            box.set_facecolor(f"C{i}")
-            box.set_alpha(0.6)
-        ax.plot([], [], color=f"C{i}", lw=6, alpha=0.6, label=label)
-    ax.set_xticks(range(len(groups)), [f"group {g}" if g else "no group" for g in groups])
-    ax.set_yscale("symlog", linthresh=0.1)
-    ax.set_ylim(bottom=0)
-    ax.set_ylabel("wait [h] (symlog)")
-    ax.set_title("Wait per user group (box: quartiles, whiskers: 5th-95th percentile, o: mean)")
-    ax.grid(alpha=0.3, axis="y")
-    ax.legend(fontsize="small")
+    for ax, (heading, col, keys, ticks) in zip(axes[:, 0], panels):
+        for i, (label, t) in enumerate(tables.items()):
+            column = t[col] if col == "group" else t[col].astype(str)
+            data = [t["wait"][column == k].to_numpy(float) / 3600 for k in keys]
+            pos = [k + (i - (n - 1) / 2) * width for k in range(len(keys))]
+            if col != "group":  # (a set without jobs in this schedule: an empty box, not an error)
+                data = [d if len(d) else np.array([np.nan]) for d in data]
+            bp = ax.boxplot(data, positions=pos, widths=width * 0.9, whis=(5, 95), showfliers=False, showmeans=True,
+                            patch_artist=True, medianprops={"color": "k"}, meanprops={"marker": "o", "markerfacecolor": "white", "markeredgecolor": "k", "markersize": 4})
+            for box in bp["boxes"]:
+                box.set_facecolor(f"C{i}")
+                box.set_alpha(0.6)
+            ax.plot([], [], color=f"C{i}", lw=6, alpha=0.6, label=label)
+        ax.set_xticks(range(len(keys)), ticks)
+        ax.set_yscale("symlog", linthresh=0.1)
+        ax.set_ylim(bottom=0)
+        ax.set_ylabel("wait [h] (symlog)")
+        ax.set_title(f"{heading} (box: quartiles, whiskers: 5th-95th percentile, o: mean)")
+        ax.grid(alpha=0.3, axis="y")
+        ax.legend(fontsize="small")
     save_figure_atomic(fig, path, dpi=90, bbox_inches="tight")
     plt.close(fig)
 
@@ -222,6 +272,27 @@ def _summary_rows(tables: Mapping[str, object], m: int) -> str:
         rows.append(f"<tr><td>{html.escape(label)}</td><td>{int(v['jobs']):,}</td><td>{v['UTIL']:.2f}</td><td>{v['mean_wait']:,.0f}</td>"
                     f"<td>{v['p95_wait']:,.0f}</td><td>{v['max_wait']:,.0f}</td></tr>")
     return "".join(rows)
+
+
+def _resource_rows(tables: Mapping[str, object], m: int) -> str:
+    """plots.html's table of utilisation per resource (CPU_UTIL, GPU_UTIL, MEM_UTIL as
+    :func:`schedlab.metrics.resources.resource_utilisation`: amount x time / (capacity x span)) of the
+    schedules that allocated nodes; '' when none did (the page as before)."""
+    rows = []
+    for label, t in tables.items():
+        lines = _resource_lines(t, m)
+        if lines[0][1] == "processors":
+            continue
+        start, finish = (t[c].to_numpy(dtype=np.float64) for c in ("start", "finish"))
+        span = float(finish.max() - start.min())
+        cells = {what: 100.0 * float((amount * (finish - start)).sum()) / (cap * span) if span > 0 else float("nan")
+                 for what, _, amount, cap in lines}
+        rows.append(f"<tr><td>{html.escape(label)}</td>"
+                    + "".join(f"<td>{cells[w]:.2f}</td>" if w in cells else "<td></td>" for w in _STYLES) + "</tr>")
+    if not rows:
+        return ""
+    return ("<h2>Utilisation per resource</h2><table><tr><th>schedule</th><th>CPU %</th><th>GPU %</th><th>memory %</th></tr>"
+            + "".join(rows) + "</table>\n")
 
 
 def write_schedule_plots(
@@ -252,6 +323,7 @@ def write_schedule_plots(
     utilisation_figure(tables, m, out / names[0])
     gantt_figure(tables, m, out / names[1], window)
     waits_figure(tables, out / names[2])
+    waits_heading = "Wait per " + ", ".join(p[0][len("Wait per "):] for p in _wait_panels(tables))
     page = f"""<!doctype html>
 <html><head><meta charset="utf-8"><title>{html.escape(title or 'schedule plots')}</title>
 <style>body{{font-family:sans-serif;max-width:1000px;margin:2em auto}}table{{border-collapse:collapse}}
@@ -259,9 +331,9 @@ td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}}</style></head><b
 <h1>{html.escape(title or 'Schedule plots')}</h1>
 <table><tr><th>schedule</th><th>jobs</th><th>UTIL %</th><th>mean wait s</th><th>p95 wait s</th><th>max wait s</th></tr>
 {_summary_rows(tables, m)}</table>
-<h2>Utilisation and queue length</h2><img src="{names[0]}" alt="utilisation">
+{_resource_rows(tables, m)}<h2>Utilisation and queue length</h2><img src="{names[0]}" alt="utilisation">
 <h2>Gantt chart, {window[0] / _DAY:.2f} to {window[1] / _DAY:.2f} days</h2><img src="{names[1]}" alt="gantt">
-<h2>Wait per user group</h2><img src="{names[2]}" alt="waits">
+<h2>{waits_heading}</h2><img src="{names[2]}" alt="waits">
 </body></html>
 """
     atomic_write_text(out / names[3], page)

@@ -48,6 +48,9 @@ class CheckReport:
     #: the simulated run's CPU_UTIL (GPU_UTIL, MEM_UTIL) of a trace with resources
     #: (:func:`schedlab.metrics.resources.resource_utilisation`); {} otherwise, and the report is as before
     utilisation: dict = field(default_factory=dict)
+    #: the same figures as the log records them (its starts, AllocCPUS and AllocTRES, against the same
+    #: nodes: :func:`schedlab.metrics.resources.recorded_utilisation`); None where the log lacks one
+    recorded_utilisation: dict = field(default_factory=dict)
 
     @property
     def error(self) -> np.ndarray:
@@ -71,7 +74,8 @@ class CheckReport:
                 "within_pct": 100.0 * self.within() / n if n else float("nan"),
                 "mean_abs_error_s": float(np.mean(np.abs(e))) if n else float("nan"),
                 "error_quantiles_s": self.quantiles(), "unexplained": len(self.unexplained()),
-                **({"simulated_utilisation_pct": self.utilisation} if self.utilisation else {})}
+                **({"simulated_utilisation_pct": self.utilisation,
+                    "recorded_utilisation_pct": self.recorded_utilisation} if self.utilisation else {})}
 
 
 def _awrt(m, p, response) -> float:
@@ -122,16 +126,17 @@ def check_log(workload, policy, *, extras: dict | None = None) -> CheckReport:
         if abs(job["error"]) > tol:
             job["why"] = why(job, (extras or {}).get(job["id"]))
         jobs.append(job)
-    from ..metrics.resources import has_resources, resource_utilisation, set_names
+    from ..metrics.resources import capacities, has_resources, recorded_utilisation, resource_utilisation, set_names
 
     sets = [("partition", np.array(s.slurm.partition)), ("group", workload.group)]
-    utilisation = {}
+    utilisation, recorded = {}, {}
     if has_resources(s):  # a trace with resources: its QOS (as the trace names them) and the simulated utilisation
         named = set_names(s)
         if "qos" in named:
             keys, names = named["qos"]
             sets.append(("qos", np.array([names.get(int(q), "") for q in keys], dtype=object)))
         utilisation = resource_utilisation(s)
+        recorded = recorded_utilisation(workload, capacities(s))
     groups = {}
     for kind, keys in sets:
         for name in sorted(set(keys.tolist()), key=str):
@@ -144,7 +149,8 @@ def check_log(workload, policy, *, extras: dict | None = None) -> CheckReport:
                 "recorded_AWRT_s": _awrt(m[sel], run[sel], rec_wait[sel] + run[sel]),
                 "simulated_AWRT_s": _awrt(m[sel], run[sel], sim_wait[sel] + sim_run[sel]),
             }
-    return CheckReport(tolerance=tol, jobs=jobs, groups=groups, notes=tuple(s.slurm.notes), utilisation=utilisation)
+    return CheckReport(tolerance=tol, jobs=jobs, groups=groups, notes=tuple(s.slurm.notes), utilisation=utilisation,
+                       recorded_utilisation=recorded)
 
 
 def read_extras(path, tz: str | None = None) -> dict:
@@ -175,8 +181,7 @@ def text_report(r: CheckReport, source: str) -> str:
         lines += ["| p0 | p5 | p25 | median | p75 | p95 | p100 |", "|---|---|---|---|---|---|---|",
                   "| " + " | ".join(f"{q[k]:g}" for k in ("p0", "p5", "p25", "p50", "p75", "p95", "p100")) + " |", ""]
     if r.utilisation:
-        shown = ", ".join(f"{k.split('_')[0].replace('MEM', 'memory')} {v:,.2f} %" for k, v in r.utilisation.items())
-        lines += [f"Simulated utilisation over the schedule's span: {shown} (docs/resources.md).", ""]
+        lines += utilisation_table(r)
     lines += ["| set | jobs | mean wait recorded | simulated | deviation | AWRT recorded | simulated |",
               "|---|---|---|---|---|---|---|"]
     for (kind, name), g in r.groups.items():
@@ -200,8 +205,34 @@ def text_report(r: CheckReport, source: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: what the report says where the log does not record a resource for every job
+_NOT_RECORDED = {"CPU_UTIL": "not in the log", "GPU_UTIL": "not in the log (no AllocTRES gres/gpu: AccountingStorageTRES)",
+                 "MEM_UTIL": "not in the log (no AllocTRES mem)"}
+
+
+def utilisation_table(r: CheckReport) -> list[str]:
+    """report.md's lines of utilisation per resource, recorded (the log's starts, runtimes and
+    AllocTRES) beside simulated, each over its own schedule's span against the slurm.conf's nodes."""
+    def pct(v):
+        return "n/a (no span)" if v is None else f"{v:,.2f} %"
+
+    lines = ["Utilisation over each schedule's span (docs/resources.md), against the slurm.conf's nodes:", "",
+             "| resource | recorded (log's starts, AllocTRES) | simulated |", "|---|---|---|"]
+    for name, sim in r.utilisation.items():
+        what = name.split("_")[0].replace("MEM", "memory")
+        if not r.recorded_utilisation:
+            rec = "not in the log (no recorded start for every job)"
+        elif r.recorded_utilisation.get(name) is None:
+            rec = _NOT_RECORDED[name]
+        else:
+            rec = pct(r.recorded_utilisation[name])
+        lines.append(f"| {what} | {rec} | {pct(sim)} |")
+    return lines + [""]
+
+
 def write_outputs(r: CheckReport, folder: Path, source: str) -> list[Path]:
-    """report.md, jobs.csv (one row per job) and check.png (recorded vs simulated wait; error histogram)."""
+    """report.md, jobs.csv (one row per job) and check.png (recorded vs simulated wait, coloured by partition
+    for a trace with resources; error histogram)."""
     import csv
 
     import matplotlib
@@ -221,7 +252,14 @@ def write_outputs(r: CheckReport, folder: Path, source: str) -> list[Path]:
     rec = np.array([j["recorded_start"] - j["submit"] for j in r.jobs])
     sim = np.array([j["simulated_start"] - j["submit"] for j in r.jobs])
     fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4.2))
-    a.scatter(rec, sim, s=8)
+    parts = sorted({str(j["partition"]) for j in r.jobs})
+    if r.utilisation and len(parts) > 1:  # a trace with resources: each partition's jobs in their own colour
+        of = np.array([str(j["partition"]) for j in r.jobs])
+        for i, name in enumerate(parts):
+            a.scatter(rec[of == name], sim[of == name], s=8, color=f"C{i}", label=f"partition {name}")
+        a.legend(fontsize="small")
+    else:
+        a.scatter(rec, sim, s=8)
     top = float(max(rec.max(initial=1), sim.max(initial=1)))
     a.plot([0, top], [0, top], lw=0.8, color="grey")
     a.set_xlabel("recorded wait (s)")

@@ -173,13 +173,40 @@ def load_limits(qos=None, assoc=None) -> SiteLimits | None:
 
 
 # ----------------------------------------------------------------------------- building the counters
-def _job_tres(w, cpus: np.ndarray) -> dict[str, np.ndarray]:
-    """Each job's request in the TRES the limits read: CPUs, memory (MB, 0 unknown), GPUs (0 unknown)."""
+def allocated_mem(RES3, part_nodes: np.ndarray, part: np.ndarray) -> np.ndarray | None:
+    """Each job's memory (MB) as Slurm's ``mem`` TRES limits count it when the run models memory
+    (CR_*_Memory: the resource path's rows ``RES3`` of :func:`schedlab.slurm.policy.resource_arrays`);
+    None otherwise (the limits then count the trace's request, :func:`_job_tres`).
+
+    Slurm 22.05 counts the memory after the defaults, not the request: job_mgr.c
+    ``_validate_job_desc`` sets a job without ``--mem``/``--mem-per-cpu`` to DefMemPerCPU (the
+    partition's first), else the global DefMemPerCPU/DefMemPerNode; ``job_get_tres_mem`` makes that
+    the job's ``tres_req_cnt[TRES_ARRAY_MEM]`` (per CPU x CPUs, else per node x nodes; ``--mem=0``
+    and no default: ``_mem_per_node_part``, the partition's first node's RealMemory, per node), which
+    acct_policy.c checks before the start; from the start it counts ``tres_alloc_cnt`` (the sum of the
+    nodes' ``memory_allocated``). Here: what the resource path allocates, its per-node memory
+    ``R_MEM`` x its nodes ``R_NODES`` (``R_MEM`` -1, the node's whole memory: the partition's first
+    node's ``RealMemory``, as ``_mem_per_node_part``; exact when the partition's nodes are alike).
+    Under DefMemPerCPU this is DefMemPerCPU x the CPUs whenever the nodes divide the CPUs evenly
+    (else the rounded-up share per node, the resource path's even split, spec section 14)."""
+    from .layout import C_MEM, R_MEM, R_NODES
+
+    JR, NR, _ = RES3
+    if JR.shape[1] == 0 or not (NR[C_MEM] > 0).any():
+        return None
+    first = NR[C_MEM][np.argmax(part_nodes > 0, axis=1)][part]
+    return np.where(JR[R_MEM] >= 0.0, JR[R_MEM], first) * JR[R_NODES]
+
+
+def _job_tres(w, cpus: np.ndarray, mem: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """Each job's amount in the TRES the limits read: CPUs, memory (MB: ``mem``, the memory the run
+    allocates (:func:`allocated_mem`), else the trace's request, 0 unknown), GPUs (0 unknown)."""
     from ..workload.resources import resources_of
 
     res = resources_of(w)
     n = len(w)
-    mem = np.maximum(res.req_mem, 0.0) if res is not None else np.zeros(n)
+    if mem is None:
+        mem = np.maximum(res.req_mem, 0.0) if res is not None else np.zeros(n)
     gpu = np.maximum(res.req_gpus, 0).astype(np.float64) if res is not None else np.zeros(n)
     return {"cpu": cpus.astype(np.float64), "mem": mem, "gres/gpu": gpu}
 
@@ -226,10 +253,11 @@ def _names(w, label: str, key: np.ndarray) -> np.ndarray:
 
 
 def build(w, limits: SiteLimits | None, *, cpus: np.ndarray, account: np.ndarray, part_names: np.ndarray,
-          limit: np.ndarray, unlimited: np.ndarray, over_max_wall: str):
+          limit: np.ndarray, unlimited: np.ndarray, over_max_wall: str, mem: np.ndarray | None = None):
     """The counters of ``limits`` for the jobs of ``w`` (in the kernel's order; ``account``: each job's
     account name, ``part_names`` its partition's, ``limit`` its time limit in seconds, ``unlimited``
-    the jobs that asked for none). Returns (LJ, LA, LC, limit, notes): limit after MaxWall (a job
+    the jobs that asked for none; ``mem`` each job's memory as :func:`allocated_mem` counts it, None: the
+    trace's request). Returns (LJ, LA, LC, limit, notes): limit after MaxWall (a job
     without a limit of its own gets MaxWall when its partition's is longer: acct_policy.c
     ``_set_time_limit``; module docstring)."""
     n = len(w)
@@ -255,7 +283,7 @@ def build(w, limits: SiteLimits | None, *, cpus: np.ndarray, account: np.ndarray
             a = mine[j] or acct_row.get(account[j])
             name = (a.def_qos if a is not None and a.def_qos else "") or "normal"
         qos[j] = name
-    tres = _job_tres(w, cpus)
+    tres = _job_tres(w, cpus, mem)
     for what in ("mem", "gres/gpu"):
         named = any(what in L.grp_tres or what in L.max_tres_pu for L in
                     [*limits.qos.values(), *(a.limits for a in rows)])

@@ -36,7 +36,7 @@ from ..errors import StrategyError, WorkloadError
 from ..workload.accounting import header_names as _header_names  # the names a trace's header gives
 from ..workload.accounting import no_limit_ids
 from .conf import SlurmConf, finish_partitions
-from .limits import build as build_limits, held_note, reason_names, rejected_by_limit
+from .limits import allocated_mem, build as build_limits, held_note, reason_names, rejected_by_limit
 from . import kernel as K
 from . import layout as L
 
@@ -429,11 +429,14 @@ def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = T
     else:
         raw = np.ones(A)
     shares = raw / raw.sum() if raw.sum() > 0 else raw
-    # association and QOS limits (.limits): counters, and MaxWall on the jobs' limits
+    per_job = np.minimum(cpus, N)
+    alloc = int(per_job.sum()) if n else 1
+    RES3, res_notes = resource_arrays(w, conf, opts, part, cpus, part_nodes, alloc)
+    # association and QOS limits (.limits): counters (mem: as allocated), and MaxWall on the jobs' limits
     LJ, LA, LC, limit, limit_notes = build_limits(
         w, policy.limits, cpus=cpus, account=np.array(acct_names, dtype=object)[acct] if n else np.array([], dtype=object),
         part_names=np.array([p.name for p in parts], dtype=object)[part], limit=limit, unlimited=unlimited & (opts.unlimited_estimate != "runtime"),
-        over_max_wall=opts.over_max_wall)
+        over_max_wall=opts.over_max_wall, mem=allocated_mem(RES3, part_nodes, part))
     notes.extend(limit_notes)
     # QOS (a converted sacct log: SWF field 16 numbered as its SchedlabQOS header line lists)
     qos = np.zeros(n)
@@ -475,7 +478,6 @@ def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = T
     JI[L.I_CPUS] = cpus
     JI[L.I_PART] = part
     JI[L.I_ACCT] = acct
-    per_job = np.minimum(cpus, N)
     JI[L.I_AOFF] = np.concatenate([[0], np.cumsum(per_job)[:-1]]) if n else per_job
     sp = conf.sched
     ctl = _seconds("controller_start", opts.controller_start)
@@ -529,8 +531,6 @@ def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = T
     O[L.O_RESV_ROUNDED] = opts.resv_overlap == "rounded-strict"
     O[L.O_ASSOC_LIMIT_STOP] = bool(conf.sched.get("assoc_limit_stop"))
     tier = np.array([p.tier for p in parts], dtype=np.float64)
-    alloc = int(per_job.sum()) if n else 1
-    RES3, res_notes = resource_arrays(w, conf, opts, part, cpus, part_nodes, alloc)
     O[L.O_RESOURCES] = RES3[0].shape[1] > 0  # (empty rows: the CPU-only path)
     O[L.O_BEST_FIT] = opts.node_choice == "best-fit"
     return dict(JF=JF, JI=JI, P=P, O=O, node_cpus=node_cpus, part_nodes=part_nodes, tier=tier, shares=shares,

@@ -97,3 +97,50 @@ def test_a_sacct_log_takes_its_machine_size_from_the_slurm_conf(tmp_path, capsys
     # job 1 (4 CPUs) starts at once; job 2 (2 CPUs) needs job 1's CPUs: recorded start 60 s, simulated
     # at job 1's end (60 s) or on the controller's next tick: both within the 5 s tolerance
     assert doc["summary"]["within"] == 2
+
+
+def test_jobs_without_a_recorded_start_are_left_out_of_every_comparison(tmp_path, capsys):
+    """A log whose job 4 has no recorded start (SWF wait -1) compares the other three: shares, errors,
+    waits and AWRT over jobs 1-3 alone (by hand from the first test: errors 0, -1, -470; recorded waits
+    0, 91, 480, simulated 0, 90, 10), never a mean wait that counts -1 as a wait; a log with no recorded
+    start at all is refused in one line."""
+    from schedlab.cli.main import main
+    from schedlab.errors import SchedlabError
+    from schedlab.optimize.calibrate import easy_util
+    from schedlab.slurm.check import check_log, text_report, write_outputs
+    from schedlab.slurm.conf import parse_conf
+    from schedlab.slurm.policy import SlurmPolicy
+    from schedlab.workload.spec import TraceSpec, prepare_trace
+
+    path = tmp_path / "jobs.sacct"
+    path.write_text(LOG)
+    w = prepare_trace(TraceSpec(str(path), procs=4), utilisation=easy_util)
+    import numpy as np
+
+    w = w.replace(wait=np.where(w.id == 4, -1.0, w.wait))  # what a converted log says for a job it has no start of
+    r = check_log(w, SlurmPolicy(parse_conf(CONF, "site.conf")))
+    assert sorted(r.error.tolist()) == [-470, -1, 0] and r.unrecorded == 1
+    s = r.summary()
+    assert s["jobs"] == 4 and s["without_recorded_start"] == 1 and s["within"] == 2
+    assert s["within_pct"] == pytest.approx(200 / 3)
+    g = r.groups[("partition", "batch")]
+    assert g["jobs"] == 3
+    assert g["recorded_mean_wait_s"] == pytest.approx((0 + 91 + 480) / 3)
+    assert g["simulated_mean_wait_s"] == pytest.approx((0 + 90 + 10) / 3)
+    assert {j["id"] for j in r.unexplained()} == {3}
+    text = text_report(r, "jobs.sacct")
+    assert "1 of these jobs have no recorded start" in text and "of the 3 with a start" in text
+    files = write_outputs(r, tmp_path / "out", "jobs.sacct")
+    rows = (tmp_path / "out" / "jobs.csv").read_text().splitlines()
+    assert rows[4].split(",")[4:7] == ["", "200.0", ""]  # job 4: no recorded start, no error
+    assert files[2].stat().st_size > 0
+    w = w.replace(wait=np.full(len(w), -1.0))
+    with pytest.raises(SchedlabError, match="no job has a recorded start"):
+        check_log(w, SlurmPolicy(parse_conf(CONF, "site.conf")))
+    conf = tmp_path / "site.conf"
+    conf.write_text(CONF)
+    swf = tmp_path / "gen.swf"
+    swf.write_text("; MaxProcs: 4\n1 0 -1 100 3 -1 -1 3 120 -1 1 1 1 1 1 1 -1 -1\n")
+    assert main(["slurm", "check", str(swf), "--slurm-conf", str(conf)]) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no job has a recorded start" in err[0]

@@ -28,6 +28,12 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import SchedlabError
+
+
+class CheckError(SchedlabError, ValueError):
+    """A log ``slurm check`` cannot compare with (one line: which log, what it lacks)."""
+
 #: the sacct fields that explain a job the model cannot (read when the log has them)
 EXTRA_FIELDS = ("Submit", "Eligible", "Reservation", "Restarts")
 
@@ -42,7 +48,7 @@ class CheckReport:
     """What :func:`check_log` found; ``jobs``: one dict per job (trace order)."""
 
     tolerance: float
-    jobs: list
+    jobs: list  # a job without a recorded start (the log's wait -1): recorded_start and error None
     groups: dict = field(default_factory=dict)  # ("partition" | "group", name) -> figures
     notes: tuple = ()
     #: the simulated run's CPU_UTIL (GPU_UTIL, MEM_UTIL) of a trace with resources
@@ -54,13 +60,19 @@ class CheckReport:
 
     @property
     def error(self) -> np.ndarray:
-        return np.array([j["error"] for j in self.jobs], dtype=float)
+        """The start errors of the jobs with a recorded start (the others have nothing to compare)."""
+        return np.array([j["error"] for j in self.jobs if j["error"] is not None], dtype=float)
+
+    @property
+    def unrecorded(self) -> int:
+        """Jobs whose log gives no start (wait -1): left out of every recorded-vs-simulated figure."""
+        return sum(j["error"] is None for j in self.jobs)
 
     def within(self) -> int:
         return int(np.sum(np.abs(self.error) <= self.tolerance))
 
     def unexplained(self) -> list:
-        return [j for j in self.jobs if abs(j["error"]) > self.tolerance]
+        return [j for j in self.jobs if j["error"] is not None and abs(j["error"]) > self.tolerance]
 
     def quantiles(self) -> dict:
         e = self.error
@@ -68,9 +80,10 @@ class CheckReport:
         return {f"p{q}": float(np.percentile(e, q)) for q in qs} if e.size else {}
 
     def summary(self) -> dict:
-        n = len(self.jobs)
         e = self.error
-        return {"jobs": n, "tolerance_s": self.tolerance, "within": self.within(),
+        n = e.size  # the jobs compared: those with a recorded start
+        return {"jobs": len(self.jobs), **({"without_recorded_start": self.unrecorded} if self.unrecorded else {}),
+                "tolerance_s": self.tolerance, "within": self.within(),
                 "within_pct": 100.0 * self.within() / n if n else float("nan"),
                 "mean_abs_error_s": float(np.mean(np.abs(e))) if n else float("nan"),
                 "error_quantiles_s": self.quantiles(), "unexplained": len(self.unexplained()),
@@ -107,6 +120,10 @@ def check_log(workload, policy, *, extras: dict | None = None) -> CheckReport:
     from ..sim.validate import validate_schedule
     from .policy import simulate_slurm
 
+    recorded = workload.wait >= 0  # SWF's -1: the log does not say when the job started
+    if not recorded.any():
+        raise CheckError(f"slurm check: {workload.name or 'the log'}: no job has a recorded start (every wait is -1, "
+                         "e.g. a generated trace): there is nothing to compare the simulation with")
     s = simulate_slurm(workload, workload.machine_procs, policy)
     validate_schedule(s)
     tol = tolerance_of(policy)
@@ -120,29 +137,33 @@ def check_log(workload, policy, *, extras: dict | None = None) -> CheckReport:
     for k in range(len(workload)):
         job = {"id": int(workload.id[k]), "partition": s.slurm.partition[k], "group": int(workload.group[k]),
                "submit": float(workload.submit[k]), "recorded_start": float(rec_start[k]),
-               "simulated_start": float(s.start[k]), "error": float(s.start[k] - rec_start[k]),
+               "simulated_start": float(s.start[k]), "error": float(s.start[k] - rec_start[k]) if recorded[k] else None,
                "by": "main" if s.slurm.started_by[k] == 1 else "backfill",
                "held_by": s.slurm.pending_reason[k] if s.slurm.pending_reason else ""}
-        if abs(job["error"]) > tol:
+        if not recorded[k]:
+            job["recorded_start"] = None
+        elif abs(job["error"]) > tol:
             job["why"] = why(job, (extras or {}).get(job["id"]))
         jobs.append(job)
     from ..metrics.resources import capacities, has_resources, recorded_utilisation, resource_utilisation, set_names
 
     sets = [("partition", np.array(s.slurm.partition)), ("group", workload.group)]
-    utilisation, recorded = {}, {}
+    utilisation, rec_util = {}, {}
     if has_resources(s):  # a trace with resources: its QOS (as the trace names them) and the simulated utilisation
         named = set_names(s)
         if "qos" in named:
             keys, names = named["qos"]
             sets.append(("qos", np.array([names.get(int(q), "") for q in keys], dtype=object)))
         utilisation = resource_utilisation(s)
-        recorded = recorded_utilisation(workload, capacities(s))
+        rec_util = recorded_utilisation(workload, capacities(s))
     groups = {}
     for kind, keys in sets:
         for name in sorted(set(keys.tolist()), key=str):
             if kind == "qos" and name == "":  # a job of no QOS the trace names
                 continue
-            sel = keys == name
+            sel = (keys == name) & recorded  # recorded and simulated over the same jobs: those the log gives a start
+            if not sel.any():
+                continue
             groups[(kind, str(name))] = {
                 "jobs": int(sel.sum()),
                 "recorded_mean_wait_s": float(rec_wait[sel].mean()), "simulated_mean_wait_s": float(sim_wait[sel].mean()),
@@ -150,7 +171,7 @@ def check_log(workload, policy, *, extras: dict | None = None) -> CheckReport:
                 "simulated_AWRT_s": _awrt(m[sel], run[sel], sim_wait[sel] + sim_run[sel]),
             }
     return CheckReport(tolerance=tol, jobs=jobs, groups=groups, notes=tuple(s.slurm.notes), utilisation=utilisation,
-                       recorded_utilisation=recorded)
+                       recorded_utilisation=rec_util)
 
 
 def read_extras(path, tz: str | None = None) -> dict:
@@ -177,6 +198,10 @@ def text_report(r: CheckReport, source: str) -> str:
     lines = [f"# slurm check: {source}", "",
              f"{s['jobs']:,} jobs; start error = simulated - recorded start. Within {r.tolerance:g} s "
              f"(max(bf_interval, 5)): {s['within']:,} ({s['within_pct']:.1f} %); mean |error| {s['mean_abs_error_s']:.1f} s.", ""]
+    if r.unrecorded:
+        lines[3:3] = [f"{r.unrecorded:,} of these jobs have no recorded start in the log (wait -1): simulated, but left "
+                      f"out of every recorded-vs-simulated figure (the share within is of the {r.error.size:,} with a "
+                      "start; errors, waits and AWRT per set likewise)."]
     if q:
         lines += ["| p0 | p5 | p25 | median | p75 | p95 | p100 |", "|---|---|---|---|---|---|---|",
                   "| " + " | ".join(f"{q[k]:g}" for k in ("p0", "p5", "p25", "p50", "p75", "p95", "p100")) + " |", ""]
@@ -249,12 +274,13 @@ def write_outputs(r: CheckReport, folder: Path, source: str) -> list[Path]:
         w.writeheader()
         for j in r.jobs:
             w.writerow({k: j.get(k, "") for k in keys})
-    rec = np.array([j["recorded_start"] - j["submit"] for j in r.jobs])
-    sim = np.array([j["simulated_start"] - j["submit"] for j in r.jobs])
+    shown = [j for j in r.jobs if j["recorded_start"] is not None]  # the jobs the log gives a start
+    rec = np.array([j["recorded_start"] - j["submit"] for j in shown])
+    sim = np.array([j["simulated_start"] - j["submit"] for j in shown])
     fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4.2))
-    parts = sorted({str(j["partition"]) for j in r.jobs})
+    parts = sorted({str(j["partition"]) for j in shown})
     if r.utilisation and len(parts) > 1:  # a trace with resources: each partition's jobs in their own colour
-        of = np.array([str(j["partition"]) for j in r.jobs])
+        of = np.array([str(j["partition"]) for j in shown])
         for i, name in enumerate(parts):
             a.scatter(rec[of == name], sim[of == name], s=8, color=f"C{i}", label=f"partition {name}")
         a.legend(fontsize="small")

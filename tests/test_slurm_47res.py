@@ -153,9 +153,11 @@ def test_a_whole_node_jobs_size_factor_reads_the_cpus_it_asked_for():
     (1 + 4/16)/2 x 100 = 62.5 -> 62 (the harness logged InitPrio=62 for such a job); S (6 CPUs) at 2:
     (1 + 6/16)/2 x 100 = 68.75 -> 68. sched/builtin starts S first at 100 (E needs the node idle),
     then E at 110: starts [0, 110, 100]. (Read from the 16 CPUs E held, E's 100 would go first:
-    [0, 100, 110].)"""
+    [0, 100, 110]: exclusive_size='node', which Slurm reaches only after backfill has placed E and
+    priorities are recalculated.)"""
     w = _workload([(0, 16, 100, 2), (1, 16, 10, 1, 4), (2, 6, 10, 1)], exclusive=[-1, 1, -1])
     assert _run(w, BUILTIN).start.tolist() == [0.0, 110.0, 100.0]
+    assert _run(w, BUILTIN, exclusive_size="node").start.tolist() == [0.0, 100.0, 110.0]
 
 
 def test_a_whole_node_job_asking_for_memory_validates_on_nodes_without_memory():

@@ -234,14 +234,71 @@ VARIANTS47 = [
     ("Slurm's readings", True, True, "", True),
     ("before item 5 (will-run batches as on the CPU path, whole-node jobs unread)", True, True,
      "resource_will_run=as-cpu", False),
+    ("whole-node jobs' size from the node (exclusive_size=node, as after Slurm's first recalculation)", True, True,
+     "exclusive_size=node", True),
+    ("issue 44 behaviour 1 off: main run at once after a job end (sched_on_end=immediate)", True, True,
+     "sched_on_end=immediate", True),
+    ("issue 44 behaviour 3 off: cycles not anchored at the controller's start (controller_start=settled)", True, True,
+     "controller_start=settled", True),
     ("off: will-run batches on the 30-s Unix barrier (resource_will_run=as-cpu)", True, True, "resource_will_run=as-cpu", True),
     ("off: whole-node jobs read from AllocTRES", True, True, "", False),
     ("off: limits (no --slurm-qos/--slurm-assoc)", False, True, "", True),
     ("off: memory and GPUs (CR_CPU, no Gres)", True, False, "", True),
     ("CPUs only, no limits (before issue 47)", False, False, "resource_will_run=as-cpu", False),
-    ("issue 44 behaviour 1 off: main run at once after a job end (sched_on_end=immediate)", True, True,
-     "sched_on_end=immediate", True),
 ]
+
+
+#: what the resource cases show and where the remaining mismatches come from (issue 47, item 5); the
+#: figures are those of the tables below, input ``ctld-ms``
+ANALYSIS47 = """## Summary (input `--runtimes ctld-ms`, the reading the CPU-only cases reach 87 % with)
+
+**117 of 168 starts (70 %) match, below the >= 90 % the issue asks.** The behaviours the cases were
+built for match: GPU jobs held while CPUs are free (case0, 28/28), users at QOS MaxJobsPerUser=2
+(case3, 28/28) and backfill around a GPU job's reservation (case5, 27/28). Without the memory and GPU
+model (CR_CPU, no Gres) these give 14, 28 and 19; without the limits case3 and case4 give 4 and 2; the
+reading before issue 47 (CPUs only, no limits) gives 51/168 (30 %; the issue's own try: 22 %).
+
+Fixed in this step, each from the source at slurm-22-05-8-1 (before -> after in the first two rows):
+- will-run batches (`job_test.c _will_run_test`): the first expected end is moved up to the next 30-s
+  barrier of Unix time and that barrier stays the base of every batch; the resource path grouped each
+  batch from its own first end. In case0 a GPU job ending at 10:12:30 and two ending at 10:13:26 are
+  one batch, so the job waiting for GPUs is reserved from 10:13:26 and three jobs ending by 10:13:00
+  backfill, as slurmctld started them: case0 25 -> 28 (`resource_will_run`, default `barrier-30s`).
+- whole-node jobs: sacct records no `--exclusive`, but an exclusive job's AllocTRES holds every GPU
+  of the node beyond its ReqTRES (`cpu=4` -> `cpu=16,gres/gpu=4`): read as exclusive; its job-size
+  factor reads the CPUs it asked for (InitPrio=62 for a 4-CPU `--exclusive` job, not 100): case2 7 -> 10.
+
+Remaining mismatches (the mismatch lists below name, per job, the reading under which it matches):
+- case1, memory-bound (9/28): the node holds two or three of these jobs at a time, so they start as a
+  chain, each when one ends. slurmctld started the next job sometimes 25 ms after an end (JobId=8 done
+  51.813, JobId=11 allocated 51.838: schedule() from the epilog-complete RPC) and sometimes 1-2 s
+  later (JobId=11 done 06.931, JobId=20 allocated 08.796). The simulator's reading of issue 44
+  (behaviour 1, `sched_on_end=tick-after-batch-delay`) waits up to batch_sched_delay (3 s) and runs
+  late; `sched_on_end=immediate` runs early (16/28), by up to a second per link. Counted from the
+  previous start 19 of 28 match: ten of the 19 mismatches are that drift along the chain. Not a
+  resource behaviour: the end-to-next-start delay of issue 44's follow-up.
+- case2, exclusive (10/28): a pending exclusive job's size factor changes while it waits.
+  `priority_multifactor.c` reads `total_cpus` once set, and a successful will-run test by backfill sets
+  it to the whole node's CPUs (`cons_common/job_test.c _job_test`, `whole_node == 1`); from the next
+  recalculation (PriorityCalcPeriod=1 min) the job has the 16-CPU size: the exclusive JobIds 6, 22, 24
+  and 28 (2, 2, 1 and 4 CPUs asked) started one after the other before the 4-CPU shared jobs
+  submitted before them. schedlab's size factor is one value per job: `exclusive_size=request`
+  (default, as at submission: 10/28) or `node` (as after the switch: 7/28). Modelling the switch needs
+  each job's first successful backfill test and a recalculation of the static priority: not built.
+- case4, GrpTRES cpu=8 (15/28): the jobs held at AssocGrpCpuLimit start in Slurm's order once CPUs
+  of the account free, but which job gets the freed CPUs depends on whether the main scheduler or a
+  backfill pass comes first. slurmctld's backfill passes fall on a 5-s grid from the controller's
+  start (every logged pass of the six cases is at 0.00-0.04 s past it, or 1-3 s when a pass was
+  skipped), as if its first pass ran at the controller's start + bf_interval with nothing pending;
+  the simulator's first pass comes at the first tick after a submission, a second or more off that
+  grid. Taking the first pass at the controller's start + bf_interval (a trial, not kept) gives case4
+  28/28 but case5 12/28 and case0 25/28 (115 in all): another effect is tied to it, so it needs its
+  own issue (issue 44's backfill timing), with slurmctld's backfill debug log to see every pass.
+
+Input `sacct` (whole seconds, 62 %): each run time is Elapsed, the floor of the end minus the floor
+of the start, about 0.5 s shorter than the time the job held its resources; on a node kept full by
+GPUs or memory the jobs run as chains and the shortfall adds up (case0: up to 13 s early).
+"""
 
 
 def cpu_only_conf(conf: str) -> str:
@@ -259,7 +316,7 @@ def score47(folder: str, out: str, argv, runtimes: str = "sacct,ctld-ms", option
     import numpy as np
 
     from schedlab.errors import SchedlabError
-    from schedlab.slurm.conformance import RUNTIMES, case_tolerance, simulate_sacct_case
+    from schedlab.slurm.conformance import RUNTIMES, case_tolerance, end_to_start_lags, simulate_sacct_case
     from schedlab.slurm.harness import load_case
 
     paths, readings = recorded_paths(folder), [r.strip() for r in runtimes.split(",") if r.strip()]
@@ -270,16 +327,21 @@ def score47(folder: str, out: str, argv, runtimes: str = "sacct,ctld-ms", option
         body, lines = [], []
         for rd in readings:
             table = {v[0]: [] for v in VARIANTS47}
-            errs_all = []
+            errs_all, rel_all, lags, sim_lags = [], [], [], []
             lines = []
             for (name, jobs, conf, result, cpus), path in zip(loaded, paths):
                 tol = case_tolerance(conf)
                 off = {}
                 for label, lim, res, opts, excl in VARIANTS47:
                     more = ",".join(filter(None, [options, opts]))
-                    _, sim, real = simulate_sacct_case(result, conf if res else cpu_only_conf(conf), rd, more,
-                                                       limits=lim, source=str(path), exclusive_from_log=excl)
+                    sched, sim, real = simulate_sacct_case(result, conf if res else cpu_only_conf(conf), rd, more,
+                                                           limits=lim, source=str(path), exclusive_from_log=excl)
                     err = sim - np.asarray(real.start, float)
+                    if label == VARIANTS47[0][0]:
+                        where = {int(j): k for k, j in enumerate(sched.workload.id)}
+                        fin = np.asarray(sched.finish, float)[[where[int(j)] for j in result.job_id]]
+                        lags += end_to_start_lags(real.submit, real.start, real.end).tolist()
+                        sim_lags += end_to_start_lags(real.submit, sim, fin).tolist()
                     off[label] = {int(j) for j in np.flatnonzero(np.abs(err) > tol)}
                     table[label].append((len(jobs) - len(off[label]), len(jobs), err))
                 main = VARIANTS47[0][0]
@@ -287,6 +349,12 @@ def score47(folder: str, out: str, argv, runtimes: str = "sacct,ctld-ms", option
                 errs_all.append(err)
                 r0 = np.asarray(real.start, float) - float(np.min(real.submit))
                 s0 = r0 + err
+                # counted from the previous start in the real order (takes out the chain of the real
+                # controller's end-to-start delays, as the CPU cases' reports do)
+                order = np.lexsort((np.arange(len(r0)), r0))
+                dr, ds = np.diff(np.concatenate([[0.0], r0[order]])), np.diff(np.concatenate([[0.0], s0[order]]))
+                rel_off = {int(order[k]) for k in range(len(order)) if abs(dr[k] - ds[k]) > tol}
+                rel_all.append((len(jobs) - len(rel_off), len(jobs)))
                 lines.append(f"\n### {path.name}: {name} (tolerance {tol:g} s)\n")
                 lines.append(f"real starts: {[round(float(x), 1) for x in r0]}  ")
                 lines.append(f"simulated:   {[round(float(x), 1) for x in s0]}\n")
@@ -294,7 +362,10 @@ def score47(folder: str, out: str, argv, runtimes: str = "sacct,ctld-ms", option
                              f"{np.abs(err).mean():.2f} s, max absolute {np.abs(err).max():.2f} s\n")
                 for j in sorted(off[main]):
                     other = [v[0] for v in VARIANTS47[2:] if j not in off[v[0]]]
-                    why = f"matches under '{other[0]}'" if other else "unexplained by these readings"
+                    why = (f"matches under '{other[0]}'" if other else
+                           "lag: within the tolerance counted from the previous start (the controller's delays from a "
+                           "job's end to the next start, adding up along a chain)" if j not in rel_off else
+                           "unexplained by these readings")
                     lines.append(f"- job {j} (JobId={int(result.job_id[j])}, {_describe(jobs[j])}): real {r0[j]:.3f} s, "
                                  f"simulated {s0[j]:.3f} s, error {err[j]:+.3f} s: {why}")
                 if not off[main]:
@@ -305,10 +376,18 @@ def score47(folder: str, out: str, argv, runtimes: str = "sacct,ctld-ms", option
                 hit, n = sum(c[0] for c in cells), sum(c[1] for c in cells)
                 rows.append(f"| {label} | " + " | ".join(f"{c[0]}/{c[1]}" for c in cells) + f" | {hit}/{n} ({hit / n:.0%}) |")
             e = np.concatenate(errs_all)
+            rh, rn = sum(c[0] for c in rel_all), sum(c[1] for c in rel_all)
+            la, sl = np.array(lags), np.array(sim_lags)
             body += [f"## Input `--runtimes {rd}`: starts within the tolerance per case", "", f"{RUNTIMES[rd]}.", "", *rows, "",
                      f"Per-job error with Slurm's readings (simulated - real start, {e.size} jobs): mean {e.mean():+.2f} s, "
                      f"median {np.median(e):+.2f} s, mean absolute {np.abs(e).mean():.2f} s, 90th percentile of the "
                      f"absolute {np.percentile(np.abs(e), 90):.2f} s, max absolute {np.abs(e).max():.2f} s.", "",
+                     f"Counted from the previous start in the real order: {rh} of {rn} ({rh / rn:.0%}) within the tolerance "
+                     "(per case: " + ", ".join(f"{a}/{b}" for a, b in rel_all) + ").", "",
+                     "The controller's lag from a job's end to a start that followed it (the latest end at most 5 s before "
+                     "a waiting job's start): " + (f"real mean {la.mean():.3f} s, median {np.median(la):.3f} s over {la.size} "
+                     f"starts; simulated mean {sl.mean():.3f} s, median {np.median(sl):.3f} s over {sl.size}."
+                     if la.size and sl.size else "none found."), "",
                      f"### Mismatches and per-job errors (`--runtimes {rd}`, Slurm's readings)", *lines, ""]
     except SchedlabError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -325,7 +404,9 @@ def score47(folder: str, out: str, argv, runtimes: str = "sacct,ctld-ms", option
         "ReqTRES gres/gpu, user, account, QOS), with the `sacctmgr -P show qos` / `show assoc` dumps the run",
         "had as `--slurm-qos` / `--slurm-assoc`, the case's anchors and slurm.conf; a start matches when it is",
         "within max(bf_interval, 5) s of the real one (the measure of the CPU-only cases, issue 44).", "",
-        "Cases:", *names, "", *body,
+        "Recorded by `python benchmarks/experiments/slurm/slurm_conformance.py --record47 DIR` (about 3 min a case;",
+        "the committed files were recorded into a temporary folder and copied).", "",
+        "Cases:", *names, "", ANALYSIS47, *body,
     ])
     return publish(out, text)
 

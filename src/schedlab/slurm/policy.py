@@ -43,7 +43,7 @@ from . import layout as L
 
 #: options added after run folders first stored every option (evolve slurm's config.json ``slurm_options``),
 #: with the default that reads as before: stored only when set otherwise, so those folders keep resuming
-LATER_OPTIONS = ("select_params_default", "node_choice", "over_max_wall", "resource_will_run")
+LATER_OPTIONS = ("select_params_default", "node_choice", "over_max_wall", "resource_will_run", "exclusive_size")
 
 
 @dataclass(frozen=True)
@@ -213,6 +213,18 @@ class SlurmOptions:
     #: so that their results and stored runs stay as they were (the CPU cases of slurm44ms score the
     #: same under either reading).
     resource_will_run: str = "barrier-30s"
+    #: the CPUs the job-size factor reads for a whole-node job (``--exclusive``; sacct's AllocCPUS is
+    #: the node's). priority_multifactor.c ``_get_priority_internal`` reads ``total_cpus`` when set,
+    #: else the request (``max_cpus``/``min_cpus``): at submission the request (issue 47: on the
+    #: harness a 4-CPU ``--exclusive`` job logs InitPrio=62, as a shared 4-CPU job, not the whole
+    #: node's 100); but a successful will-run test by backfill sets ``total_cpus`` to the node's CPUs
+    #: for a whole-node job (cons_common/job_test.c ``_job_test``, ``whole_node == 1``), and the next
+    #: priority recalculation (every PriorityCalcPeriod) reads that, so a job that waits long enough
+    #: moves up to the whole node's size (seen on the harness: the exclusive jobs then started before
+    #: shared jobs of a larger request). Not modelled as that switch (it needs the time of the first
+    #: backfill test per job): 'request' (the size as at submission) | 'node' (the whole node's size,
+    #: as after the switch; the reading before issue 47's harness for a converted sacct log).
+    exclusive_size: str = "request"
 
     def to_dict(self) -> dict:
         """The options as a run's config.json stores them (evolve slurm's ``slurm_options``): every option,
@@ -255,6 +267,7 @@ CHOICES: dict[str, tuple] = {
     "select_params_default": ("CR_CPU", "slurm"),
     "node_choice": ("best-fit", "lowest-first"),
     "resource_will_run": ("barrier-30s", "as-cpu"),
+    "exclusive_size": ("request", "node"),
 }
 #: options that take a number of seconds, or the named default
 TIMES = {"unix_start": "header", "controller_start": "settled"}
@@ -462,7 +475,7 @@ def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = T
     wt = conf.weights
     multifactor = conf.priority_type == "priority/multifactor"
     max_node = int(node_cpus.max())
-    scpus = size_cpus(w, cpus)
+    scpus = size_cpus(w, cpus, opts.exclusive_size)
     nodes_req = np.ceil(scpus / max_node) if opts.size_nodes == "ceil-cpus-per-node" else np.ones(n)
     if "SMALL_RELATIVE_TO_TIME" in conf.flags:
         size = np.maximum(nodes_req * C / N, scpus) / np.maximum(limit / 60.0, 1.0) / C
@@ -553,17 +566,15 @@ def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = T
                 notes=tuple(filter(None, [machine_note(conf, machine_procs, C), *notes, *res_notes])))
 
 
-def size_cpus(w, cpus: np.ndarray) -> np.ndarray:
-    """The CPU count the job-size factor reads: a pending job's request (priority_multifactor.c
-    ``_get_priority_internal``: ``total_cpus`` once allocated, else ``details->max_cpus``/``min_cpus``),
-    which for a whole-node job (``exclusive`` 1: ``--exclusive``, PBS ``place=excl``) is its
-    requested processors, not the node's CPUs it held (sacct's AllocCPUS; issue 47: on the harness a
-    4-CPU ``--exclusive`` job logs InitPrio=62 as a shared 4-CPU job does, not the 16-CPU value 100).
+def size_cpus(w, cpus: np.ndarray, whole: str = "request") -> np.ndarray:
+    """The CPU count the job-size factor reads (:attr:`SlurmOptions.exclusive_size` ``whole``): for a
+    whole-node job (``exclusive`` 1: ``--exclusive``, PBS ``place=excl``) with 'request' its
+    requested processors, not the node's CPUs it held (sacct's AllocCPUS); with 'node' ``cpus``.
     Any other job: ``cpus`` (the trace's processors), as before."""
     from ..workload.resources import resources_of
 
     res = resources_of(w)
-    if res is None or not (res.exclusive == 1).any():
+    if res is None or not (res.exclusive == 1).any() or whole == "node":
         return cpus
     req = np.asarray(w.req_procs, dtype=np.int64)
     return np.where((res.exclusive == 1) & (req > 0), np.minimum(req, cpus), cpus)

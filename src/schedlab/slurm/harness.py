@@ -29,7 +29,15 @@ port of 127.0.0.1 only, killed on leaving), registers the cluster, the accounts 
 (root a user of each) and the QOS of ``qos`` (name -> priority) with ``sacctmgr`` before
 slurmctld starts, so age, QOS and fair-share weights are live. It needs the Debian packages
 ``slurmdbd mariadb-server`` too (:func:`dbd_unavailable`). Limits that live in the accounting
-database (GrpTRES, MaxJobs per association, ...) are not set.
+database (GrpTRES, MaxJobs per association, ...) are set with ``sacctmgr`` steps of the caller
+(``sacctmgr=``, and then ``AccountingStorageEnforce`` adds ``limits``), for jobs of local
+``users`` (``sbatch --uid``; issue 47).
+
+Resources (issue 47): ``memory`` (RealMemory, MB), ``gpus`` (``Gres=gpu:N``: slurmd 22.05 drops
+GPUs whose device files do not exist, so gres.conf's ``File=`` names placeholder files in the
+folder; ``AccountingStorageTRES=gres/gpu`` so that sacct shows them) and ``select_params``
+(``CR_CPU_Memory`` for memory); a job's ``mem``, ``gpus``, ``exclusive`` and ``user``. With slurmdbd
+a result carries sacct's lines with the resource fields and the ``sacctmgr -P show qos/assoc`` dumps.
 
 Servers bind to 127.0.0.1 only: ``CommunicationParameters=NoInAddrAny,NoCtldInAddrAny`` makes
 slurmd and slurmctld bind to the address of this host's name instead of every interface, so the

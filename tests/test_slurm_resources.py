@@ -259,12 +259,14 @@ def test_the_resource_path_keeps_the_cpu_only_starts_on_one_cpu_nodes(case):
     windows, jobs past their limit, both bf_touch readings, ...) do: a c-CPU job takes c nodes
     either way, and both reserve the lowest-numbered nodes free at its start. The options where
     the resource path reads Slurm more simply (docs/slurm-policy-spec.md section 14) are set to
-    that reading for both: resv_overlap=exact, node_space_limit=none, node_choice=lowest-first."""
+    that reading for both: resv_overlap=exact, node_space_limit=none, node_choice=lowest-first; and
+    resource_will_run=as-cpu, so that both read the drawn will_run_batching."""
     rows, procs, conf, options = case
     # (zero-length jobs made positive: the node validator holds a zero-length job's CPUs at its
     # instant, so a job started at that same instant on its node is refused there, not by the CPU validator)
     rows = [(s, c, r if r > 0 else 1.0, lim, q, a) for s, c, r, lim, q, a in rows]
-    options = replace(options, resv_overlap="exact", node_space_limit="none", node_choice="lowest-first")
+    options = replace(options, resv_overlap="exact", node_space_limit="none", node_choice="lowest-first",
+                      resource_will_run="as-cpu")
     w = skip_jobs(rows, procs)
     cpu = simulate_slurm(w, procs, SlurmPolicy(parse_conf(conf, "t.conf"), options))
     assert cpu.slurm.allocation is None

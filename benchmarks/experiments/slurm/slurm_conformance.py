@@ -125,6 +125,306 @@ def record44(folder: str, only: str = "") -> int:
     return 0
 
 
+# ---------------------------------------------------------------- issue 47: resource cases (GPUs, memory, limits)
+#: the harness' node for the resource cases, as the simulator reads it (the harness writes its own
+#: node line from ``NODE47``): 16 CPUs, 64,000 MB, 4 GPUs as GRES, memory consumable
+NODE47 = dict(cpus=16, memory=64000, gpus=4, select_params="CR_CPU_Memory")
+SIM_NODE47 = ("SelectType=select/cons_tres\nSelectTypeParameters=CR_CPU_Memory\nGresTypes=gpu\n"
+              "NodeName=sl1 CPUs=16 RealMemory=64000 Gres=gpu:4\n")
+BASE47 = BASE44 + "SchedulerParameters=bf_interval=5\nPriorityWeightJobSize=100\nDefMemPerCPU=2000\n"
+#: local users the limit cases submit as (``sbatch --uid``); created with useradd when missing
+USERS47 = ("sl47a", "sl47b", "sl47c")
+#: (name, slurm.conf excerpt, job kind, seed, sacctmgr steps): the behaviours issue 47 item 5 names
+SETTINGS47 = [
+    ("GPU jobs held while CPUs are free", BASE47, "gpu", 21, ()),
+    ("memory-bound node (CR_CPU_Memory, DefMemPerCPU=2000)", BASE47, "mem", 22, ()),
+    ("exclusive jobs beside shared ones", BASE47, "excl", 23, ()),
+    ("users at QOS MaxJobsPerUser=2", BASE47, "users", 24, (("modify", "qos", "normal", "set", "MaxJobsPerUser=2"),)),
+    ("account at GrpTRES cpu=8", BASE47, "grp", 25, (("modify", "account", "physics", "set", "GrpTRES=cpu=8"),)),
+    ("backfill around a GPU reservation", BASE47, "bfgpu", 26, ()),
+]
+
+
+def case47(seed: int, kind: str, n: int = 28):
+    """A job list of ``n`` short jobs (3-20 s, limits of 1-2 min, submitted in the first 20 s) on the
+    16-CPU, 64 GB, 4-GPU node, shaped by ``kind``: 'gpu' (a third ask for 1-4 GPUs with few CPUs),
+    'mem' (most ask for 8-32 GB), 'excl' (a fifth --exclusive), 'users' and 'grp' (three users, two
+    accounts, CPU jobs), 'bfgpu' (GPU jobs, a 4-GPU job among them, small CPU and memory jobs)."""
+    from schedlab.slurm.harness import SlurmJob
+
+    rng = random.Random(seed)
+    jobs = []
+    for k in range(n):
+        submit = 0.0 if k == 0 else float(rng.choice([1, 2, 2, 5, 8, 8, 8, 12, 15, 20]))
+        runtime, limit = rng.randint(3, 20), rng.randint(1, 2)
+        cpus, extra = rng.randint(1, 6), {}
+        user = rng.choice(USERS47)
+        account = rng.choice(["physics", "chem"])
+        if kind == "gpu" and (k == 0 or rng.random() < 0.4):
+            cpus, extra = rng.randint(1, 4), dict(gpus=rng.randint(1, 4))
+        elif kind == "mem" and rng.random() < 0.7:
+            cpus, extra = rng.randint(1, 4), dict(mem=rng.choice([8000, 12000, 16000, 24000, 32000]))
+        elif kind == "excl" and (k == 0 or rng.random() < 0.2):
+            cpus, extra = rng.randint(1, 4), dict(exclusive=True)
+        elif kind == "users":
+            user = USERS47[0] if rng.random() < 0.5 else user  # one user submits half the jobs
+            cpus = rng.randint(1, 4)
+        elif kind == "grp":
+            account = "physics" if rng.random() < 0.6 else "chem"
+        elif kind == "bfgpu":
+            r = rng.random()
+            if k == 0 or r < 0.3:
+                cpus, extra = rng.randint(1, 4), dict(gpus=rng.choice([1, 2, 2, 4]))
+            elif r < 0.5:
+                cpus, extra = rng.randint(1, 2), dict(mem=rng.choice([4000, 8000, 16000]))
+            else:
+                cpus = rng.randint(1, 3)
+        jobs.append(SlurmJob(cpus=cpus, runtime=runtime, limit=limit, submit=submit, account=account,
+                             user=user, **extra))
+    return jobs
+
+
+def record47(folder: str, only: str = "") -> int:
+    """Run every SETTINGS47 case on a fresh harness node of NODE47 with slurmdbd, the users of
+    USERS47 (created with useradd when missing) and the case's sacctmgr limits, and save each
+    (schedlab.slurm.harness.save_case, with the sacctmgr QOS and association dumps) in ``folder``."""
+    import pwd
+    import subprocess
+
+    from schedlab.slurm.harness import SlurmCluster, dbd_unavailable, save_case
+
+    reason = dbd_unavailable()
+    if reason:
+        print(f"error: {reason}", file=sys.stderr)
+        return 2
+    for user in USERS47:
+        try:
+            pwd.getpwnam(user)
+        except KeyError:
+            subprocess.run(["useradd", "-M", "-s", "/usr/sbin/nologin", user], check=True)
+    import signal
+
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    for k, (name, conf, kind, seed, steps) in enumerate(SETTINGS47):
+        if only and str(k) not in only.split(","):
+            continue
+        jobs = case47(seed, kind)
+        with SlurmCluster(conf=conf, dbd=True, start_timeout=120, users=USERS47, sacctmgr=steps, **NODE47) as cluster:
+            time.sleep(SETTLE)
+            result = cluster.run(jobs)
+        save_case(Path(folder) / f"case{k}.json", name, jobs, DBD_LINE + conf + SIM_NODE47, result, cpus=NODE47["cpus"])
+        print(f"case {k} ({name}) recorded", flush=True)
+    return 0
+
+
+def recorded_paths(folder: str) -> list[Path]:
+    """The recorded cases (case*.json) of ``folder`` in case order; [] after an ``error:`` line when none."""
+    paths = sorted(Path(folder).glob("case*.json"), key=lambda q: int(q.stem[4:]))
+    if not paths:
+        print(f"error: {folder}: no recorded cases (case*.json)", file=sys.stderr)
+    return paths
+
+
+#: the readings scored for the resource cases: (label, limits read, memory and GPUs modelled, named
+#: options, --exclusive read from AllocTRES); the first is Slurm's, the second the reading before this
+#: stop (issue 47, item 5), the others each switch one thing off (a mismatch is explained by the first
+#: under which it matches)
+VARIANTS47 = [
+    ("Slurm's readings", True, True, "", True),
+    ("before item 5 (will-run batches as on the CPU path, whole-node jobs unread)", True, True,
+     "resource_will_run=as-cpu", False),
+    ("whole-node jobs' size from the node (exclusive_size=node, as after Slurm's first recalculation)", True, True,
+     "exclusive_size=node", True),
+    ("issue 44 behaviour 1 off: main run at once after a job end (sched_on_end=immediate)", True, True,
+     "sched_on_end=immediate", True),
+    ("issue 44 behaviour 3 off: cycles not anchored at the controller's start (controller_start=settled)", True, True,
+     "controller_start=settled", True),
+    ("off: will-run batches on the 30-s Unix barrier (resource_will_run=as-cpu)", True, True, "resource_will_run=as-cpu", True),
+    ("off: whole-node jobs read from AllocTRES", True, True, "", False),
+    ("off: limits (no --slurm-qos/--slurm-assoc)", False, True, "", True),
+    ("off: memory and GPUs (CR_CPU, no Gres)", True, False, "", True),
+    ("CPUs only, no limits (before issue 47)", False, False, "resource_will_run=as-cpu", False),
+]
+
+
+#: what the resource cases show and where the remaining mismatches come from (issue 47, item 5); the
+#: figures are those of the tables below, input ``ctld-ms``
+ANALYSIS47 = """## Summary (input `--runtimes ctld-ms`, the reading the CPU-only cases reach 87 % with)
+
+**117 of 168 starts (70 %) match, below the >= 90 % the issue asks.** The behaviours the cases were
+built for match: GPU jobs held while CPUs are free (case0, 28/28), users at QOS MaxJobsPerUser=2
+(case3, 28/28) and backfill around a GPU job's reservation (case5, 27/28). Without the memory and GPU
+model (CR_CPU, no Gres) these give 14, 28 and 19; without the limits case3 and case4 give 4 and 2; the
+reading before issue 47 (CPUs only, no limits) gives 51/168 (30 %; the issue's own try: 22 %).
+
+Fixed in this step, each from the source at slurm-22-05-8-1 (before -> after in the first two rows):
+- will-run batches (`job_test.c _will_run_test`): the first expected end is moved up to the next 30-s
+  barrier of Unix time and that barrier stays the base of every batch; the resource path grouped each
+  batch from its own first end. In case0 a GPU job ending at 10:12:30 and two ending at 10:13:26 are
+  one batch, so the job waiting for GPUs is reserved from 10:13:26 and three jobs ending by 10:13:00
+  backfill, as slurmctld started them: case0 25 -> 28 (`resource_will_run`, default `barrier-30s`).
+- whole-node jobs: sacct records no `--exclusive`, but an exclusive job's AllocTRES holds every GPU
+  of the node beyond its ReqTRES (`cpu=4` -> `cpu=16,gres/gpu=4`): read as exclusive; its job-size
+  factor reads the CPUs it asked for (InitPrio=62 for a 4-CPU `--exclusive` job, not 100): case2 7 -> 10.
+
+Remaining mismatches (the mismatch lists below name, per job, the reading under which it matches):
+- case1, memory-bound (9/28): the node holds two or three of these jobs at a time, so they start as a
+  chain, each when one ends. slurmctld started the next job sometimes 25 ms after an end (JobId=8 done
+  51.813, JobId=11 allocated 51.838: schedule() from the epilog-complete RPC) and sometimes 1-2 s
+  later (JobId=11 done 06.931, JobId=20 allocated 08.796). The simulator's reading of issue 44
+  (behaviour 1, `sched_on_end=tick-after-batch-delay`) waits up to batch_sched_delay (3 s) and runs
+  late; `sched_on_end=immediate` runs early (16/28), by up to a second per link. Counted from the
+  previous start 19 of 28 match: ten of the 19 mismatches are that drift along the chain. Not a
+  resource behaviour: the end-to-next-start delay of issue 44's follow-up.
+- case2, exclusive (10/28): a pending exclusive job's size factor changes while it waits.
+  `priority_multifactor.c` reads `total_cpus` once set, and a successful will-run test by backfill sets
+  it to the whole node's CPUs (`cons_common/job_test.c _job_test`, `whole_node == 1`); from the next
+  recalculation (PriorityCalcPeriod=1 min) the job has the 16-CPU size: the exclusive JobIds 6, 22, 24
+  and 28 (2, 2, 1 and 4 CPUs asked) started one after the other before the 4-CPU shared jobs
+  submitted before them. schedlab's size factor is one value per job: `exclusive_size=request`
+  (default, as at submission: 10/28) or `node` (as after the switch: 7/28). Modelling the switch needs
+  each job's first successful backfill test and a recalculation of the static priority: not built.
+- case4, GrpTRES cpu=8 (15/28): the jobs held at AssocGrpCpuLimit start in Slurm's order once CPUs
+  of the account free, but which job gets the freed CPUs depends on whether the main scheduler or a
+  backfill pass comes first. slurmctld's backfill passes fall on a 5-s grid from the controller's
+  start (every logged pass of the six cases is at 0.00-0.04 s past it, or 1-3 s when a pass was
+  skipped), as if its first pass ran at the controller's start + bf_interval with nothing pending;
+  the simulator's first pass comes at the first tick after a submission, a second or more off that
+  grid. Taking the first pass at the controller's start + bf_interval (a trial, not kept) gives case4
+  28/28 but case5 12/28 and case0 25/28 (115 in all): another effect is tied to it, so it needs its
+  own issue (issue 44's backfill timing), with slurmctld's backfill debug log to see every pass.
+
+Input `sacct` (whole seconds, 62 %): each run time is Elapsed, the floor of the end minus the floor
+of the start, about 0.5 s shorter than the time the job held its resources; on a node kept full by
+GPUs or memory the jobs run as chains and the shortfall adds up (case0: up to 13 s early).
+"""
+
+
+def cpu_only_conf(conf: str) -> str:
+    """``conf`` with memory and GPUs not consumable: CR_CPU, the node line without Gres/RealMemory."""
+    return (conf.replace("SelectTypeParameters=CR_CPU_Memory", "SelectTypeParameters=CR_CPU")
+            .replace(" RealMemory=64000", "").replace(" Gres=gpu:4", ""))
+
+
+def score47(folder: str, out: str, argv, runtimes: str = "sacct,ctld-ms", options: str = "") -> int:
+    """Score the recorded issue-47 resource cases in ``folder`` (offline): each case's own sacct lines
+    read back as `workload convert --from sacct` reads them, its sacctmgr QOS/association dumps as
+    --slurm-qos/--slurm-assoc, timed in each reading of ``runtimes``; a start matches within
+    max(bf_interval, 5) s of the real one (the issue-44 measure). Each VARIANTS47 reading beside
+    Slurm's; per-job errors; every mismatch listed with the reading under which it matches."""
+    import numpy as np
+
+    from schedlab.errors import SchedlabError
+    from schedlab.slurm.conformance import RUNTIMES, case_tolerance, end_to_start_lags, simulate_sacct_case
+    from schedlab.slurm.harness import load_case
+
+    paths, readings = recorded_paths(folder), [r.strip() for r in runtimes.split(",") if r.strip()]
+    if not paths:
+        return 2
+    try:
+        loaded = [load_case(q) for q in paths]
+        body, lines = [], []
+        for rd in readings:
+            table = {v[0]: [] for v in VARIANTS47}
+            errs_all, rel_all, lags, sim_lags = [], [], [], []
+            lines = []
+            for (name, jobs, conf, result, cpus), path in zip(loaded, paths):
+                tol = case_tolerance(conf)
+                off = {}
+                for label, lim, res, opts, excl in VARIANTS47:
+                    more = ",".join(filter(None, [options, opts]))
+                    sched, sim, real = simulate_sacct_case(result, conf if res else cpu_only_conf(conf), rd, more,
+                                                           limits=lim, source=str(path), exclusive_from_log=excl)
+                    err = sim - np.asarray(real.start, float)
+                    if label == VARIANTS47[0][0]:
+                        where = {int(j): k for k, j in enumerate(sched.workload.id)}
+                        fin = np.asarray(sched.finish, float)[[where[int(j)] for j in result.job_id]]
+                        lags += end_to_start_lags(real.submit, real.start, real.end).tolist()
+                        sim_lags += end_to_start_lags(real.submit, sim, fin).tolist()
+                    off[label] = {int(j) for j in np.flatnonzero(np.abs(err) > tol)}
+                    table[label].append((len(jobs) - len(off[label]), len(jobs), err))
+                main = VARIANTS47[0][0]
+                err = table[main][-1][2]
+                errs_all.append(err)
+                r0 = np.asarray(real.start, float) - float(np.min(real.submit))
+                s0 = r0 + err
+                # counted from the previous start in the real order (takes out the chain of the real
+                # controller's end-to-start delays, as the CPU cases' reports do)
+                order = np.lexsort((np.arange(len(r0)), r0))
+                dr, ds = np.diff(np.concatenate([[0.0], r0[order]])), np.diff(np.concatenate([[0.0], s0[order]]))
+                rel_off = {int(order[k]) for k in range(len(order)) if abs(dr[k] - ds[k]) > tol}
+                rel_all.append((len(jobs) - len(rel_off), len(jobs)))
+                lines.append(f"\n### {path.name}: {name} (tolerance {tol:g} s)\n")
+                lines.append(f"real starts: {[round(float(x), 1) for x in r0]}  ")
+                lines.append(f"simulated:   {[round(float(x), 1) for x in s0]}\n")
+                lines.append(f"per-job error (simulated - real): mean {err.mean():+.2f} s, mean absolute "
+                             f"{np.abs(err).mean():.2f} s, max absolute {np.abs(err).max():.2f} s\n")
+                for j in sorted(off[main]):
+                    other = [v[0] for v in VARIANTS47[2:] if j not in off[v[0]]]
+                    why = (f"matches under '{other[0]}'" if other else
+                           "lag: within the tolerance counted from the previous start (the controller's delays from a "
+                           "job's end to the next start, adding up along a chain)" if j not in rel_off else
+                           "unexplained by these readings")
+                    lines.append(f"- job {j} (JobId={int(result.job_id[j])}, {_describe(jobs[j])}): real {r0[j]:.3f} s, "
+                                 f"simulated {s0[j]:.3f} s, error {err[j]:+.3f} s: {why}")
+                if not off[main]:
+                    lines.append("- every start within the tolerance")
+            rows = ["| reading | " + " | ".join(f"case{q.stem[4:]}" for q in paths) + " | all |",
+                    "|" + "---|" * (len(paths) + 2)]
+            for label, cells in table.items():
+                hit, n = sum(c[0] for c in cells), sum(c[1] for c in cells)
+                rows.append(f"| {label} | " + " | ".join(f"{c[0]}/{c[1]}" for c in cells) + f" | {hit}/{n} ({hit / n:.0%}) |")
+            e = np.concatenate(errs_all)
+            rh, rn = sum(c[0] for c in rel_all), sum(c[1] for c in rel_all)
+            la, sl = np.array(lags), np.array(sim_lags)
+            body += [f"## Input `--runtimes {rd}`: starts within the tolerance per case", "", f"{RUNTIMES[rd]}.", "", *rows, "",
+                     f"Per-job error with Slurm's readings (simulated - real start, {e.size} jobs): mean {e.mean():+.2f} s, "
+                     f"median {np.median(e):+.2f} s, mean absolute {np.abs(e).mean():.2f} s, 90th percentile of the "
+                     f"absolute {np.percentile(np.abs(e), 90):.2f} s, max absolute {np.abs(e).max():.2f} s.", "",
+                     f"Counted from the previous start in the real order: {rh} of {rn} ({rh / rn:.0%}) within the tolerance "
+                     "(per case: " + ", ".join(f"{a}/{b}" for a, b in rel_all) + ").", "",
+                     "The controller's lag from a job's end to a start that followed it (the latest end at most 5 s before "
+                     "a waiting job's start): " + (f"real mean {la.mean():.3f} s, median {np.median(la):.3f} s over {la.size} "
+                     f"starts; simulated mean {sl.mean():.3f} s, median {np.median(sl):.3f} s over {sl.size}."
+                     if la.size and sl.size else "none found."), "",
+                     f"### Mismatches and per-job errors (`--runtimes {rd}`, Slurm's readings)", *lines, ""]
+    except SchedlabError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    cmd = " ".join(["python", "benchmarks/experiments/slurm/slurm_conformance.py", *argv])
+    names = [f"- case{q.stem[4:]}: {c[0]} ({len(c[1])} jobs)" for q, c in zip(paths, loaded)]
+    text = "\n".join([
+        "# --policy slurm against a real slurmctld 22.05 with slurmdbd (issue 47): resource cases", "",
+        f"Written by `{cmd}` on {dt.date.today().isoformat()} from the recordings in `{folder}` "
+        "(re-scored offline; recorded by `--record47`).",
+        "One node of 16 CPUs, 64,000 MB and 4 GPUs (GRES on placeholder device files), CR_CPU_Memory,",
+        "DefMemPerCPU=2000, slurmdbd with AccountingStorageEnforce=associations,limits,qos. Each case's jobs are",
+        "read back from its own `sacct` lines as `workload convert --from sacct` reads them (CPUs, ReqMem,",
+        "ReqTRES gres/gpu, user, account, QOS), with the `sacctmgr -P show qos` / `show assoc` dumps the run",
+        "had as `--slurm-qos` / `--slurm-assoc`, the case's anchors and slurm.conf; a start matches when it is",
+        "within max(bf_interval, 5) s of the real one (the measure of the CPU-only cases, issue 44).", "",
+        "Recorded by `python benchmarks/experiments/slurm/slurm_conformance.py --record47 DIR` (about 3 min a case;",
+        "the committed files were recorded into a temporary folder and copied).", "",
+        "Cases:", *names, "", ANALYSIS47, *body,
+    ])
+    return publish(out, text)
+
+
+def _describe(job) -> str:
+    """A job's request, as sbatch was given it."""
+    parts = [f"{job.cpus} CPUs"]
+    if job.mem is not None:
+        parts.append(f"{job.mem} MB")
+    if job.gpus:
+        parts.append(f"{job.gpus} GPUs")
+    if job.exclusive:
+        parts.append("exclusive")
+    if job.user:
+        parts.append(f"user {job.user}")
+    return ", ".join(parts)
+
+
 #: each issue-44 behaviour switched back to the reading before it (the "before" of the before/after table)
 BEHAVIOURS44 = {
     "1 main run after a job end waits for the tick": "sched_on_end=immediate",
@@ -166,11 +466,9 @@ def score44(folder: str, out: str, argv, runtimes: str = "sacct") -> int:
                                             same_order_ms, simulate_recorded)
     from schedlab.slurm.harness import SlurmHarnessError, load_case
 
-    paths = sorted(Path(folder).glob("case*.json"), key=lambda q: int(q.stem[4:]))
+    paths, readings = recorded_paths(folder), [r.strip() for r in runtimes.split(",") if r.strip()]
     if not paths:
-        print(f"error: {folder}: no recorded cases (case*.json)", file=sys.stderr)
         return 2
-    readings = [r.strip() for r in runtimes.split(",") if r.strip()]
     try:
         loaded = [load_case(q) for q in paths]
         inputs = {rd: [recorded_case(c[1], c[3], rd, source=str(q)) for c, q in zip(loaded, paths)] for rd in readings}
@@ -350,16 +648,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--variants", default="", help="also score these option sets on the same real runs, ';' between "
                     "sets (e.g. 'sched_on_end=immediate;node_space_limit=none'), each with --anchors if given")
     ap.add_argument("--record44", default="", help="record the issue-44 cases (16 CPUs, slurmdbd) into this folder and stop")
-    ap.add_argument("--only", default="", help="with --record44: case numbers to record, comma-separated")
+    ap.add_argument("--record47", default="", help="record the issue-47 resource cases (GPUs, memory, exclusive, "
+                    "limits; slurmdbd) into this folder and stop")
+    ap.add_argument("--only", default="", help="with --record44/--record47: case numbers to record, comma-separated")
     ap.add_argument("--score44", default="", help="score the recorded issue-44 cases in this folder (offline) into --out")
     ap.add_argument("--runtimes", default="sacct", help="with --score44: the input readings to score, comma-separated: "
                     "'sacct' (whole seconds, as a site's log gives them; default) and/or 'ctld-ms' (to the millisecond "
                     "from slurmctld's log, the time each job held its CPUs; schedlab.slurm.conformance.RUNTIMES)")
+    ap.add_argument("--score47", default="", help="score the recorded issue-47 resource cases in this folder "
+                    "(offline) into --out, under the readings of --runtimes (default here: sacct,ctld-ms)")
     args = ap.parse_args(argv)
+    if args.score47:
+        return score47(args.score47, args.out, argv if argv is not None else sys.argv[1:],
+                       args.runtimes if "--runtimes" in (argv if argv is not None else sys.argv) else "sacct,ctld-ms",
+                       args.slurm_option)
     if args.score44:
         return score44(args.score44, args.out, argv if argv is not None else sys.argv[1:], args.runtimes)
     if args.record44:
         return record44(args.record44, args.only)
+    if args.record47:
+        return record47(args.record47, args.only)
     from schedlab.slurm.conformance import compare, simulate_case
     from schedlab.slurm.harness import SlurmCluster
 

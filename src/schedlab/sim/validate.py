@@ -562,6 +562,8 @@ def _check_job_totals(w, job, node, amounts, nodes) -> None:
     if res is None:
         return
     for key, request, word, unit in (("mem", res.req_mem, "memory", " MB"), ("gpus", res.req_gpus, "GPUs", "")):
+        if not any(getattr(v, "mem" if key == "mem" else "gpus") > 0 for v in nodes):
+            continue  # a machine without that resource (CR_CPU; no Gres=gpu) cannot hold a request for it
         got = np.bincount(job, weights=amounts[key], minlength=n)
         bad = np.flatnonzero((request > 0) & (got < request))
         if bad.size:

@@ -25,7 +25,8 @@ def _batches(now, run, nrun, expend, exact, late, p, part_nodes, JI, anode, alen
     batches over them: batch b frees the jobs ``byend[:bcount[b]]`` at ``btime[b]``. Batches
     (will_run_batching='doubling-30s'): the jobs ending within 30 s of the batch's first end, then
     60 s, 120 s, ... (job_test.c _will_run_test; only jobs on a node of partition p count, as it
-    skips jobs on none of the job's nodes; its test after 200 removals is not modelled); 'exact': one batch per end time. A job past
+    skips jobs on none of the job's nodes; its test after 200 removals is not modelled); 'exact': one batch per end time;
+    'barrier-30s' (``exact`` = 2 + the Unix start mod 30, see :func:`_barrier_batches`). A job past
     its limit is expected to end KillWait (+ OverTimeLimit) after it, and never before now + 1
     (_guess_job_end). Returns (byend as job numbers, btime, bcount, nb)."""
     mine = np.empty(nrun, dtype=np.int64)  # the running jobs on a node of partition p
@@ -51,6 +52,8 @@ def _batches(now, run, nrun, expend, exact, late, p, part_nodes, JI, anode, alen
         byend[q] = mine[idx[q]]
     btime = np.empty(nrun + 1)
     bcount = np.empty(nrun + 1, dtype=np.int64)
+    if exact >= 2:
+        return byend, btime, bcount, _barrier_batches(ends, idx, nrun, exact - 2, btime, bcount)
     nb = 0
     q = 0
     window = 30.0
@@ -66,6 +69,37 @@ def _batches(now, run, nrun, expend, exact, late, p, part_nodes, JI, anode, alen
         bcount[nb] = q
         nb += 1
     return byend, btime, bcount, nb
+
+
+@njit
+def _barrier_batches(ends, idx, nrun, phase, btime, bcount):
+    """The will-run batches as job_test.c ``_will_run_test`` (22.05) forms them
+    (will_run_batching='barrier-30s'): the first expected end is aligned to the next 30-s barrier
+    of Unix time (``delta = end_time % time_window; end_time += time_window - delta``, so an end on a
+    barrier moves a whole 30 s), and that barrier stays the base of every batch; a batch removes
+    the next job whatever its end, then each job ending by base + window (window 30 s); after each
+    batch the window doubles, and keeps doubling until the next job ends within it (the
+    ``do ... while`` after the removals). Each batch is tried at its last job's end. ``phase``:
+    the trace's Unix start mod 30 (times are seconds after it). Fills ``btime``/``bcount``;
+    returns the number of batches."""
+    nb = 0
+    if nrun == 0:
+        return 0
+    first = ends[idx[0]] + phase
+    base = np.floor(first / 30.0) * 30.0 + 30.0 - phase
+    window = 30.0
+    q = 0
+    while q < nrun:
+        q += 1  # list_next: the batch's first job is removed before any test
+        while q < nrun and ends[idx[q]] <= base + window:
+            q += 1
+        btime[nb] = ends[idx[q - 1]]
+        bcount[nb] = q
+        nb += 1
+        window *= 2.0
+        while q < nrun and ends[idx[q]] > base + window:
+            window *= 2.0
+    return nb
 
 
 @njit

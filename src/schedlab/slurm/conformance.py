@@ -251,3 +251,84 @@ PriorityMaxAge=1-0
 SchedulerType=sched/backfill
 SchedulerParameters=bf_interval=30,bf_window=2880,bf_max_job_test=500
 """
+
+
+# ------------------------------------------------------------------ issue 47: resource cases read from sacct
+def sacct_case(result, runtimes: str = "sacct", source: str = "case", *, exclusive_from_log: bool = True):
+    """(workload, index, real) of a recorded resource case (issue 47, item 5): the case's own sacct
+    lines read back as ``workload convert --from sacct`` reads them (:func:`~schedlab.workload.sacct.parse_sacct`:
+    CPUs, memory, GPUs, user, account, QOS), timed in the input reading ``runtimes`` (:data:`RUNTIMES`;
+    'ctld-ms' puts the log's millisecond submit and held time in place of sacct's whole seconds);
+    ``index[i]`` is the row of ``result``'s job ``i`` in the workload; ``real`` as :func:`recorded_case` gives it.
+    ``exclusive_from_log=False``: whole-node jobs read as unknown, as the reader did before issue 47's harness."""
+    import tempfile
+    from dataclasses import replace
+
+    from ..workload.sacct import parse_sacct
+
+    if not result.sacct:
+        raise SlurmHarnessError(f"{source}: recorded without slurmdbd (no sacct lines)")
+    _, real = recorded_case([SlurmJob(cpus=1, runtime=0, limit=1)] * len(result.job_id), result, runtimes, source)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"{Path(source).stem}.sacct"
+        path.write_text(result.sacct)
+        w, _ = parse_sacct(path)
+    where = {int(j): k for k, j in enumerate(w.id)}
+    missing = [int(j) for j in result.job_id if int(j) not in where]
+    if missing or w.unix_start != result.origin:
+        raise SlurmHarnessError(f"{source}: the sacct lines do not hold every job (missing {missing[:3]}) "
+                                f"or start at another second ({w.unix_start} vs {result.origin})")
+    index = np.array([where[int(j)] for j in result.job_id])
+    submit, runtime = w.submit.astype(float).copy(), w.runtime.astype(float).copy()
+    submit[index] = real.submit
+    runtime[index] = real.end - real.start
+    w = w.replace(submit=submit, runtime=runtime)
+    if not exclusive_from_log and w.resources is not None:
+        w = w.replace(resources=replace(w.resources, exclusive=np.full(len(w), -1)))
+    return w, index, real
+
+
+def write_dumps(result, folder: Path) -> tuple[Path | None, Path | None]:
+    """The recorded ``sacctmgr -P show qos`` / ``show assoc`` dumps as files in ``folder`` (None: not recorded)."""
+    out = []
+    for name, text in (("qos.txt", result.qos_dump), ("assoc.txt", result.assoc_dump)):
+        if text.strip():
+            (folder / name).write_text(text)
+            out.append(folder / name)
+        else:
+            out.append(None)
+    return out[0], out[1]
+
+
+def simulate_sacct_case(result, conf: str, runtimes: str = "sacct", options: str = "", *, limits: bool = True,
+                        source: str = "case", exclusive_from_log: bool = True):
+    """(schedule, sim_start, real) of a recorded resource case: :func:`sacct_case`'s workload through
+    --policy slurm under ``conf`` with the case's anchors (as :func:`simulate_recorded`), its QOS and
+    association dumps as ``--slurm-qos``/``--slurm-assoc`` (``limits=False``: without them), named
+    ``options`` over them; validated (CPUs; and the node validator on a run that models resources).
+    ``sim_start[i]`` is the simulated start of ``result``'s job ``i``."""
+    import tempfile
+
+    from ..sim.validate import validate_node_allocation
+    from .limits import load_limits
+    from .conf import read_qos
+    from .policy import parse_option_pairs
+
+    w, index, real = sacct_case(result, runtimes, source, exclusive_from_log=exclusive_from_log)
+    opts = parse_option_pairs(options)
+    opts.setdefault("unix_start", str(result.origin))
+    if result.controller_start == result.controller_start:
+        opts.setdefault("controller_start", f"{result.controller_start:.3f}")
+    with tempfile.TemporaryDirectory() as tmp:
+        qos, assoc = write_dumps(result, Path(tmp)) if limits else (None, None)
+        policy = SlurmPolicy(parse_conf(conf, source), SlurmOptions(**opts),
+                             qos_priority=read_qos(qos) if qos is not None else None,
+                             limits=load_limits(qos, assoc) if qos is not None or assoc is not None else None)
+    cpus = int(np.sum(policy.conf.node_cpus)) if policy.conf.node_cpus else int(w.machine_procs or 1)
+    s = simulate_slurm(w, cpus, policy)
+    validate_schedule(s)
+    run = s.slurm
+    if run.allocation is not None:
+        validate_node_allocation(run.nodes, run.allocation, s.start, s.finish, workload=w, partitions=run.partition,
+                                 exclusive=run.exclusive)
+    return s, np.asarray(s.start, float)[index], real

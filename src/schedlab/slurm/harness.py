@@ -29,7 +29,15 @@ port of 127.0.0.1 only, killed on leaving), registers the cluster, the accounts 
 (root a user of each) and the QOS of ``qos`` (name -> priority) with ``sacctmgr`` before
 slurmctld starts, so age, QOS and fair-share weights are live. It needs the Debian packages
 ``slurmdbd mariadb-server`` too (:func:`dbd_unavailable`). Limits that live in the accounting
-database (GrpTRES, MaxJobs per association, ...) are not set.
+database (GrpTRES, MaxJobs per association, ...) are set with ``sacctmgr`` steps of the caller
+(``sacctmgr=``, and then ``AccountingStorageEnforce`` adds ``limits``), for jobs of local
+``users`` (``sbatch --uid``; issue 47).
+
+Resources (issue 47): ``memory`` (RealMemory, MB), ``gpus`` (``Gres=gpu:N``: slurmd 22.05 drops
+GPUs whose device files do not exist, so gres.conf's ``File=`` names placeholder files in the
+folder; ``AccountingStorageTRES=gres/gpu`` so that sacct shows them) and ``select_params``
+(``CR_CPU_Memory`` for memory); a job's ``mem``, ``gpus``, ``exclusive`` and ``user``. With slurmdbd
+a result carries sacct's lines with the resource fields and the ``sacctmgr -P show qos/assoc`` dumps.
 
 Servers bind to 127.0.0.1 only: ``CommunicationParameters=NoInAddrAny,NoCtldInAddrAny`` makes
 slurmd and slurmctld bind to the address of this host's name instead of every interface, so the
@@ -113,6 +121,12 @@ class SlurmJob:
     partition: str | None = None
     account: str | None = None
     qos: str | None = None
+    #: issue 47: ``--mem`` in MB (None: the partition's DefMemPerCPU), ``--gres=gpu:N``, ``--exclusive``,
+    #: and the local user the job is submitted as (``sbatch --uid``; None: root)
+    mem: int | None = None
+    gpus: int = 0
+    exclusive: bool = False
+    user: str | None = None
 
     def problem(self, node_cpus: int) -> str | None:
         """What makes this job unusable on a node of ``node_cpus`` CPUs (it would pend forever), or None."""
@@ -126,9 +140,15 @@ class SlurmJob:
 
     def sbatch_args(self, name: str) -> list[str]:
         args = ["-J", name, "-c", str(self.cpus), "-t", str(self.limit), "-o", "/dev/null", "-e", "/dev/null"]
-        for flag, value in (("-p", self.partition), ("-A", self.account), ("-q", self.qos)):
+        for flag, value in (("-p", self.partition), ("-A", self.account), ("-q", self.qos), ("--uid", self.user)):
             if value:
                 args += [flag, value]
+        if self.mem is not None:
+            args.append(f"--mem={self.mem}")
+        if self.gpus:
+            args.append(f"--gres=gpu:{self.gpus}")
+        if self.exclusive:
+            args.append("--exclusive")
         return args + ["--wrap", f"sleep {self.runtime:g}"]
 
 
@@ -165,6 +185,10 @@ class SlurmResult:
     ctld_end: np.ndarray | None = None
     #: the slurmctld log lines those three were read from (so a recording can be re-read offline)
     ctld_log: str = ""
+    #: with slurmdbd (issue 47): ``sacctmgr -P show qos`` and ``sacctmgr -P show assoc`` as printed
+    #: after the run (the simulator's --slurm-qos / --slurm-assoc files); "" without slurmdbd
+    qos_dump: str = ""
+    assoc_dump: str = ""
 
     def rows(self) -> list[dict]:
         """One dict per job (for a table: ``pandas.DataFrame(result.rows())``)."""
@@ -373,6 +397,19 @@ class SlurmCluster:
     accounts: tuple[str, ...] = ("physics", "chem")
     #: QOS registered with dbd=True: name -> priority ("normal" exists already and is set too)
     qos: dict = field(default_factory=dict)
+    #: issue 47, resources: the node's RealMemory in MB (0: not set) and GPUs (Gres=gpu:N, as GRES
+    #: on placeholder device files: slurmd 22.05 drops GPUs without a File= that exists, and marks
+    #: the node INVAL, "gres/gpu count reported lower than configured"; AccountingStorageTRES=gres/gpu
+    #: so that sacct shows them in ReqTRES/AllocTRES); SelectTypeParameters (CR_CPU_Memory for memory)
+    memory: int = 0
+    gpus: int = 0
+    select_params: str = "CR_CPU"
+    #: issue 47, limits (dbd=True): local users registered in each account besides root (they must
+    #: exist: ``useradd``), and sacctmgr commands run after the accounts and QOS, e.g.
+    #: ``("modify", "qos", "normal", "set", "MaxJobsPerUser=2")``; with them,
+    #: AccountingStorageEnforce adds ``limits`` (associations,limits,qos)
+    users: tuple[str, ...] = ()
+    sacctmgr: tuple[tuple[str, ...], ...] = ()
     folder: Path | None = field(default=None, init=False)
     conf_text: str = field(default="", init=False)
     ignored: tuple[str, ...] = field(default=(), init=False)
@@ -438,20 +475,29 @@ class SlurmCluster:
             "ProctrackType=proctrack/linuxproc",
             "TaskPlugin=task/none",
             "SelectType=select/cons_tres",
-            "SelectTypeParameters=CR_CPU",
+            f"SelectTypeParameters={self.select_params}",
+            *(["GresTypes=gpu", "AccountingStorageTRES=gres/gpu"] if self.gpus else []),
             "SlurmdParameters=config_overrides",
             "JobAcctGatherType=jobacct_gather/none",
             *(["AccountingStorageType=accounting_storage/slurmdbd", f"AccountingStorageHost={addr}",
                f"AccountingStoragePort={dbd_port}",
                f"AccountingStoragePass={sock}",  # the munge socket for slurmdbd connections (slurm.conf(5))
-               "AccountingStorageEnforce=associations,qos"]
+               "AccountingStorageEnforce=associations," + ("limits," if self.sacctmgr else "") + "qos"]
               if self.dbd else ["AccountingStorageType=accounting_storage/none"]),
             "JobCompType=jobcomp/filetxt",
             f"JobCompLoc={d / 'jobcomp.txt'}",
             "MpiDefault=none",
             "ReturnToService=2",
-            f"NodeName={NODE} NodeAddr={addr} NodeHostname={host} CPUs={self.cpus} State=UNKNOWN",
+            f"NodeName={NODE} NodeAddr={addr} NodeHostname={host} CPUs={self.cpus}"
+            + (f" RealMemory={self.memory}" if self.memory else "") + (f" Gres=gpu:{self.gpus}" if self.gpus else "")
+            + " State=UNKNOWN",
         ]
+        if self.gpus:  # gres.conf beside slurm.conf, its File= on placeholder files (see ``gpus``)
+            (d / "dev").mkdir()
+            for k in range(self.gpus):
+                (d / "dev" / f"gpu{k}").touch()
+            files = f"{d / 'dev'}/gpu[0-{self.gpus - 1}]" if self.gpus > 1 else str(d / "dev" / "gpu0")
+            (d / "gres.conf").write_text(f"NodeName={NODE} Name=gpu File={files}\n")
         self.conf_text, self.ignored = merge_conf(self.conf, fixed, source=self.source, dbd=self.dbd)
         conf_path = d / "slurm.conf"
         conf_path.write_text(self.conf_text)
@@ -517,9 +563,12 @@ class SlurmCluster:
             if name != "normal":
                 steps.append(["add", "qos", name])
             steps.append(["modify", "qos", name, "set", f"priority={int(prio)}"])
+        if self.users and self.accounts:
+            steps.append(["add", "user", ",".join(self.users), f"account={','.join(self.accounts)}", "cluster=schedlab"])
         if self.qos:
             names = ",".join(dict.fromkeys(["normal", *self.qos]))
-            steps.append(["modify", "user", "root", "set", f"qos={names}"])
+            steps.append(["modify", "user", ",".join(["root", *self.users]), "set", f"qos={names}"])
+        steps += [list(step) for step in self.sacctmgr]
         for step in steps:
             done = subprocess.run(mgr + step, env=self._env, capture_output=True, text=True, timeout=60)
             if done.returncode != 0 and "Nothing new added" not in done.stdout + done.stderr:
@@ -663,6 +712,7 @@ class SlurmCluster:
             time.sleep(0.5)
         recs = [records[j] for j in ids]
         sacct = self._sacct(ids) if self.dbd else ""
+        dumps = [self._quiet(["sacctmgr", "-P", "show", what], timeout=30) + "\n" if self.dbd else "" for what in ("qos", "assoc")]
         submit = np.array([_epoch(r["SubmitTime"]) for r in recs], dtype=np.int64)
         origin = int(submit.min())
         log = self.folder / "log" / "slurmctld.log"
@@ -681,16 +731,16 @@ class SlurmCluster:
             controller_start=self.controller_epoch() - origin,
             sacct=sacct,
             ctld_submit=ctld["submit"] - origin, ctld_start=ctld["start"] - origin, ctld_end=ctld["end"] - origin,
-            ctld_log=ctld_log,
+            ctld_log=ctld_log, qos_dump=dumps[0], assoc_dump=dumps[1],
         )
 
     def _sacct(self, ids: list[int]) -> str:
         """sacct's lines for ``ids`` once slurmdbd has every one of them finished (it is told asynchronously)."""
         from schedlab.slurm.check import EXTRA_FIELDS
-        from schedlab.workload.sacct import SACCT_FORMAT
+        from schedlab.workload.sacct import SACCT_RESOURCES_FORMAT
 
         # (sacct 22.05 has no Restarts field: "Invalid field requested")
-        fmt = ",".join(dict.fromkeys([*SACCT_FORMAT.split(","), *(f for f in EXTRA_FIELDS if f != "Restarts")]))
+        fmt = ",".join(dict.fromkeys([*SACCT_RESOURCES_FORMAT.split(","), *(f for f in EXTRA_FIELDS if f != "Restarts")]))
         argv = ["sacct", "--allusers", "--parsable2", "-X", "--format", fmt, "-j", ",".join(map(str, ids))]
         deadline = time.monotonic() + 120
         while True:
@@ -800,6 +850,8 @@ def save_case(path: str | Path, name: str, jobs: list[SlurmJob], sim_conf: str, 
         for key in ("ctld_submit", "ctld_start", "ctld_end"):
             data[key] = [None if x != x else round(float(x), 3) for x in getattr(result, key)]
         data["ctld_log"] = result.ctld_log
+    if result.qos_dump or result.assoc_dump:  # (issue 47: the limits the run had)
+        data["qos_dump"], data["assoc_dump"] = result.qos_dump, result.assoc_dump
     Path(path).write_text(json.dumps(data, indent=1) + "\n")
 
 
@@ -819,7 +871,7 @@ def load_case(path: str | Path) -> tuple[str, list[SlurmJob], str, SlurmResult, 
             controller_start=float("nan") if cs is None else float(cs), sacct=d.get("sacct", ""),
             **{key: np.array([np.nan if x is None else x for x in d[key]], float)
                for key in ("ctld_submit", "ctld_start", "ctld_end") if key in d},
-            ctld_log=d.get("ctld_log", ""),
+            ctld_log=d.get("ctld_log", ""), qos_dump=d.get("qos_dump", ""), assoc_dump=d.get("assoc_dump", ""),
         )
         return d["name"], jobs, d["sim_conf"], result, int(d["cpus"])
     except (OSError, ValueError, KeyError, TypeError) as exc:

@@ -43,7 +43,7 @@ from . import layout as L
 
 #: options added after run folders first stored every option (evolve slurm's config.json ``slurm_options``),
 #: with the default that reads as before: stored only when set otherwise, so those folders keep resuming
-LATER_OPTIONS = ("select_params_default", "node_choice", "over_max_wall")
+LATER_OPTIONS = ("select_params_default", "node_choice", "over_max_wall", "resource_will_run", "exclusive_size")
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,9 @@ class SlurmOptions:
     reservation_granularity: str = "node"
     #: slurm.conf bf_window_linear: "By default, the precision starts at 30 seconds and that time
     #: interval doubles with each evaluation". 'doubling-30s' (read as: a batch takes the running
-    #: jobs ending within 30 s, then 60 s, ... of the batch's first end) | 'exact'.
+    #: jobs ending within 30 s, then 60 s, ... of the batch's first end) | 'exact' | 'barrier-30s'
+    #: (job_test.c ``_will_run_test`` at slurm-22-05-8-1 as written: see ``resource_will_run``).
+    #: A run that models resources reads ``resource_will_run`` instead, unless that is 'as-cpu'.
     will_run_batching: str = "doubling-30s"
     #: slurm.conf bf_job_part_count_reserve "The default value is zero, which will reserve
     #: resources for any pending job". 'all-tested' | 'first-only'.
@@ -200,6 +202,29 @@ class SlurmOptions:
     #: | 'lowest-first' (the lowest-numbered usable nodes). CPU-only runs keep the CR_CPU reading of
     #: section 3 (lowest-numbered nodes with free CPUs, a job spread over as many as it needs).
     node_choice: str = "best-fit"
+    #: the will-run batches of a run that models resources (memory, GPUs or whole nodes; section 14):
+    #: 'barrier-30s' (job_test.c ``_will_run_test`` at slurm-22-05-8-1 as written: the first
+    #: expected end moved up to the next 30-s barrier of Unix time, ``end_time += 30 - end_time % 30``,
+    #: that barrier the base of every batch, the window doubling until it reaches the next end;
+    #: issue 47: on the harness a job ending at 10:12:30 and two ending at 10:13:26 formed one batch,
+    #: so a job waiting for GPUs was reserved from 10:13:26 and jobs ending by 10:13:00 backfilled, as
+    #: slurmctld started them) | 'as-cpu' (``will_run_batching``'s reading, as before issue 47's
+    #: harness). CPU-only runs always read ``will_run_batching``, whose default stays 'doubling-30s'
+    #: so that their results and stored runs stay as they were (the CPU cases of slurm44ms score the
+    #: same under either reading).
+    resource_will_run: str = "barrier-30s"
+    #: the CPUs the job-size factor reads for a whole-node job (``--exclusive``; sacct's AllocCPUS is
+    #: the node's). priority_multifactor.c ``_get_priority_internal`` reads ``total_cpus`` when set,
+    #: else the request (``max_cpus``/``min_cpus``): at submission the request (issue 47: on the
+    #: harness a 4-CPU ``--exclusive`` job logs InitPrio=62, as a shared 4-CPU job, not the whole
+    #: node's 100); but a successful will-run test by backfill sets ``total_cpus`` to the node's CPUs
+    #: for a whole-node job (cons_common/job_test.c ``_job_test``, ``whole_node == 1``), and the next
+    #: priority recalculation (every PriorityCalcPeriod) reads that, so a job that waits long enough
+    #: moves up to the whole node's size (seen on the harness: the exclusive jobs then started before
+    #: shared jobs of a larger request). Not modelled as that switch (it needs the time of the first
+    #: backfill test per job): 'request' (the size as at submission) | 'node' (the whole node's size,
+    #: as after the switch; the reading before issue 47's harness for a converted sacct log).
+    exclusive_size: str = "request"
 
     def to_dict(self) -> dict:
         """The options as a run's config.json stores them (evolve slurm's ``slurm_options``): every option,
@@ -228,7 +253,7 @@ CHOICES: dict[str, tuple] = {
     "bf_max_job_test_counts": ("tried", "popped"),
     "bf_touch": ("inclusive", "exclusive"),
     "reservation_granularity": ("node", None, "cpu"),
-    "will_run_batching": ("doubling-30s", "exact"),
+    "will_run_batching": ("doubling-30s", "exact", "barrier-30s"),
     "reserve_all": ("all-tested", "first-only"),
     "queue_map": ("name", "default"),
     "account_from": ("unix_group", "group"),
@@ -241,6 +266,8 @@ CHOICES: dict[str, tuple] = {
     "over_max_wall": ("error", "clamp"),
     "select_params_default": ("CR_CPU", "slurm"),
     "node_choice": ("best-fit", "lowest-first"),
+    "resource_will_run": ("barrier-30s", "as-cpu"),
+    "exclusive_size": ("request", "node"),
 }
 #: options that take a number of seconds, or the named default
 TIMES = {"unix_start": "header", "controller_start": "settled"}
@@ -451,17 +478,18 @@ def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = T
     wt = conf.weights
     multifactor = conf.priority_type == "priority/multifactor"
     max_node = int(node_cpus.max())
-    nodes_req = np.ceil(cpus / max_node) if opts.size_nodes == "ceil-cpus-per-node" else np.ones(n)
+    scpus = size_cpus(w, cpus, opts.exclusive_size)
+    nodes_req = np.ceil(scpus / max_node) if opts.size_nodes == "ceil-cpus-per-node" else np.ones(n)
     if "SMALL_RELATIVE_TO_TIME" in conf.flags:
-        size = np.maximum(nodes_req * C / N, cpus) / np.maximum(limit / 60.0, 1.0) / C
+        size = np.maximum(nodes_req * C / N, scpus) / np.maximum(limit / 60.0, 1.0) / C
         if conf.favor_small:
             size = 1.0 - size
     elif opts.size_formula == "cpu-share-only":
-        size = (C - cpus) / C if conf.favor_small else cpus / C
+        size = (C - scpus) / C if conf.favor_small else scpus / C
     elif conf.favor_small:
-        size = ((N - nodes_req) / N + (C - cpus) / C) / 2.0
+        size = ((N - nodes_req) / N + (C - scpus) / C) / 2.0
     else:
-        size = (nodes_req / N + cpus / C) / 2.0
+        size = (nodes_req / N + scpus / C) / 2.0
     size = np.clip(size, 0.0, 1.0)
     factors = np.array([p.job_factor for p in parts], dtype=np.float64)
     if "NO_NORMAL_PART" in conf.flags:
@@ -524,7 +552,6 @@ def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = T
     O[L.O_STOP_PARTITION_ONLY] = opts.stop_scope == "partition"
     O[L.O_BF_COUNT_POPPED] = opts.bf_max_job_test_counts == "popped"
     O[L.O_BF_TOUCH_EXCLUSIVE] = opts.bf_touch == "exclusive"
-    O[L.O_WILLRUN_EXACT] = opts.will_run_batching == "exact"
     O[L.O_RESERVE_FIRST_ONLY] = opts.reserve_all == "first-only"
     O[L.O_ACCRUE_AT_END] = opts.usage_accrual == "at-job-end"
     O[L.O_END_IMMEDIATE] = opts.sched_on_end == "immediate"
@@ -532,10 +559,34 @@ def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = T
     O[L.O_ASSOC_LIMIT_STOP] = bool(conf.sched.get("assoc_limit_stop"))
     tier = np.array([p.tier for p in parts], dtype=np.float64)
     O[L.O_RESOURCES] = RES3[0].shape[1] > 0  # (empty rows: the CPU-only path)
+    O[L.O_WILLRUN_EXACT] = will_run_mode(opts, epoch, bool(O[L.O_RESOURCES]))
     O[L.O_BEST_FIT] = opts.node_choice == "best-fit"
     return dict(JF=JF, JI=JI, P=P, O=O, node_cpus=node_cpus, part_nodes=part_nodes, tier=tier, shares=shares,
                 alloc=alloc, LJ=LJ, LA=LA, LC=LC, perm=perm, conf=conf, workload=w, cpus=C, RES3=RES3,
                 notes=tuple(filter(None, [machine_note(conf, machine_procs, C), *notes, *res_notes])))
+
+
+def size_cpus(w, cpus: np.ndarray, whole: str = "request") -> np.ndarray:
+    """The CPU count the job-size factor reads (:attr:`SlurmOptions.exclusive_size` ``whole``): for a
+    whole-node job (``exclusive`` 1: ``--exclusive``, PBS ``place=excl``) with 'request' its
+    requested processors, not the node's CPUs it held (sacct's AllocCPUS); with 'node' ``cpus``.
+    Any other job: ``cpus`` (the trace's processors), as before."""
+    from ..workload.resources import resources_of
+
+    res = resources_of(w)
+    if res is None or not (res.exclusive == 1).any() or whole == "node":
+        return cpus
+    req = np.asarray(w.req_procs, dtype=np.int64)
+    return np.where((res.exclusive == 1) & (req > 0), np.minimum(req, cpus), cpus)
+
+
+def will_run_mode(opts: SlurmOptions, epoch: float, resources: bool) -> int:
+    """O_WILLRUN_EXACT for :func:`~schedlab.slurm.backfill._batches`: 0 'doubling-30s', 1 'exact',
+    2 + (the trace's Unix start mod 30) 'barrier-30s' (its batches align to Unix time); a run that
+    models ``resources`` reads ``resource_will_run`` (unless 'as-cpu'), any other ``will_run_batching``."""
+    if (resources and opts.resource_will_run == "barrier-30s") or opts.will_run_batching == "barrier-30s":
+        return 2 + int(math.floor(epoch)) % 30
+    return int(opts.will_run_batching == "exact")
 
 
 def select_params(conf: SlurmConf, opts: SlurmOptions) -> str:

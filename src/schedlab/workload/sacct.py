@@ -235,7 +235,12 @@ def _job_resources(val, *, started: bool, cpus: int) -> dict:
     Requested: nodes from ReqTRES ``node=``; memory from ReqMem (:func:`.resources.parse_req_mem`),
     else ReqTRES ``mem=``; GRES from ReqTRES ``gres/NAME[:TYPE]=N`` (with a ReqTRES, a GRES it does
     not name is 0). Allocated (a job that started): nodes from NNodes, else AllocTRES ``node=``;
-    memory and GRES from AllocTRES. sacct records no ``--exclusive``: exclusive stays -1 (unknown).
+    memory and GRES from AllocTRES. sacct records no ``--exclusive``, but a job that got more of a
+    GRES than its ReqTRES asked for had its nodes whole (select/cons_tres gives a job GRES beyond its
+    request only with whole nodes: an ``--exclusive`` job or an OverSubscribe=EXCLUSIVE partition
+    gets every GPU of its node; issue 47, seen on the harness: ``ReqTRES cpu=4`` / ``AllocTRES
+    cpu=16,gres/gpu=4``): exclusive is 1 then; otherwise -1 (unknown: CPUs or memory beyond the
+    request may also come from whole cores or DefMemPerCPU, so they are not read as exclusive).
     """
     from .resources import parse_req_mem, parse_tres, tres_gres
 
@@ -255,6 +260,8 @@ def _job_resources(val, *, started: bool, cpus: int) -> dict:
             if "mem" in tres:
                 out[prefix + "mem"] = tres["mem"]
             out[prefix + "gres"] = tres_gres(tres)
+    if "gres" in out and "req_gres" in out and any(n > out["req_gres"].get(k, 0) for k, n in out["gres"].items()):
+        out["exclusive"] = 1
     text = val("nnodes").strip()
     if text:
         if not text.isdigit():

@@ -196,3 +196,39 @@ def test_the_main_schedulers_ticks_start_after_the_priority_plugin():
     assert simulate_case(jobs, conf, cpus=4, options=SlurmOptions(**opts)).start[0] == pytest.approx(3.7)
     before = simulate_case(jobs, conf, cpus=4, options=SlurmOptions(loop_start="controller", **opts))
     assert before.start[0] == pytest.approx(3.4)
+
+
+END_JOBS = [SlurmJob(cpus=4, runtime=30, limit=1, submit=0.0, account="a"),
+            SlurmJob(cpus=4, runtime=40, limit=1, submit=0.0, account="b"),
+            SlurmJob(cpus=4, runtime=5, limit=1, submit=1.0, account="a"),
+            SlurmJob(cpus=4, runtime=5, limit=1, submit=2.0, account="b")]
+
+
+def test_a_jobs_end_charges_its_usage_only_when_limits_are_enforced():
+    # Worked by hand (controller at 0 s, decay passes at 60, 120 s; every fair-share factor 1.0 until
+    # the first pass, so the queue is in submission order): a1 runs 3-33 s, b1 33-73 s (the main run at
+    # a1's end: the tick of 33 s, 3 s after the last run at 3 s), a2 and b2 wait for b1. At the pass of
+    # 60 s b1 is running: b is charged 4 * (60 - 33) = 108 CPU-s.
+    # - 'always' (or AccountingStorageEnforce=limits): a1's end charged 4 * 30 = 120: a used more than b,
+    #   b ranks first, b2 starts at b1's end before a2;
+    # - 'enforce-limits' without the limits flag (Slurm; the harness runs associations,qos): a1 ended
+    #   before any pass and its end charges nothing (acct_policy.c returns before priority_g_job_end):
+    #   a has no usage, ranks first, and a2 starts before b2.
+    opts = dict(controller_start="0")
+    slurm = simulate_case(END_JOBS, FS_CONF, cpus=4, options=SlurmOptions(usage_at_end="enforce-limits", **opts))
+    always = simulate_case(END_JOBS, FS_CONF, cpus=4, options=SlurmOptions(**opts))
+    limits = simulate_case(END_JOBS, FS_CONF + "AccountingStorageEnforce=associations,limits\n", cpus=4,
+                           options=SlurmOptions(usage_at_end="enforce-limits", **opts))
+    for s in (slurm, always, limits):
+        np.testing.assert_array_equal(s.start[:2], [3.0, 33.0])  # (the premise)
+    assert slurm.start[2] < slurm.start[3]
+    assert always.start[3] < always.start[2]
+    np.testing.assert_array_equal(limits.start, always.start)
+
+
+def test_an_unknown_accounting_enforce_flag_is_an_error_naming_it():
+    from schedlab.slurm.conf import parse_conf
+
+    assert parse_conf("AccountingStorageEnforce=associations,qos\n", "s.conf").accounting_enforce == {"associations", "qos"}
+    with pytest.raises(Exception, match="AccountingStorageEnforce: limts"):
+        parse_conf("AccountingStorageEnforce=associations,limts\n", "s.conf")

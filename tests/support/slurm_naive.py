@@ -16,7 +16,7 @@ from schedlab.slurm.layout import (F_LIMIT, F_RUNTIME, F_STATIC, F_SUBMIT, I_ACC
                                    P_BF_RES, P_BF_WINDOW, P_CALC, P_DAMP, P_DEPTH, P_HALF_LIFE, P_KILL_WAIT,
                                    P_MAX_AGE, P_OVER_TIME, P_SCHED_INTERVAL, P_T0, P_W_AGE, P_W_FS, P_BF_PHASE,
                                    P_NODE_SPACE, P_BF_FIRST, P_TICK, O_END_IMMEDIATE, O_RESV_ROUNDED)
-from schedlab.slurm.layout import O_ASSOC_LIMIT_STOP, O_BF_PASS_UPDATES, O_USAGE_TIME_T, P_BF_TICK, P_CALC0
+from schedlab.slurm.layout import O_ASSOC_LIMIT_STOP, O_BF_PASS_UPDATES, O_CHARGE_AT_END, O_USAGE_TIME_T, P_BF_TICK, P_CALC0
 from schedlab.slurm.limits import KIND_POST, KIND_PRE, KIND_SUBMIT, L_CAP, L_CODE, L_KIND
 from schedlab.slurm.policy import prepare
 
@@ -801,7 +801,7 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
                 o = JI[I_AOFF, j]
                 for z in range(alen[j]):
                     free[anode[o + z]] += acnt[o + z]
-                if need_prio:
+                if need_prio and O[O_CHARGE_AT_END]:
                     _charge(j, -np.inf if O[O_ACCRUE_AT_END] else last_calc, finish[j], JI, usage, start,
                             bool(O[O_USAGE_TIME_T]))
                 run[q] = run[nrun - 1]

@@ -28,7 +28,7 @@ from .layout import (F_SUBMIT, I_AOFF, I_CPUS, I_PART, O_ACCRUE_AT_END, O_BACKFI
                      P_W_FS)
 from .ops import NO_NRT, _charge, _compact, _fs_factors, _insert, _order, _priority, _remove, _start
 from .limits import KIND_POST, L_CODE, L_KIND, _held, _take
-from .layout import O_ASSOC_LIMIT_STOP, O_BF_PASS_UPDATES, O_USAGE_TIME_T
+from .layout import O_ASSOC_LIMIT_STOP, O_BF_PASS_UPDATES, O_CHARGE_AT_END, O_USAGE_TIME_T
 from .select import _backfill_res, _release, _select, _start_on
 
 
@@ -283,7 +283,7 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
                     o = JI[I_AOFF, j]
                     for z in range(alen[j]):
                         free[anode[o + z]] += acnt[o + z]
-                if need_prio:
+                if need_prio and O[O_CHARGE_AT_END]:  # (else the slice since the last decay pass is never charged)
                     _charge(j, -np.inf if O[O_ACCRUE_AT_END] else last_calc, finish[j], JI, usage, start,
                             O[O_USAGE_TIME_T] != 0)
                 _take(j, LJ, LA, LC, -1.0, 2)

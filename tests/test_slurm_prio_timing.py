@@ -74,11 +74,14 @@ PriorityWeightFairshare=1000
 PartitionName=batch Default=YES MaxTime=10 State=UP
 NodeName=n1 CPUs=4
 """
-FS_JOBS = [SlurmJob(cpus=4, runtime=10.9, limit=1, submit=0.0, account="a"),
-           SlurmJob(cpus=4, runtime=10.2, limit=1, submit=0.0, account="b"),
-           SlurmJob(cpus=4, runtime=100, limit=2, submit=0.0, account="c"),
-           SlurmJob(cpus=4, runtime=5, limit=1, submit=1.0, account="a"),
-           SlurmJob(cpus=4, runtime=5, limit=1, submit=2.0, account="b")]
+
+
+def _whole_node(*rows):
+    """Jobs of the node's 4 CPUs: (runtime s, limit min, submit s, account) each."""
+    return [SlurmJob(cpus=4, runtime=r, limit=lim, submit=sub, account=a) for r, lim, sub, a in rows]
+
+
+FS_JOBS = _whole_node((10.9, 1, 0.0, "a"), (10.2, 1, 0.0, "b"), (100, 2, 0.0, "c"), (5, 1, 1.0, "a"), (5, 1, 2.0, "b"))
 
 
 def test_fair_share_usage_is_counted_on_whole_seconds():
@@ -198,10 +201,7 @@ def test_the_main_schedulers_ticks_start_after_the_priority_plugin():
     assert before.start[0] == pytest.approx(3.4)
 
 
-END_JOBS = [SlurmJob(cpus=4, runtime=30, limit=1, submit=0.0, account="a"),
-            SlurmJob(cpus=4, runtime=40, limit=1, submit=0.0, account="b"),
-            SlurmJob(cpus=4, runtime=5, limit=1, submit=1.0, account="a"),
-            SlurmJob(cpus=4, runtime=5, limit=1, submit=2.0, account="b")]
+END_JOBS = _whole_node((30, 1, 0.0, "a"), (40, 1, 0.0, "b"), (5, 1, 1.0, "a"), (5, 1, 2.0, "b"))
 
 
 def test_a_jobs_end_charges_its_usage_only_when_limits_are_enforced():

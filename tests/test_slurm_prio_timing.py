@@ -93,9 +93,10 @@ def test_fair_share_usage_is_counted_on_whole_seconds():
     # - 'time_t' (Slurm: run_delta = difftime(end_period, start_period) of time_t's): a used
     #   4 * (floor(s + 10.9) - s) = 40 and b 4 * (floor(s' + 10.2) - s') = 40, both decayed alike:
     #   a tie, the same rank, the same priority, and a2 (submitted first) starts first.
-    opts = dict(controller_start="0")
-    exact = simulate_case(FS_JOBS, FS_CONF, cpus=4, options=SlurmOptions(usage_clock="exact", **opts))
-    whole = simulate_case(FS_JOBS, FS_CONF, cpus=4, options=SlurmOptions(**opts))
+    # (AccountingStorageEnforce=limits: each end charges its usage, test_a_jobs_end_charges_... below)
+    opts, conf = dict(controller_start="0"), FS_CONF + "AccountingStorageEnforce=limits\n"
+    exact = simulate_case(FS_JOBS, conf, cpus=4, options=SlurmOptions(usage_clock="exact", **opts))
+    whole = simulate_case(FS_JOBS, conf, cpus=4, options=SlurmOptions(**opts))
     for s in (exact, whole):
         assert np.all(s.start == np.floor(s.start))  # (the premise: starts on whole seconds)
         assert s.start[0] < s.start[1] < s.start[2] and min(s.start[3], s.start[4]) >= 120.0
@@ -215,10 +216,10 @@ def test_a_jobs_end_charges_its_usage_only_when_limits_are_enforced():
     #   before any pass and its end charges nothing (acct_policy.c returns before priority_g_job_end):
     #   a has no usage, ranks first, and a2 starts before b2.
     opts = dict(controller_start="0")
-    slurm = simulate_case(END_JOBS, FS_CONF, cpus=4, options=SlurmOptions(usage_at_end="enforce-limits", **opts))
-    always = simulate_case(END_JOBS, FS_CONF, cpus=4, options=SlurmOptions(**opts))
+    slurm = simulate_case(END_JOBS, FS_CONF, cpus=4, options=SlurmOptions(**opts))  # (the default)
+    always = simulate_case(END_JOBS, FS_CONF, cpus=4, options=SlurmOptions(usage_at_end="always", **opts))
     limits = simulate_case(END_JOBS, FS_CONF + "AccountingStorageEnforce=associations,limits\n", cpus=4,
-                           options=SlurmOptions(usage_at_end="enforce-limits", **opts))
+                           options=SlurmOptions(**opts))
     for s in (slurm, always, limits):
         np.testing.assert_array_equal(s.start[:2], [3.0, 33.0])  # (the premise)
     assert slurm.start[2] < slurm.start[3]

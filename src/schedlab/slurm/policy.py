@@ -204,10 +204,9 @@ class SlurmOptions:
     #: IS_JOB_COMPLETING(job_ptr)) return false;``): without AccountingStorageEnforce=limits (or safe, all)
     #: the slice from the last pass to a job's end is never charged (a DebugFlags=Priority harness log:
     #: no priority_p_job_end line, and an account whose jobs ran 590 CPU-s, all ended before the first
-    #: pass, had no usage at it). 'always' (schedlab's reading before: every end charges; kept as the
-    #: default because Slurm's reading moves whole-second results with fair-share weights) |
-    #: 'enforce-limits' (Slurm; the conformance scorer's reading).
-    usage_at_end: str = "always"
+    #: pass, had no usage at it). 'enforce-limits' (Slurm: a site's slurm.conf decides; the CTC-SP2
+    #: year's starts are unchanged by it) | 'always' (schedlab's reading before: every end charges).
+    usage_at_end: str = "enforce-limits"
     #: backfill.c: a pass ends ("table size limit of %u reached") when a job would add a
     #: reservation to a node_space map of bf_node_space_size records, which defaults to
     #: bf_max_job_test. 'bf_node_space_size' (Slurm) | 'none' (no limit).
@@ -277,7 +276,7 @@ CHOICES: dict[str, tuple] = {
     "usage_clock": ("time_t", "exact"),
     "loop_start": ("after-priority-init", "controller"),
     "bf_pass_updates": ("none", "estimates"),
-    "usage_at_end": ("always", "enforce-limits"),
+    "usage_at_end": ("enforce-limits", "always"),
     "sched_on_submit": ("tick-after-batch-delay", "immediate"),
     "main_depth": ("default-queue-depth", "full"),
     "stop_scope": ("partition-and-nodes", "partition"),

@@ -223,3 +223,7 @@ def test_the_priority_timing_recordings_score_as_reported():
         assert [c[0] for c in got] == within
         if order is not None:
             assert sum(c[2] for c in got) == order
+    # issue 44's target on the log's milliseconds: >= 90 % of the starts within max(bf_interval, 5) s
+    # (met: 253 of 256); the same order on every case is not (6 of 8)
+    got = _score("ctld-ms", PRIO)
+    assert sum(c[0] for c in got) >= 0.9 * sum(c[1] for c in got)

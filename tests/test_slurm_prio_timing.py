@@ -233,3 +233,22 @@ def test_an_unknown_accounting_enforce_flag_is_an_error_naming_it():
     assert parse_conf("AccountingStorageEnforce=associations,qos\n", "s.conf").accounting_enforce == {"associations", "qos"}
     with pytest.raises(Exception, match="AccountingStorageEnforce: limts"):
         parse_conf("AccountingStorageEnforce=associations,limts\n", "s.conf")
+
+
+def test_a_backfill_pass_falls_due_with_no_job_pending():
+    # Worked by hand, the controller started at 0 s (backfill's first pass due at 5 s, its re-checks on
+    # whole seconds). A (submitted at 0) starts at the main run of 3 s; at 5 s nothing pends. W (the
+    # whole node) and S (2 CPUs, 1 min, fits A's spare CPUs until W's reservation) come at 7.5 s; the
+    # main run of 8 s stops at W, so only backfill starts S.
+    # - 'run' (Slurm): the pass of 5 s runs with no job ("no jobs to backfill", A's submission was a
+    #   change) and sets last_backfill_time; the next is due bf_interval later: S starts at 10 s;
+    # - 'skip': no pass ran since the controller's start, so one runs at the submissions: S at 7.5 s.
+    jobs = [SlurmJob(cpus=2, runtime=100, limit=2, submit=0.0), SlurmJob(cpus=4, runtime=10, limit=1, submit=7.5),
+            SlurmJob(cpus=2, runtime=5, limit=1, submit=7.5)]
+    opts = dict(controller_start="0")
+    run = simulate_case(jobs, BF_CONF, cpus=4, options=SlurmOptions(bf_idle_passes="run", **opts))
+    skip = simulate_case(jobs, BF_CONF, cpus=4, options=SlurmOptions(**opts))  # (the default, for now)
+    for s in (run, skip):
+        assert s.start[0] == 3.0 and s.slurm.started_by[2] == 2
+    assert run.start[2] == 10.0
+    assert skip.start[2] == 7.5

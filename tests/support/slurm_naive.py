@@ -16,7 +16,7 @@ from schedlab.slurm.layout import (F_LIMIT, F_RUNTIME, F_STATIC, F_SUBMIT, I_ACC
                                    P_BF_RES, P_BF_WINDOW, P_CALC, P_DAMP, P_DEPTH, P_HALF_LIFE, P_KILL_WAIT,
                                    P_MAX_AGE, P_OVER_TIME, P_SCHED_INTERVAL, P_T0, P_W_AGE, P_W_FS, P_BF_PHASE,
                                    P_NODE_SPACE, P_BF_FIRST, P_TICK, O_END_IMMEDIATE, O_RESV_ROUNDED)
-from schedlab.slurm.layout import O_ASSOC_LIMIT_STOP, O_BF_PASS_UPDATES, O_CHARGE_AT_END, O_USAGE_TIME_T, P_BF_TICK, P_CALC0
+from schedlab.slurm.layout import O_ASSOC_LIMIT_STOP, O_BF_IDLE_PASSES, O_BF_PASS_UPDATES, O_CHARGE_AT_END, O_USAGE_TIME_T, P_BF_TICK, P_CALC0
 from schedlab.slurm.limits import KIND_POST, KIND_PRE, KIND_SUBMIT, L_CAP, L_CODE, L_KIND
 from schedlab.slurm.policy import prepare
 
@@ -753,6 +753,8 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
         return t if np.isnan(bf_tick) else bf_tick + np.ceil(t - bf_tick)
 
     changed_at = np.inf  # first change since the last backfill pass
+    if O[O_BF_IDLE_PASSES] and not np.isnan(P[P_BF_TICK]):
+        changed_at = P[P_BF_FIRST] - P[P_BF_INTERVAL]
     main_changed = True  # something changed since the last full main run
     i = 0
     need_prio = P[P_W_AGE] > 0.0 or P[P_W_FS] > 0.0
@@ -778,6 +780,11 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
                 now = min(now, next_calc)
         if now == np.inf:
             break  # nothing can happen any more (cannot occur: every job fits its partition)
+        if O[O_BF_IDLE_PASSES] and bf_on and npend == 0 and changed_at < np.inf:
+            due = max(last_bf + P[P_BF_INTERVAL], on_tick(changed_at))
+            if due < now:
+                last_bf = due
+                changed_at = np.inf
         if not end_now and next_periodic < now:  # every full run sets last_sched_time
             g = next_periodic + np.floor((now - next_periodic) / P[P_SCHED_INTERVAL]) * P[P_SCHED_INTERVAL]
             if g < now:

@@ -137,6 +137,7 @@ BEHAVIOURS44 = {
     "8 main scheduler's ticks from after the priority plugin's start": "loop_start=controller",
     "9 a backfill pass re-estimates pending jobs (next pass due)": "bf_pass_updates=none",
     "10 a job's end charges no usage without AccountingStorageEnforce=limits": "usage_at_end=always",
+    "11 a backfill pass falls due with no job pending": "bf_idle_passes=skip",
 }
 #: sub-second shifts tried for item 6: each submission moved this far within its recorded second
 SUBSECOND = (0.25, 0.5, 0.75)

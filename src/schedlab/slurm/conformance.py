@@ -156,7 +156,7 @@ def recorded_case(jobs: list[SlurmJob], result, runtimes: str = "sacct", source:
 
 #: Slurm's readings that are not the policy's defaults (each moves whole-second results, so flipping its
 #: default is the maintainers' call): a recorded case is simulated with them unless ``options`` says otherwise
-RECORDED_READINGS = {"bf_pass_updates": "estimates"}
+RECORDED_READINGS = {"bf_pass_updates": "estimates", "bf_idle_passes": "run"}
 
 
 def simulate_recorded(jobs: list[SlurmJob], result, conf: str, cpus: int, options: str = ""):

@@ -28,7 +28,7 @@ from .layout import (F_SUBMIT, I_AOFF, I_CPUS, I_PART, O_ACCRUE_AT_END, O_BACKFI
                      P_W_FS)
 from .ops import NO_NRT, _charge, _compact, _fs_factors, _insert, _order, _priority, _remove, _start
 from .limits import KIND_POST, L_CODE, L_KIND, _held, _take
-from .layout import O_ASSOC_LIMIT_STOP, O_BF_PASS_UPDATES, O_CHARGE_AT_END, O_USAGE_TIME_T
+from .layout import O_ASSOC_LIMIT_STOP, O_BF_IDLE_PASSES, O_BF_PASS_UPDATES, O_CHARGE_AT_END, O_USAGE_TIME_T
 from .select import _backfill_res, _release, _select, _start_on
 
 
@@ -221,6 +221,8 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
     if not np.isnan(tick):
         last_event_run = t0  # last_sched_time starts at the controller's start
     changed_at = np.inf  # first change since the last backfill pass
+    if O[O_BF_IDLE_PASSES] and not np.isnan(bf_tick):
+        changed_at = P[P_BF_FIRST] - P[P_BF_INTERVAL]  # the node's registration after the controller's start
     main_changed = True  # something changed since the last full main run
     i = 0
     need_prio = P[P_W_AGE] > 0.0 or P[P_W_FS] > 0.0
@@ -254,6 +256,11 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
                 now = min(now, next_calc)
         if now == np.inf:
             break  # nothing can happen any more (cannot occur: every job fits its partition)
+        if O[O_BF_IDLE_PASSES] and bf_on and npend == 0 and changed_at < np.inf:
+            due = max(last_bf + P[P_BF_INTERVAL], _on_tick(changed_at, bf_tick))
+            if due < now:  # a due pass with no job pending still runs ("no jobs to backfill") and sets
+                last_bf = due  # last_backfill_time
+                changed_at = np.inf
         if not end_now and next_periodic < now:
             # full runs before now that the loop passed over (nothing had changed: they start
             # nothing) still set last_sched_time

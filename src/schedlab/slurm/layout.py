@@ -28,8 +28,8 @@ N_P = 22
 (O_BACKFILL, O_KILL_PERIODIC, O_FLOOR_PRIO, O_FAIR_TREE, O_DECAY_EXACT, O_SUBMIT_IMMEDIATE,
  O_MAIN_FULL, O_STOP_PARTITION_ONLY, O_BF_COUNT_POPPED, O_BF_TOUCH_EXCLUSIVE, O_WILLRUN_EXACT,
  O_RESERVE_FIRST_ONLY, O_ACCRUE_AT_END, O_END_IMMEDIATE, O_RESV_ROUNDED, O_RESOURCES, O_BEST_FIT,
- O_ASSOC_LIMIT_STOP, O_USAGE_TIME_T, O_BF_PASS_UPDATES, O_CHARGE_AT_END) = range(21)
-N_O = 21
+ O_ASSOC_LIMIT_STOP, O_USAGE_TIME_T, O_BF_PASS_UPDATES, O_CHARGE_AT_END, O_BF_IDLE_PASSES) = range(22)
+N_O = 22
 # O_RESOURCES: nodes with memory/GPUs/exclusive use are modelled (docs/slurm-policy-spec.md section 14;
 # 0: the CPU-only path, unchanged); O_BEST_FIT: SlurmOptions.node_choice='best-fit'
 # JR rows (float64 per job, resource runs): nodes, CPUs per node (the most on one node), memory

@@ -50,15 +50,20 @@ def test_bf_resolution_rounds_unix_time():
     Trace time 0 = Unix 1,000,000,050, and 1,000,000,050 mod 60 = 30: B's reservation begins at
     trace time floor((120 + 30) / 60) * 60 - 30 = 90 <= 105: C is held; A ends at 110, B starts
     (110-140), C at 140. With trace time 0 as a boundary (UnixStartTime a multiple of 60, none, or
-    bf_resolution_on=trace) it begins at 120 > 105: C is backfilled at 45."""
+    bf_resolution_on=trace) it begins at 120 > 105: C is backfilled at 45.
+
+    (bf_pass_updates='none' keeps the pass of 45 s: with Slurm's 'estimates' the pass at 0 makes one
+    due at 30, which re-estimates B, and C waits for the pass at 60; tests/test_slurm_prio_timing.py.)"""
     rows = [(0, 3, 110, 2), (0, 4, 30, 1), (45, 1, 30, 1)]
-    np.testing.assert_array_equal(run(rows, BF30, epoch=1_000_000_050).start, [0, 110, 140])
-    np.testing.assert_array_equal(run(rows, BF30, epoch=1_000_000_020).start, [0, 110, 45])
-    np.testing.assert_array_equal(run(rows, BF30).start, [0, 110, 45])
-    np.testing.assert_array_equal(run(rows, BF30, epoch=1_000_000_050, bf_resolution_on="trace").start, [0, 110, 45])
+    idle = dict(bf_pass_updates="none")
+    np.testing.assert_array_equal(run(rows, BF30, epoch=1_000_000_050, **idle).start, [0, 110, 140])
+    np.testing.assert_array_equal(run(rows, BF30, epoch=1_000_000_020, **idle).start, [0, 110, 45])
+    np.testing.assert_array_equal(run(rows, BF30, **idle).start, [0, 110, 45])
+    np.testing.assert_array_equal(run(rows, BF30, epoch=1_000_000_050, bf_resolution_on="trace", **idle).start,
+                                  [0, 110, 45])
     # the anchor as an input when the trace carries none (or to override it)
-    np.testing.assert_array_equal(run(rows, BF30, unix_start="30").start, [0, 110, 140])
-    np.testing.assert_array_equal(run(rows, BF30, epoch=1_000_000_050, unix_start="0").start, [0, 110, 45])
+    np.testing.assert_array_equal(run(rows, BF30, unix_start="30", **idle).start, [0, 110, 140])
+    np.testing.assert_array_equal(run(rows, BF30, epoch=1_000_000_050, unix_start="0", **idle).start, [0, 110, 45])
 
 
 def test_backfill_passes_start_bf_interval_after_the_controller():

@@ -16,7 +16,7 @@ from schedlab.slurm.layout import (F_LIMIT, F_RUNTIME, F_STATIC, F_SUBMIT, I_ACC
                                    P_BF_RES, P_BF_WINDOW, P_CALC, P_DAMP, P_DEPTH, P_HALF_LIFE, P_KILL_WAIT,
                                    P_MAX_AGE, P_OVER_TIME, P_SCHED_INTERVAL, P_T0, P_W_AGE, P_W_FS, P_BF_PHASE,
                                    P_NODE_SPACE, P_BF_FIRST, P_TICK, O_END_IMMEDIATE, O_RESV_ROUNDED)
-from schedlab.slurm.layout import O_ASSOC_LIMIT_STOP
+from schedlab.slurm.layout import O_ASSOC_LIMIT_STOP, O_BF_IDLE_PASSES, O_BF_PASS_UPDATES, O_CHARGE_AT_END, O_USAGE_TIME_T, P_BF_TICK, P_CALC0
 from schedlab.slurm.limits import KIND_POST, KIND_PRE, KIND_SUBMIT, L_CAP, L_CODE, L_KIND
 from schedlab.slurm.policy import prepare
 
@@ -160,9 +160,14 @@ def _start(j, now, allowed, free, node_cpus, JF, JI, P, O, anode, acnt, alen, st
     return nrun + 1
 
 
-def _charge(j, t_from, t_to, JI, usage, start):
-    """Usage (allocated CPUs * seconds, priority_multifactor.shtml) of job j over [t_from, t_to]."""
-    a = max(t_from, start[j])
+def _charge(j, t_from, t_to, JI, usage, start, whole=False):
+    """Usage (allocated CPUs * seconds, priority_multifactor.shtml) of job j over [t_from, t_to]; ``whole``:
+    on time_t seconds (usage_clock='time_t': every bound floored)."""
+    if whole:
+        t_from, t_to, s = np.floor(t_from), np.floor(t_to), np.floor(start[j])
+    else:
+        s = start[j]
+    a = max(t_from, s)
     if t_to > a:
         usage[JI[I_ACCT, j]] += JI[I_CPUS, j] * (t_to - a)
 
@@ -651,7 +656,8 @@ def _recalc(now, last, usage, shares, fs, pend, npend, prio, run, nrun, JF, JI, 
     jobs charged for the slice since the last pass (usage_accrual='per-calc-period'), fair-share
     factors and the priorities of pending jobs recomputed. Returns 1 when a priority changed."""
     hl = P[P_HALF_LIFE]
-    dt = now - last
+    whole = bool(O[O_USAGE_TIME_T])
+    dt = np.floor(now) - np.floor(last) if whole else now - last
     if hl > 0.0 and dt > 0.0:
         if O[O_DECAY_EXACT]:
             d = 2.0 ** (-dt / hl)
@@ -661,7 +667,7 @@ def _recalc(now, last, usage, shares, fs, pend, npend, prio, run, nrun, JF, JI, 
             usage[a] *= d
     if not O[O_ACCRUE_AT_END]:
         for q in range(nrun):
-            _charge(run[q], last, now, JI, usage, start)
+            _charge(run[q], last, now, JI, usage, start, whole)
     _fs_factors(usage, shares, fs, O[O_FAIR_TREE], P[P_DAMP])
     changed = 0
     for k in range(npend):
@@ -728,8 +734,8 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
     alen = np.zeros(n, dtype=np.int64)
     t0 = P[P_T0]
     calc = P[P_CALC]
-    last_calc = t0
-    next_calc = t0 + calc
+    last_calc = P[P_CALC0]  # the decay thread's start (SlurmOptions.decay_start)
+    next_calc = last_calc + calc
     next_periodic = t0 + P[P_SCHED_INTERVAL]
     submit_run = np.inf
     last_event_run = -np.inf
@@ -741,10 +747,14 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
     if not np.isnan(tick):
         last_event_run = t0  # last_sched_time starts at the controller's start
 
+    bf_tick = P[P_BF_TICK]  # the backfill thread's re-checks
+
     def on_tick(t):
-        return t if np.isnan(tick) else tick + np.ceil(t - tick)
+        return t if np.isnan(bf_tick) else bf_tick + np.ceil(t - bf_tick)
 
     changed_at = np.inf  # first change since the last backfill pass
+    if O[O_BF_IDLE_PASSES] and not np.isnan(P[P_BF_TICK]):
+        changed_at = P[P_BF_FIRST] - P[P_BF_INTERVAL]
     main_changed = True  # something changed since the last full main run
     i = 0
     need_prio = P[P_W_AGE] > 0.0 or P[P_W_FS] > 0.0
@@ -770,6 +780,11 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
                 now = min(now, next_calc)
         if now == np.inf:
             break  # nothing can happen any more (cannot occur: every job fits its partition)
+        if O[O_BF_IDLE_PASSES] and bf_on and npend == 0 and changed_at < np.inf:
+            due = max(last_bf + P[P_BF_INTERVAL], on_tick(changed_at))
+            if due < now:
+                last_bf = due
+                changed_at = np.inf
         if not end_now and next_periodic < now:  # every full run sets last_sched_time
             g = next_periodic + np.floor((now - next_periodic) / P[P_SCHED_INTERVAL]) * P[P_SCHED_INTERVAL]
             if g < now:
@@ -793,8 +808,9 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
                 o = JI[I_AOFF, j]
                 for z in range(alen[j]):
                     free[anode[o + z]] += acnt[o + z]
-                if need_prio:
-                    _charge(j, -np.inf if O[O_ACCRUE_AT_END] else last_calc, finish[j], JI, usage, start)
+                if need_prio and O[O_CHARGE_AT_END]:
+                    _charge(j, -np.inf if O[O_ACCRUE_AT_END] else last_calc, finish[j], JI, usage, start,
+                            bool(O[O_USAGE_TIME_T]))
                 run[q] = run[nrun - 1]
                 nrun -= 1
                 ended = True
@@ -853,5 +869,5 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
             npend, nrun, _, _ = _backfill(now, order, 0, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
                                           anode, acnt, alen, start, finish, expend, run, nrun, by, RF, RI, rnodes, CK, CKF)
             last_bf = now
-            changed_at = np.inf
+            changed_at = now if (O[O_BF_PASS_UPDATES] and npend > 0) else np.inf
     return npend

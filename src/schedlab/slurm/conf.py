@@ -113,6 +113,9 @@ class SlurmConf:
     #: AccountingStorageType (Slurm's default: accounting_storage/none; age and fair-share weights
     #: need accounting_storage/slurmdbd, priority_multifactor.c init: "can only be used with SlurmDBD")
     accounting_storage: str = "accounting_storage/none"
+    #: AccountingStorageEnforce's flags (read_config.c _validate_accounting_storage_enforce: "limits",
+    #: "safe" and "all" include LIMITS); Slurm's default: none
+    accounting_enforce: frozenset = frozenset()
     #: node name -> the line that defined it (a name defined twice is an error, as in Slurm)
     node_lines: dict = field(default_factory=dict, repr=False)
     #: partition lines kept until the nodes are known: (lineno, tokens)
@@ -302,6 +305,12 @@ def _setting(conf: SlurmConf, number: int, key: str, value: str, ignore) -> None
                 ignore(number, f"SchedulerParameters {name}", "not modelled")
     elif k == "accountingstoragetype":
         conf.accounting_storage = value
+    elif k == "accountingstorageenforce":
+        flags = {t.strip().lower() for t in value.split(",") if t.strip()}
+        bad = flags - {"0", "1", "2", "associations", "limits", "safe", "wckeys", "qos", "all", "nojobs", "nosteps"}
+        if bad:
+            raise ValueError(f"invalid parameter for AccountingStorageEnforce: {', '.join(sorted(bad))}")
+        conf.accounting_enforce = frozenset(flags)
     elif k == "selecttype":
         if value not in ("select/cons_tres", "select/cons_res"):
             raise ValueError(f"{value} is not modelled: --policy slurm allocates as select/cons_tres "

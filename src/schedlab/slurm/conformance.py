@@ -154,16 +154,24 @@ def recorded_case(jobs: list[SlurmJob], result, runtimes: str = "sacct", source:
             for i, j in enumerate(jobs)], real
 
 
+#: Slurm's readings that are not the policy's defaults (each moves whole-second results, so flipping its
+#: default is the maintainers' call): a recorded case is simulated with them unless ``options`` says otherwise
+RECORDED_READINGS = {"bf_pass_updates": "estimates", "bf_idle_passes": "run"}
+
+
 def simulate_recorded(jobs: list[SlurmJob], result, conf: str, cpus: int, options: str = ""):
     """``jobs`` (as :func:`recorded_case` times them) through --policy slurm with the recorded run's
     anchors (unix_start = its first submission's epoch second, controller_start from slurmctld's
-    log) and the named options ``options`` (NAME=VALUE,...) over them; validated."""
+    log, decay_start from its decay thread's first line where recorded), :data:`RECORDED_READINGS`, and the
+    named options ``options`` (NAME=VALUE,...) over them; validated."""
     from .policy import parse_option_pairs
 
-    opts = parse_option_pairs(options)
+    opts = {**RECORDED_READINGS, **parse_option_pairs(options)}
     opts.setdefault("unix_start", str(result.origin))
     if result.controller_start == result.controller_start:  # (nan: not logged)
         opts.setdefault("controller_start", f"{result.controller_start:.3f}")
+    if result.decay_start == result.decay_start:
+        opts.setdefault("decay_start", f"{result.decay_start:.3f}")
     return simulate_case(jobs, conf, cpus=cpus, options=SlurmOptions(**opts))
 
 

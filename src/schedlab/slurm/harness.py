@@ -174,6 +174,12 @@ class SlurmResult:
     #: line, milliseconds), in seconds since ``origin`` (negative: before the first submission); the
     #: anchor of its periodic cycles (simulator option ``controller_start``); nan when not logged
     controller_start: float = float("nan")
+    #: when the priority plugin's decay thread started (priority_multifactor.c ``_decay_thread`` takes
+    #: its timer from gettimeofday, then ``_read_last_decay_ran`` logs "No last decay (...) to recover"
+    #: at info on a fresh StateSaveLocation), in seconds since ``origin``: the anchor of the
+    #: PriorityCalcPeriod grid (simulator option ``decay_start``); it starts after "Running as primary
+    #: controller" and the accounting registration (controller.c: priority_g_init); nan when not logged
+    decay_start: float = float("nan")
     #: with slurmdbd: the jobs as ``TZ=UTC sacct --parsable2 --format SACCT_FORMAT+EXTRA_FIELDS``
     #: prints them (the site's own log for ``schedlab slurm check``); "" without slurmdbd
     sacct: str = ""
@@ -328,6 +334,8 @@ CTLD_EVENTS = {
     "start": re.compile(r"\b(?:Allocate|Started) JobId=(\d+) "),
     "end": re.compile(r"_job_complete: JobId=(\d+) done"),
 }
+#: the decay thread's first line (priority_multifactor.c _read_last_decay_ran, info; a fresh state folder)
+DECAY_LINE = r"No last decay \(.*\) to recover"
 _CTLD_STAMP = re.compile(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?)\] (.*)$")
 
 
@@ -410,6 +418,10 @@ class SlurmCluster:
     #: AccountingStorageEnforce adds ``limits`` (associations,limits,qos)
     users: tuple[str, ...] = ()
     sacctmgr: tuple[tuple[str, ...], ...] = ()
+    #: slurmctld's SlurmctldDebug (slurm.conf(5) levels: info, verbose, debug, debug2, ...): the millisecond
+    #: lines :func:`parse_ctld_log` reads are all at "info" (the default); a diagnostic run raises it (with
+    #: ``DebugFlags=Priority`` in ``conf``: "priority for job N is now P" at debug2) and ``keep=True``
+    ctld_debug: str = "info"
     folder: Path | None = field(default=None, init=False)
     conf_text: str = field(default="", init=False)
     ignored: tuple[str, ...] = field(default=(), init=False)
@@ -470,7 +482,7 @@ class SlurmCluster:
             f"SlurmdPidFile={d / 'slurmd.pid'}",
             f"SlurmctldLogFile={d / 'log' / 'slurmctld.log'}",
             f"SlurmdLogFile={d / 'log' / 'slurmd.log'}",
-            "SlurmctldDebug=info",
+            f"SlurmctldDebug={self.ctld_debug}",
             "SlurmdDebug=info",
             "ProctrackType=proctrack/linuxproc",
             "TaskPlugin=task/none",
@@ -729,6 +741,7 @@ class SlurmCluster:
             conf=self.conf_text,
             ignored=self.ignored,
             controller_start=self.controller_epoch() - origin,
+            decay_start=self.controller_epoch(DECAY_LINE) - origin,
             sacct=sacct,
             ctld_submit=ctld["submit"] - origin, ctld_start=ctld["start"] - origin, ctld_end=ctld["end"] - origin,
             ctld_log=ctld_log, qos_dump=dumps[0], assoc_dump=dumps[1],
@@ -754,11 +767,12 @@ class SlurmCluster:
                                         f"slurmctld; sacct {' '.join(argv[1:])!r} printed {len(lines)} lines")
             time.sleep(1.0)
 
-    def controller_epoch(self) -> float:
-        """The epoch time (ms) of slurmctld's "Running as primary controller" log line; nan if absent."""
+    def controller_epoch(self, line: str = "Running as primary controller") -> float:
+        """The epoch time (ms) of slurmctld's first log line containing ``line`` (a regular expression;
+        by default "Running as primary controller"); nan if absent."""
         path = self.folder / "log" / "slurmctld.log" if self.folder is not None else None
         text = path.read_text(errors="replace") if path is not None and path.exists() else ""
-        m = re.search(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?)\] Running as primary controller", text, re.M)
+        m = re.search(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?)\] .*?" + line, text, re.M)
         if not m:
             return float("nan")
         return _stamp_epoch(m.group(1))
@@ -842,6 +856,7 @@ def save_case(path: str | Path, name: str, jobs: list[SlurmJob], sim_conf: str, 
         "name": name, "cpus": cpus, "jobs": [asdict(j) for j in jobs], "sim_conf": sim_conf,
         "harness_conf": result.conf, "ignored": list(result.ignored), "origin": result.origin,
         "controller_start": None if result.controller_start != result.controller_start else round(result.controller_start, 3),
+        **({} if result.decay_start != result.decay_start else {"decay_start": round(result.decay_start, 3)}),
         "job_id": result.job_id.tolist(), "submit": result.submit.tolist(), "start": result.start.tolist(),
         "end": result.end.tolist(), "state": list(result.state), "partition": list(result.partition),
         "account": list(result.account), "sacct": result.sacct,
@@ -869,6 +884,7 @@ def load_case(path: str | Path) -> tuple[str, list[SlurmJob], str, SlurmResult, 
             partition=tuple(d["partition"]), account=tuple(d["account"]), origin=int(d["origin"]),
             conf=d["harness_conf"], ignored=tuple(d["ignored"]),
             controller_start=float("nan") if cs is None else float(cs), sacct=d.get("sacct", ""),
+            decay_start=float(d.get("decay_start", float("nan"))),
             **{key: np.array([np.nan if x is None else x for x in d[key]], float)
                for key in ("ctld_submit", "ctld_start", "ctld_end") if key in d},
             ctld_log=d.get("ctld_log", ""), qos_dump=d.get("qos_dump", ""), assoc_dump=d.get("assoc_dump", ""),

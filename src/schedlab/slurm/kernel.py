@@ -24,11 +24,11 @@ from .backfill import _backfill, _nothing_fits
 from .layout import (F_SUBMIT, I_AOFF, I_CPUS, I_PART, O_ACCRUE_AT_END, O_BACKFILL, O_BEST_FIT, O_DECAY_EXACT,
                      O_END_IMMEDIATE, O_RESOURCES,
                      O_FAIR_TREE, O_MAIN_FULL, O_STOP_PARTITION_ONLY, O_SUBMIT_IMMEDIATE, P_BATCH_DELAY, P_BF_FIRST,
-                     P_BF_INTERVAL, P_CALC, P_DAMP, P_DEPTH, P_HALF_LIFE, P_SCHED_INTERVAL, P_T0, P_TICK, P_W_AGE,
+                     P_BF_INTERVAL, P_BF_TICK, P_CALC, P_CALC0, P_DAMP, P_DEPTH, P_HALF_LIFE, P_SCHED_INTERVAL, P_T0, P_TICK, P_W_AGE,
                      P_W_FS)
 from .ops import NO_NRT, _charge, _compact, _fs_factors, _insert, _order, _priority, _remove, _start
 from .limits import KIND_POST, L_CODE, L_KIND, _held, _take
-from .layout import O_ASSOC_LIMIT_STOP
+from .layout import O_ASSOC_LIMIT_STOP, O_BF_IDLE_PASSES, O_BF_PASS_UPDATES, O_CHARGE_AT_END, O_USAGE_TIME_T
 from .select import _backfill_res, _release, _select, _start_on
 
 
@@ -122,7 +122,8 @@ def _recalc(now, last, usage, shares, fs, pend, npend, prio, run, nrun, JF, JI, 
     jobs charged for the slice since the last pass (usage_accrual='per-calc-period'), fair-share
     factors and the priorities of pending jobs recomputed. Returns 1 when a priority changed."""
     hl = P[P_HALF_LIFE]
-    dt = now - last
+    whole = O[O_USAGE_TIME_T] != 0
+    dt = np.floor(now) - np.floor(last) if whole else now - last  # run_delta = difftime(start_time, g_last_ran)
     if hl > 0.0 and dt > 0.0:
         if O[O_DECAY_EXACT]:
             d = 2.0 ** (-dt / hl)
@@ -132,7 +133,7 @@ def _recalc(now, last, usage, shares, fs, pend, npend, prio, run, nrun, JF, JI, 
             usage[a] *= d
     if not O[O_ACCRUE_AT_END]:
         for q in range(nrun):
-            _charge(run[q], last, now, JI, usage, start)
+            _charge(run[q], last, now, JI, usage, start, whole)
     _fs_factors(usage, shares, fs, O[O_FAIR_TREE], P[P_DAMP])
     changed = 0
     for k in range(npend):
@@ -206,19 +207,22 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
     alen = np.zeros(n, dtype=np.int64)
     t0 = P[P_T0]
     calc = P[P_CALC]
-    last_calc = t0
-    next_calc = t0 + calc
+    last_calc = P[P_CALC0]  # _decay_thread: its first pass at its start, then every PriorityCalcPeriod
+    next_calc = last_calc + calc
     next_periodic = t0 + P[P_SCHED_INTERVAL]
     submit_run = np.inf
     last_event_run = -np.inf
     bf_on = O[O_BACKFILL] and P[P_BF_INTERVAL] > 0
     last_bf = P[P_BF_FIRST] - P[P_BF_INTERVAL]  # backfill_agent sleeps bf_interval after the controller starts
-    tick = P[P_TICK]  # the background loop's and the backfill thread's one-second ticks (nan: none)
+    tick = P[P_TICK]  # the background loop's one-second ticks (nan: none)
+    bf_tick = P[P_BF_TICK]  # ... and the backfill thread's
     ph = 0.0 if np.isnan(tick) else tick
     end_now = O[O_END_IMMEDIATE]
     if not np.isnan(tick):
         last_event_run = t0  # last_sched_time starts at the controller's start
     changed_at = np.inf  # first change since the last backfill pass
+    if O[O_BF_IDLE_PASSES] and not np.isnan(bf_tick):
+        changed_at = P[P_BF_FIRST] - P[P_BF_INTERVAL]  # the node's registration after the controller's start
     main_changed = True  # something changed since the last full main run
     i = 0
     need_prio = P[P_W_AGE] > 0.0 or P[P_W_FS] > 0.0
@@ -247,11 +251,16 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
             if main_changed:
                 now = min(now, next_periodic)
             if bf_on and changed_at < np.inf:
-                now = min(now, max(last_bf + P[P_BF_INTERVAL], _on_tick(changed_at, tick)))
+                now = min(now, max(last_bf + P[P_BF_INTERVAL], _on_tick(changed_at, bf_tick)))
             if need_prio:
                 now = min(now, next_calc)
         if now == np.inf:
             break  # nothing can happen any more (cannot occur: every job fits its partition)
+        if O[O_BF_IDLE_PASSES] and bf_on and npend == 0 and changed_at < np.inf:
+            due = max(last_bf + P[P_BF_INTERVAL], _on_tick(changed_at, bf_tick))
+            if due < now:  # a due pass with no job pending still runs ("no jobs to backfill") and sets
+                last_bf = due  # last_backfill_time
+                changed_at = np.inf
         if not end_now and next_periodic < now:
             # full runs before now that the loop passed over (nothing had changed: they start
             # nothing) still set last_sched_time
@@ -281,8 +290,9 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
                     o = JI[I_AOFF, j]
                     for z in range(alen[j]):
                         free[anode[o + z]] += acnt[o + z]
-                if need_prio:
-                    _charge(j, -np.inf if O[O_ACCRUE_AT_END] else last_calc, finish[j], JI, usage, start)
+                if need_prio and O[O_CHARGE_AT_END]:  # (else the slice since the last decay pass is never charged)
+                    _charge(j, -np.inf if O[O_ACCRUE_AT_END] else last_calc, finish[j], JI, usage, start,
+                            O[O_USAGE_TIME_T] != 0)
                 _take(j, LJ, LA, LC, -1.0, 2)
                 run[q] = run[nrun - 1]
                 nrun -= 1
@@ -347,7 +357,7 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
             moved += 1
             if changed_at == np.inf:
                 changed_at = now  # a start is a job update: backfill has work (_more_work)
-        if bf_on and changed_at < np.inf and now >= last_bf + P[P_BF_INTERVAL] and now >= _on_tick(changed_at, tick):
+        if bf_on and changed_at < np.inf and now >= last_bf + P[P_BF_INTERVAL] and now >= _on_tick(changed_at, bf_tick):
             if res_on:
                 # (run when some pending job fits its partition's free CPUs: else none can start)
                 if not (skip and _nothing_fits(pend, npend, part_nodes, free, JI)):
@@ -389,5 +399,7 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
                         cert_reach = reach
                         cert_order[:npend] = order
             last_bf = now
-            changed_at = np.inf
+            # a pass re-estimates the start of every job it tests (_clear_job_estimates, then start_res >
+            # start_time: last_job_update = now), so with jobs pending the next pass has work (_more_work)
+            changed_at = now if (O[O_BF_PASS_UPDATES] and npend > 0) else np.inf
     return npend

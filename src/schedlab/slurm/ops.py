@@ -172,9 +172,15 @@ def _begin(j, now, JF, P, O, start, finish, expend, run, nrun):
 
 
 @njit(**NO_NRT)
-def _charge(j, t_from, t_to, JI, usage, start):
-    """Usage (allocated CPUs * seconds, priority_multifactor.shtml) of job j over [t_from, t_to]."""
-    a = max(t_from, start[j])
+def _charge(j, t_from, t_to, JI, usage, start, whole=False):
+    """Usage (allocated CPUs * seconds, priority_multifactor.shtml) of job j over [t_from, t_to];
+    ``whole`` (usage_clock='time_t'): each bound and the job's start floored to its second, as
+    _apply_new_usage subtracts time_t's (SlurmOptions.usage_clock)."""
+    if whole:
+        t_from, t_to = np.floor(t_from), np.floor(t_to)
+        a = max(t_from, np.floor(start[j]))
+    else:
+        a = max(t_from, start[j])
     if t_to > a:
         usage[JI[I_ACCT, j]] += JI[I_CPUS, j] * (t_to - a)
 

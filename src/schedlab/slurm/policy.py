@@ -43,7 +43,8 @@ from . import layout as L
 
 #: options added after run folders first stored every option (evolve slurm's config.json ``slurm_options``),
 #: with the default that reads as before: stored only when set otherwise, so those folders keep resuming
-LATER_OPTIONS = ("select_params_default", "node_choice", "over_max_wall", "resource_will_run", "exclusive_size")
+LATER_OPTIONS = ("select_params_default", "node_choice", "over_max_wall", "resource_will_run", "exclusive_size",
+                 "decay_start", "usage_clock", "loop_start", "bf_pass_updates", "usage_at_end", "bf_idle_passes")
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,14 @@ class SlurmOptions:
     #: _apply_new_usage charges running jobs for each period, not only at their end.
     #: 'per-calc-period' | 'at-job-end'.
     usage_accrual: str = "per-calc-period"
+    #: the clock usage and decay are counted on: priority_multifactor.c ``_apply_new_usage(job_ptr,
+    #: start_period, end_period, ...)`` takes time_t's (``if (job_ptr->start_time > start_period)
+    #: start_period = job_ptr->start_time; ... run_delta = difftime(end_period, start_period);``) with
+    #: ``start_period = g_last_ran`` and ``end_period`` the decay pass's ``start_time = time(NULL)`` or,
+    #: at a job's end (``priority_p_job_end``), ``time(NULL)`` capped at the job's end_time; the decay
+    #: slice is ``difftime(start_time, g_last_ran)`` likewise. 'time_t' (Slurm: every bound floored to
+    #: its second; whole-second traces are unchanged) | 'exact' (fractional seconds as the trace gives them).
+    usage_clock: str = "time_t"
     #: slurm.conf batch_sched_delay "How long, in seconds, the scheduling of batch jobs can be
     #: delayed"; queue_job_scheduler + _slurmctld_background. 'tick-after-batch-delay' | 'immediate'.
     sched_on_submit: str = "tick-after-batch-delay"
@@ -157,6 +166,58 @@ class SlurmOptions:
     #: sched_interval, PriorityCalcPeriod and 30-s kill-check grids from there, the backfill
     #: thread idle, passing as soon as there is work) | a number of seconds.
     controller_start: str = "settled"
+    #: when the decay thread started, in trace seconds: the anchor of the PriorityCalcPeriod grid, the
+    #: only times a pending job's priority changes after its submission (priority_multifactor.c
+    #: ``_decay_thread``: ``gettimeofday(&tvnow, NULL); abs.tv_sec = tvnow.tv_sec; abs.tv_nsec =
+    #: tvnow.tv_usec * 1000;`` then per pass ``abs.tv_sec += slurm_conf.priority_calc_period;
+    #: slurm_cond_timedwait(&decay_cond, &decay_lock, &abs); ... start_time = time(NULL);`` and
+    #: ``decay_apply_weighted_factors`` recomputes every pending job's priority at ``start_time``; the
+    #: thread is created by ``priority_g_init()``, which controller.c calls after "Running as primary
+    #: controller" and the accounting registration, 0.1-0.3 s later with slurmdbd). 'controller' (at
+    #: ``controller_start``: what a trace without the decay thread's log line gives) | a number of
+    #: seconds (the harness reads it from the thread's "No last decay (...) to recover" line).
+    decay_start: str = "controller"
+    #: when _slurmctld_background's loop starts, the anchor of its clocks: its ~1-s ticks (``for (i = 0;
+    #: i < 10 ...) usleep(100000);``), ``last_sched_time = last_full_sched_time = last_timelimit_time =
+    #: now`` (so the sched_interval and the 30-s kill-check grids) and the batch_sched_delay clock.
+    #: controller.c main() runs ``priority_g_init()`` (which starts the decay thread), the plugstack, burst
+    #: buffer, power and mcs plugins and ``sched_g_init()`` before it calls ``_slurmctld_background(NULL)``,
+    #: so the loop starts just after the decay thread (a harness log: decay thread 36.660, first
+    #: scheduler tick 39.667), not at "Running as primary controller" (36.388). 'after-priority-init'
+    #: (Slurm: at ``decay_start`` when that is a number, else ``controller_start``) | 'controller' (at
+    #: ``controller_start``, the reading before). The backfill thread's first pass is not moved: the
+    #: harness logs it bf_interval after "Running as primary controller" (41.388), nor its one-second
+    #: re-checks (``_my_sleep(USEC_IN_SEC)`` from its own last pass: 46.389, 51.391, ...).
+    loop_start: str = "after-priority-init"
+    #: whether a backfill pass counts as a job update for the next one: backfill.c ``_attempt_backfill``
+    #: clears every pending job's estimate (``_clear_job_estimates``: ``job_ptr->start_time = 0``), then for
+    #: each job it finds a start for, ``if (start_res > job_ptr->start_time) { job_ptr->start_time =
+    #: start_res; last_job_update = now; }``, and backfill_agent runs the next pass when
+    #: ``_more_work(last_backfill_time)`` (``last_job_update >= last_backfill_time``, time_t's; set at the
+    #: pass's start). So while jobs pend the passes come every bf_interval (a harness log: 37 passes
+    #: 5.000-5.006 s apart, 16 s without any other event among them). 'none' (schedlab's reading before
+    #: issue 44's second stop: a pass waits for a submission, start or end after the last one; kept as the
+    #: default because Slurm's reading moves whole-second results, e.g. the CTC-SP2 year's starts) |
+    #: 'estimates' (Slurm; the conformance scorer's reading, schedlab.slurm.conformance.RECORDED_READINGS).
+    bf_pass_updates: str = "none"
+    #: whether a backfill pass falls due with no job pending: backfill_agent sets ``last_backfill_time =
+    #: time(NULL)`` and calls ``_attempt_backfill``, which logs "no jobs to backfill", whenever
+    #: bf_interval has passed and ``_more_work`` (any job/node update since the last pass), jobs pending or
+    #: not; the node's registration after the controller's start is such an update (a harness log: "no
+    #: jobs to backfill" at the controller's start + bf_interval, 41.388, then a pass every 5 s). 'run'
+    #: (Slurm: such a pass keeps the passes' phase) | 'skip' (the reading before: a pass waits for a
+    #: pending job; kept as the default because Slurm's reading moves whole-second results).
+    bf_idle_passes: str = "skip"
+    #: whether a job's end charges its usage since the last decay pass: acct_policy.c ``_adjust_limit_usage``
+    #: ``if (!(accounting_enforce & ACCOUNTING_ENFORCE_LIMITS) || !_valid_job_assoc(job_ptr)) return;``
+    #: comes before ``if (type == ACCT_POLICY_JOB_FINI) priority_g_job_end(job_ptr);``, and the decay pass
+    #: skips finished jobs (``decay_apply_new_usage``: ``if (IS_JOB_FINISHED(job_ptr) ||
+    #: IS_JOB_COMPLETING(job_ptr)) return false;``): without AccountingStorageEnforce=limits (or safe, all)
+    #: the slice from the last pass to a job's end is never charged (a DebugFlags=Priority harness log:
+    #: no priority_p_job_end line, and an account whose jobs ran 590 CPU-s, all ended before the first
+    #: pass, had no usage at it). 'enforce-limits' (Slurm: a site's slurm.conf decides; the CTC-SP2
+    #: year's starts are unchanged by it) | 'always' (schedlab's reading before: every end charges).
+    usage_at_end: str = "enforce-limits"
     #: backfill.c: a pass ends ("table size limit of %u reached") when a job would add a
     #: reservation to a node_space map of bf_node_space_size records, which defaults to
     #: bf_max_job_test. 'bf_node_space_size' (Slurm) | 'none' (no limit).
@@ -246,6 +307,11 @@ CHOICES: dict[str, tuple] = {
     "fairshare": ("fair-tree", "classic"),
     "decay_factor": ("slurm-linear", "exact-half-life"),
     "usage_accrual": ("per-calc-period", "at-job-end"),
+    "usage_clock": ("time_t", "exact"),
+    "loop_start": ("after-priority-init", "controller"),
+    "bf_pass_updates": ("none", "estimates"),
+    "bf_idle_passes": ("skip", "run"),
+    "usage_at_end": ("enforce-limits", "always"),
     "sched_on_submit": ("tick-after-batch-delay", "immediate"),
     "main_depth": ("default-queue-depth", "full"),
     "stop_scope": ("partition-and-nodes", "partition"),
@@ -270,7 +336,7 @@ CHOICES: dict[str, tuple] = {
     "exclusive_size": ("request", "node"),
 }
 #: options that take a number of seconds, or the named default
-TIMES = {"unix_start": "header", "controller_start": "settled"}
+TIMES = {"unix_start": "header", "controller_start": "settled", "decay_start": "controller"}
 
 
 def _seconds(name: str, value) -> float | None:
@@ -509,7 +575,10 @@ def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = T
     JI[L.I_AOFF] = np.concatenate([[0], np.cumsum(per_job)[:-1]]) if n else per_job
     sp = conf.sched
     ctl = _seconds("controller_start", opts.controller_start)
-    t0 = (float(np.floor(w.submit[0])) if n else 0.0) if ctl is None else ctl
+    decay = _seconds("decay_start", opts.decay_start)
+    # _slurmctld_background's clocks (ticks, last_sched_time, the sched_interval and kill-check grids)
+    loop = ctl if decay is None or opts.loop_start == "controller" else decay
+    t0 = (float(np.floor(w.submit[0])) if n else 0.0) if loop is None else loop
     dbd = conf.accounting_storage == "accounting_storage/slurmdbd" or opts.weights_without_slurmdbd == "applied"
     dropped = [f"PriorityWeight{k.capitalize() if k == 'age' else 'Fairshare'}={wt[k]}"
                for k in ("age", "fairshare") if multifactor and wt[k] and not dbd]
@@ -534,13 +603,15 @@ def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = T
     P[L.P_OVER_TIME] = conf.over_time_limit if math.isfinite(conf.over_time_limit) else 1e18
     P[L.P_DAMP] = conf.fairshare_dampening
     P[L.P_T0] = t0
+    P[L.P_CALC0] = t0 if decay is None else decay
     P[L.P_KILL_WAIT] = conf.kill_wait
     epoch = _seconds("unix_start", opts.unix_start)
     epoch = (w.unix_start or 0) if epoch is None else epoch
     P[L.P_BF_PHASE] = math.fmod(epoch, sp["bf_resolution"]) if opts.bf_resolution_on == "unix" else 0.0
     P[L.P_NODE_SPACE] = (sp["bf_node_space_size"] or sp["bf_max_job_test"]) if opts.node_space_limit != "none" else np.inf
     P[L.P_BF_FIRST] = t0 if ctl is None else ctl + sp["bf_interval"]
-    P[L.P_TICK] = np.nan if ctl is None else math.fmod(ctl, 1.0)
+    P[L.P_TICK] = np.nan if loop is None else math.fmod(loop, 1.0)
+    P[L.P_BF_TICK] = np.nan if ctl is None else math.fmod(ctl, 1.0)
     O = np.zeros(L.N_O, dtype=np.int64)
     O[L.O_BACKFILL] = conf.scheduler_type == "sched/backfill"
     O[L.O_KILL_PERIODIC] = opts.kill_check == "periodic-30s"
@@ -554,6 +625,11 @@ def prepare(workload, machine_procs: int, policy: SlurmPolicy, *, kill: bool = T
     O[L.O_BF_TOUCH_EXCLUSIVE] = opts.bf_touch == "exclusive"
     O[L.O_RESERVE_FIRST_ONLY] = opts.reserve_all == "first-only"
     O[L.O_ACCRUE_AT_END] = opts.usage_accrual == "at-job-end"
+    O[L.O_USAGE_TIME_T] = opts.usage_clock == "time_t"
+    O[L.O_BF_PASS_UPDATES] = opts.bf_pass_updates == "estimates"
+    O[L.O_BF_IDLE_PASSES] = opts.bf_idle_passes == "run"
+    O[L.O_CHARGE_AT_END] = (opts.usage_at_end == "always"
+                            or bool(conf.accounting_enforce & {"2", "limits", "safe", "all"}))
     O[L.O_END_IMMEDIATE] = opts.sched_on_end == "immediate"
     O[L.O_RESV_ROUNDED] = opts.resv_overlap == "rounded-strict"
     O[L.O_ASSOC_LIMIT_STOP] = bool(conf.sched.get("assoc_limit_stop"))

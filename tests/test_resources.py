@@ -182,23 +182,26 @@ def test_simulate_names_what_a_cpu_only_policy_ignores_in_one_note(tmp_path, cap
 
 
 def test_training_on_a_trace_with_gpus_says_the_strategies_ignore_them(tmp_path, capsys):
-    # evolve greedy and the rules commands search CPU-only strategies: a GPU cluster's log gets the note
-    # simulate gives, not an optimum for another machine without a word
-    from schedlab.errors import TraceNote
-    from schedlab.optimize.evolve import EvolveConfig, load_training
-    from schedlab.workload.spec import TraceSpec
-
-    config = EvolveConfig(traces=(str(_sacct(tmp_path)),), trace_spec=TraceSpec(procs=32, format="sacct"))
-    with pytest.warns(TraceNote, match=r"^res: the trace's jobs request memory \(3 jobs\) and GPUs \(2 jobs\); "
-                                       r"optimizing greedy and rule-base strategies does not model them"):
-        load_training(config)
-    text = "\n".join("|".join(line.split("|")[:9]) for line in RESOURCE_SACCT.splitlines()) + "\n"
-    plain = EvolveConfig(traces=(str(_sacct(tmp_path, text)),), trace_spec=TraceSpec(procs=32, format="sacct"))
+    # evolve greedy (and the rules commands) search CPU-only strategies: a GPU cluster's log gets the note
+    # simulate gives, not an optimum for another machine without a word; the preparation evolve slurm shares
+    # (whose policy models GPUs where the slurm.conf has them) says nothing of it
     import warnings
 
+    from schedlab.errors import TraceNote
+    from schedlab.optimize.evolve import EvolveConfig, prepare
+    from schedlab.workload.spec import TraceSpec
+
+    path = _sacct(tmp_path)
+    code = main(["evolve", "greedy", str(path), "--procs", "32", "--format", "sacct", "--objective", "AWRT",
+                 "--generations", "1", "--mu", "1", "--lambda", "2", "--workers", "1", "--out", str(tmp_path / "run")])
+    err = [line for line in capsys.readouterr().err.splitlines() if "request" in line]
+    assert code == 0 and err == ["note: res: the trace's jobs request memory (3 jobs) and GPUs (2 jobs); optimizing greedy "
+                                 "and rule-base strategies does not model them (not modelled: nodes are CPUs only "
+                                 "(CR_CPU)): ignored, every job gets its CPUs alone"]
+    config = EvolveConfig(traces=(str(path),), objective="AWRT", trace_spec=TraceSpec(procs=32, format="sacct"))
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always", TraceNote)
-        load_training(plain)
+        prepare(config)
     assert seen and not [w for w in seen if "request" in str(w.message)]  # its other notes, none on resources
 
 

@@ -169,7 +169,6 @@ def load_sets(config: EvolveConfig) -> tuple[tuple[list[Workload], list[Machine]
             tests.append(rest)
         else:
             w = prepare_trace(spec, utilisation=easy_util)
-        _note_ignored_resources(w)
         workloads.append(w)
         machines.append(Machine(w.machine_procs))
     tests += load_test_traces(config.test, config.trace_spec)
@@ -180,18 +179,20 @@ def load_sets(config: EvolveConfig) -> tuple[tuple[list[Workload], list[Machine]
 CPU_ONLY_STRATEGIES = "optimizing greedy and rule-base strategies"
 
 
-def _note_ignored_resources(workload: Workload) -> None:
-    """A :class:`~schedlab.errors.TraceNote` (one line, as ``simulate`` prints it) when a training trace's jobs
-    request memory or GPUs: the strategies searched model CPUs only, and an operator of a GPU cluster would
-    otherwise get an optimum for another machine without a word."""
+def note_ignored_resources(workloads: Sequence[Workload]) -> None:
+    """A :class:`~schedlab.errors.TraceNote` (one line, as ``simulate`` prints it) per training workload whose
+    jobs request memory or GPUs: the strategies ``evolve greedy`` and the ``rules`` commands search model CPUs
+    only, and an operator of a GPU cluster would otherwise get an optimum for another machine without a word.
+    (Not ``evolve slurm``'s: its policy models them where the slurm.conf has them.)"""
     import warnings
 
     from ..errors import TraceNote
     from ..workload.resources import ignored_note, resources_of
 
-    line = ignored_note(resources_of(workload), CPU_ONLY_STRATEGIES)
-    if line is not None:
-        warnings.warn(TraceNote(f"{workload.name or 'the trace'}: {line}"), stacklevel=3)
+    for workload in workloads:
+        line = ignored_note(resources_of(workload), CPU_ONLY_STRATEGIES)
+        if line is not None:
+            warnings.warn(TraceNote(f"{workload.name or 'the trace'}: {line}"), stacklevel=3)
 
 
 def workload_fingerprint(workload: Workload) -> str:
@@ -284,6 +285,7 @@ def evolve_greedy(
         check_util_guard(util_guard)
         config = dataclasses.replace(config, objective=guarded_objective(objective, util_guard))
     training, easy, heldout = (preparing or (lambda fn: fn()))(lambda: prepare(config))
+    note_ignored_resources(training.workloads)
     cfg = dataclasses.replace(config, objective=objective).to_dict() if util_guard is not None else config.to_dict()
     if util_guard is not None:  # only when given: run folders made before the guard keep resuming
         cfg.update(util_guard=float(util_guard), util_guard_reading=UTIL_GUARD_READING,

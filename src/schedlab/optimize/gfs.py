@@ -356,7 +356,7 @@ def _prepare(evolve_config, kind: str, extra: dict[str, Any], greedy=R.DEFAULT_G
     resume with the same command."""
     import dataclasses
 
-    from .evolve import _config_trace, heldout_config, prepare, training_identity
+    from .evolve import _config_trace, heldout_config, note_ignored_resources, prepare, training_identity
 
     spec = evolve_config.trace_spec
     check_rules_options(strategies, util_guard, select, bool(evolve_config.test or spec.split_months))
@@ -364,6 +364,7 @@ def _prepare(evolve_config, kind: str, extra: dict[str, Any], greedy=R.DEFAULT_G
     if util_guard is not None:
         evolve_config = dataclasses.replace(evolve_config, objective=guarded_objective(objective, util_guard))
     training, easy, heldout = prepare(evolve_config)
+    note_ignored_resources(training.workloads)
     cfg = {"kind": kind, "traces": [_config_trace(t) for t in evolve_config.traces], "objective": objective,
            "procs": spec.procs, "months": spec.months, "scale_to": spec.scale_to,
            "calibrate_load": spec.calibrate_load, "scale_seed": 0,

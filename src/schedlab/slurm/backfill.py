@@ -86,25 +86,119 @@ def _freed_totals(p, part_nodes, byend, bcount, nb, JI, anode, acnt, alen):
     return out
 
 
-@njit
-def _cpus_outside(planes, mask, NPL, W_):
-    """The free CPUs (bit planes of one batch prefix, :mod:`.nodespace`) on the nodes not in ``mask``."""
+@njit(inline="always")
+def _cpus_outside(fp, b, mask, NPL, W_):
+    """The free CPUs after batch prefix b (``fp[b]``: bit planes, :mod:`.nodespace`) on the nodes
+    not in ``mask`` (the planes indexed here, not sliced by the caller: a view per candidate time
+    cost a reference count update)."""
     avail = 0
     for k in range(NPL):
         for w in range(W_):
-            avail += popcount(planes[k, w] & ~mask[w]) << k
+            avail += popcount(fp[b, k, w] & ~mask[w]) << k
     return avail
 
 
-@njit
-def _held_rounded(s_r, e_r, nres, RF, RI, rnodes, held):
+@njit(inline="always")
+def _held_rounded(s_r, e_r, nres, RF, RB, held):
     """OR into ``held`` the nodes of the reservations _test_resv_overlap finds overlapping
-    [s_r, e_r) (bounds already floored to bf_resolution): ``end > s_r and begin < e_r``."""
-    rb, re, roff, rlen = RF[0], RF[1], RI[0], RI[1]
+    [s_r, e_r) (bounds already floored to bf_resolution): ``end > s_r and begin < e_r``.
+    ``RB[q]``: reservation q's nodes as a bitmap."""
+    rb, re = RF[0], RF[1]
     for q in range(nres):
         if re[q] > s_r and rb[q] < e_r:
-            for z in range(roff[q], roff[q] + rlen[q]):
-                _set_bit(held, rnodes[z])
+            for w in range(held.shape[0]):
+                held[w] |= RB[q, w]
+
+
+@njit(inline="always")
+def _cand_now(now, b_end, excl, nres, RF, RB, pmask, candh):
+    """The nodes that are not candidates from tau = now into ``candh``: those whose first
+    reservation ending after now (``first_rb``) begins by b_end = now + L (before, bf_touch=
+    'exclusive'); returns the earliest first reservation of a node of the partition (``pmask``)
+    beginning after b_end (inf: none).
+
+    From the reservations rather than node by node (the same sets): a node's first_rb is the
+    least begin of the reservations on it ending after now, so it begins by b_end exactly when
+    one of those reservations does, and ``candh`` is the OR of their bitmaps (bits off the
+    partition are never read: the callers mask with the partition's free-CPU planes). The least
+    first_rb after b_end among the partition's nodes is the least begin of a reservation (ending
+    after now, beginning after b_end) holding a partition node not in ``candh``: that node's
+    first_rb is at most this begin and after b_end; and the reservation giving a node its
+    first_rb holds that node."""
+    rb, re = RF[0], RF[1]
+    W_ = candh.shape[0]
+    for w in range(W_):
+        candh[w] = ZERO
+    for q in range(nres):
+        if re[q] > now and (rb[q] <= b_end if not excl else rb[q] < b_end):
+            for w in range(W_):
+                candh[w] |= RB[q, w]
+    nxt = np.inf
+    for q in range(nres):
+        if re[q] > now and rb[q] < nxt and not (rb[q] <= b_end if not excl else rb[q] < b_end):
+            for w in range(W_):
+                if RB[q, w] & pmask[w] & ~candh[w] != ZERO:
+                    nxt = rb[q]
+                    break
+    return nxt
+
+
+@njit(inline="always")
+def _held_at(t, L, excl, direct, nempty, nres, RF, RI, rnodes, S, xs, SB, suf, agg, held, ia, wa, wm, wb):
+    """``held``: the nodes the pass's reservations hold over [t, t + L] (``direct``: tested one by
+    one, L <= 0; else the OR of the slots from the one holding t (wa) to the last beginning by
+    t + L (wb; before t + L, exclusive), and the empty reservations one by one). Both ends only
+    move forward with t, so the window's OR is kept as a queue: each slot is ORed in at most
+    twice per walk. The window's state (ia: the last slot beginning by t; suf[wa] the OR of
+    [wa, wm), agg of [wm, wb]) is any earlier t's, or (-1, 0, 0, -1) with agg zero for none:
+    ``held`` depends on t alone, so a walk may skip times. Returns (ia, wa, wm, wb)."""
+    W_ = held.shape[0]
+    if direct:
+        for w in range(W_):
+            held[w] = ZERO
+        _held_direct(t, L, excl, nres, RF, RI, rnodes, False, held)
+        return ia, wa, wm, wb
+    while ia + 1 < S and xs[ia + 1] <= t:
+        ia += 1
+    na = max(ia, 0)
+    if na > wb:  # the window moved past all its slots
+        wa, wm, wb = na, na, na - 1
+        for w in range(W_):
+            agg[w] = ZERO
+    elif na > wa:
+        wa = na
+        if wa >= wm:  # the front is used up: the back becomes the front
+            for w in range(W_):
+                suf[wb, w] = SB[wb, w]
+            for s_ in range(wb - 1, wa - 1, -1):
+                for w in range(W_):
+                    suf[s_, w] = SB[s_, w] | suf[s_ + 1, w]
+            wm = wb + 1
+            for w in range(W_):
+                agg[w] = ZERO
+    while wb + 1 < S and (xs[wb + 1] < t + L if excl else xs[wb + 1] <= t + L):
+        wb += 1
+        for w in range(W_):
+            agg[w] |= SB[wb, w]
+    if wa < wm:
+        for w in range(W_):
+            held[w] = suf[wa, w] | agg[w]
+    else:
+        for w in range(W_):
+            held[w] = agg[w]
+    if nempty > 0:
+        _held_direct(t, L, excl, nres, RF, RI, rnodes, True, held)
+    return ia, wa, wm, wb
+
+
+@njit
+def _rows_grown(A, n):
+    """``A`` with room for at least n rows (``A[:A.shape[0]]`` kept; doubling)."""
+    if n <= A.shape[0]:
+        return A
+    B = np.empty((max(n, 2 * A.shape[0]), A.shape[1]), dtype=A.dtype)
+    B[:A.shape[0]] = A
+    return B
 
 
 @njit(**NO_NRT)
@@ -281,18 +375,19 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
     S = 0
     nempty = 0  # reservations with rb == re (no slot holds them)
     held = np.empty(W_, dtype=np.uint64)
-    rbits = np.empty(W_, dtype=np.uint64)
     agg = np.empty(W_, dtype=np.uint64)
     suf = np.empty((16, W_), dtype=np.uint64)
     part_free = np.zeros(NP)
     unres = np.zeros(NP, dtype=np.int64)  # each partition's nodes without a reservation
     top = np.full(NP, -np.inf)  # each partition's latest first_rb of a reserved node ...
     ntop = np.zeros(NP, dtype=np.int64)  # ... and how many nodes have it
+    pbits = np.zeros((NP, W_), dtype=np.uint64)  # each partition's nodes as a bitmap
     for p in range(NP):
         for v in range(N):
             if part_nodes[p, v]:
                 part_free[p] += free[v]
                 unres[p] += 1
+                _set_bit(pbits[p], v)
     fl = np.empty(N, dtype=np.int64)  # the nodes with free CPUs now
     nfl = 0
     for v in range(N):
@@ -305,16 +400,18 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
     candh = np.empty(W_, dtype=np.uint64)  # nodes held over [tau, tau + L]: not candidates from tau
     held2 = np.empty(W_, dtype=np.uint64)
     nres, tested, used = (CK[0, k0], CK[1, k0], CK[2, k0]) if k0 > 0 else (0, 0, 0)
+    RB = np.empty((max(16, nres + 1), W_), dtype=np.uint64)  # each reservation's nodes as a bitmap
     horizon = CKF[k0] if k0 > 0 else np.inf
     for q in range(nres):  # the reservations of the jobs before k0, made again
         _add_reservation(q, now, RF, RI, rnodes, first_rb, unres, top, ntop, part_nodes)
+        for w in range(W_):
+            RB[q, w] = ZERO
+        for z in range(roff[q], roff[q] + rlen[q]):
+            _set_bit(RB[q], rnodes[z])
         if rb[q] < re[q]:
-            rbits[:] = ZERO
-            for z in range(roff[q], roff[q] + rlen[q]):
-                _set_bit(rbits, rnodes[z])
             if S + 2 > xs.shape[0]:
                 xs, SB = _slot_grown(xs, SB, S)
-            S = _slot_add(xs, SB, S, rb[q], re[q], rbits)
+            S = _slot_add(xs, SB, S, rb[q], re[q], RB[q])
         else:
             nempty += 1
     for q in range(nrun):  # each running job's expected end stays what _batches reads now
@@ -467,9 +564,11 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
         if suf.shape[0] < S:
             suf = np.empty((xs.shape[0], W_), dtype=np.uint64)
         fp = fplanes[p]
-        wa, wm, wb = 0, 0, -1  # the window's slots [wa, wb]: suf[wa] is the OR of [wa, wm), agg of [wm, wb]
-        ia = -1  # the last slot beginning by t (-1: none)
-        agg[:] = ZERO
+        wa, wm, wb = 0, 0, -1  # the window's slots (:func:`_held_at`)
+        ia = -1
+        for w in range(W_):
+            agg[w] = ZERO
+        held_t = np.nan  # the time ``held`` was made for: made only when read (it depends on t alone)
         direct = L <= 0.0  # (a zero limit: no slot range; tested reservation by reservation)
         t_found = np.inf
         t_last = np.nan
@@ -493,10 +592,15 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
             if t == t_last:
                 if rounded and at_end:
                     # a reservation end at a batch time just tested from an earlier tau: the loop
-                    # tries again from tau = t (held, made at t_last = t, is its candidates' complement)
-                    candh[:] = held
+                    # tries again from tau = t (held at t is its candidates' complement)
+                    if held_t != t:
+                        ia, wa, wm, wb = _held_at(t, L, excl, direct, nempty, nres, RF, RI, rnodes, S, xs, SB, suf,
+                                                  agg, held, ia, wa, wm, wb)
+                        held_t = t
+                    for w in range(W_):
+                        candh[w] = held[w]
                     cand_made = True
-                    if _cpus_outside(fp[b], held, NPL, W_) >= need:
+                    if _cpus_outside(fp, b, held, NPL, W_) >= need:
                         t_found = t
                         break
                 continue  # (reservation ends shared, a batch at one: the same reading as at t_last)
@@ -509,81 +613,43 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
             if b > fmade[p]:
                 _planes_extend(p, part_nodes, byend, bcount, fmade[p], b, JI, anode, acnt, alen, fp, ncpu[p])
                 fmade[p] = b
-            if direct:
-                held[:] = ZERO
-                _held_direct(t, L, excl, nres, RF, RI, rnodes, False, held)
-            else:
-                # the held nodes: the OR of the slots from the one holding t (wa) to the last
-                # beginning by t + L (wb; before t + L, exclusive); both ends only move forward
-                # with t, so the window's OR is kept as a queue: each slot is ORed in at most
-                # twice per walk (an array-passing call per time costs more than the walk itself)
-                while ia + 1 < S and xs[ia + 1] <= t:
-                    ia += 1
-                na = max(ia, 0)
-                if na > wb:  # the window moved past all its slots
-                    wa, wm, wb = na, na, na - 1
-                    agg[:] = ZERO
-                elif na > wa:
-                    wa = na
-                    if wa >= wm:  # the front is used up: the back becomes the front
-                        for w in range(W_):
-                            suf[wb, w] = SB[wb, w]
-                        for s_ in range(wb - 1, wa - 1, -1):
-                            for w in range(W_):
-                                suf[s_, w] = SB[s_, w] | suf[s_ + 1, w]
-                        wm = wb + 1
-                        agg[:] = ZERO
-                while wb + 1 < S and (xs[wb + 1] < t + L if excl else xs[wb + 1] <= t + L):
-                    wb += 1
-                    for w in range(W_):
-                        agg[w] |= SB[wb, w]
-                if wa < wm:
-                    for w in range(W_):
-                        held[w] = suf[wa, w] | agg[w]
-                else:
-                    held[:] = agg
-                if nempty > 0:
-                    _held_direct(t, L, excl, nres, RF, RI, rnodes, True, held)
-            if rounded and at_end:
-                # a reservation end is a later_start: tried again from tau = t, whose candidates
-                # are the nodes held (over [t, t + L]) leaves out
-                candh[:] = held
-                cand_made = True
-            elif rounded:
+            if rounded and not at_end:
                 if not cand_made:
                     # tau = now: the candidates are the nodes whose first reservation (ending after
                     # now) begins after now + L; they stay so until now + L reaches the earliest
                     # such begin (the horizon) or the walk passes tau on
-                    candh[:] = ZERO
-                    nxt = np.inf
-                    for v in range(N):
-                        if part_nodes[p, v]:
-                            f = first_rb[v]
-                            if f <= b_end if not excl else f < b_end:
-                                _set_bit(candh, v)
-                            elif f < nxt:
-                                nxt = f
+                    nxt = _cand_now(now, b_end, excl, nres, RF, RB, pbits[p], candh)
                     horizon = min(horizon, nxt - L)
                     cand_made = True
                 # will-run from tau on its candidates: T = t when they hold the job at t; kept
                 # unless a slice overlaps the rounded [floor(t), floor(t + L)) on the nodes chosen
-                if _cpus_outside(fp[b], candh, NPL, W_) < need:
-                    continue  # the candidates from tau cannot hold it at t
+                if _cpus_outside(fp, b, candh, NPL, W_) < need:
+                    continue  # the candidates from tau cannot hold it at t (held at t not read)
                 s_r = np.floor((t + ph) / res) * res - ph
                 e_r = np.floor((t + ph + L) / res) * res - ph
-                held2[:] = candh
-                _held_rounded(s_r, e_r, nres, RF, RI, rnodes, held2)
-                if _cpus_outside(fp[b], held2, NPL, W_) >= need:
+                for w in range(W_):
+                    held2[w] = candh[w]
+                _held_rounded(s_r, e_r, nres, RF, RB, held2)
+                if _cpus_outside(fp, b, held2, NPL, W_) >= need:
                     t_found = t
                     use2 = True
                     break
-                # overlap: tried again from tau = t, whose candidates are the nodes held tests
-                candh[:] = held
-            if _cpus_outside(fp[b], held, NPL, W_) >= need:
+            # the held nodes at t (:func:`_held_at`)
+            ia, wa, wm, wb = _held_at(t, L, excl, direct, nempty, nres, RF, RI, rnodes, S, xs, SB, suf, agg, held,
+                                      ia, wa, wm, wb)
+            held_t = t
+            if rounded:
+                # a reservation end is a later_start, and an overlap tries again: from tau = t,
+                # whose candidates are the nodes held (over [t, t + L]) leaves out
+                for w in range(W_):
+                    candh[w] = held[w]
+                cand_made = True
+            if _cpus_outside(fp, b, held, NPL, W_) >= need:
                 t_found = t
                 break
         if use2:
-            held[:] = held2
+            for w in range(W_):
+                held[w] = held2[w]
         if t_found <= win_end and t_found < np.inf:
             # reserve the selected nodes whole: the partition's unheld nodes with CPUs free at
             # t_found, lowest-numbered first
@@ -593,7 +659,9 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
             roff[nres] = used
             got = 0
             cnt = 0
-            rbits[:] = ZERO
+            RB = _rows_grown(RB, nres + 1)
+            for w in range(W_):
+                RB[nres, w] = ZERO
             for w in range(W_):
                 if got >= need:
                     break
@@ -609,7 +677,7 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
                         c += int((fp[b, k, w] >> np.uint64(bit)) & ONE) << k
                     got += c
                     rnodes[used + cnt] = (w << 6) + bit
-                    rbits[w] |= ONE << np.uint64(bit)
+                    RB[nres, w] |= ONE << np.uint64(bit)
                     cnt += 1
             rlen[nres] = cnt
             used += cnt
@@ -634,7 +702,7 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
         if rb[nres] < re[nres]:
             if S + 2 > xs.shape[0]:
                 xs, SB = _slot_grown(xs, SB, S)
-            S = _slot_add(xs, SB, S, rb[nres], re[nres], rbits)
+            S = _slot_add(xs, SB, S, rb[nres], re[nres], RB[nres])
         else:
             nempty += 1
         nres += 1

@@ -302,6 +302,112 @@ def _space_add(nse, nrec, b, e, res, win_end):
     return nrec
 
 
+@njit(**NO_NRT)
+def _walk(now, L, need, b_end, excl, rounded, res, ph, win_end, W, horizon, lo, r, p, nres, nempty, S, pb_time, pb_end,
+          pb_count, pb_n, fmade, fplanes, ncpu, part_nodes, JI, anode, acnt, alen, RF, RI, rnodes, RB, pmask, xs, SB, suf,
+          agg, held, held2, candh):
+    """A job's earliest-start walk in :func:`_backfill` (its comment there says what it reads):
+    from batch ``lo`` and reservation end ``ord_re[r]`` on, the first candidate time T at which
+    the job (``need`` CPUs for L seconds, partition p) fits; ``held`` then holds the nodes it may
+    not take at T. Returns (T or inf, the batch prefix at T, horizon). A function of its own
+    without numba's reference counting: its helpers are inlined and pass arrays at every
+    candidate time, which in :func:`_backfill` (an allocating kernel) cost a count update for
+    each array at each time."""
+    fp = fplanes[p]
+    btime, byend, bcount, nb = pb_time[p], pb_end[p], pb_count[p], pb_n[p]
+    rb, re, ord_re = RF[0], RF[1], RI[2]
+    W_ = held.shape[0]
+    NPL = fp.shape[1]
+    b = lo
+    wa, wm, wb = 0, 0, -1  # the window's slots (:func:`_held_at`)
+    ia = -1
+    for w in range(W_):
+        agg[w] = ZERO
+    held_t = np.nan  # the time ``held`` was made for: made only when read (it depends on t alone)
+    direct = L <= 0.0  # (a zero limit: no slot range; tested reservation by reservation)
+    t_found = np.inf
+    t_last = np.nan
+    bi = lo  # (now itself failed above)
+    use2 = False  # the nodes were chosen outside held (held2: candidates from tau, no rounded overlap)
+    # (tau = now: its candidates are made when first needed)
+    cand_made = False
+    while True:
+        tb = btime[bi] if bi < nb else np.inf
+        tr = re[ord_re[r]] if r < nres else np.inf
+        if tb == np.inf and tr == np.inf:
+            break
+        at_end = False  # t is a reservation end: Slurm's later_start, the loop tries again from it
+        if tb <= tr:
+            t = tb
+            bi += 1
+        else:
+            t = tr
+            r += 1
+            at_end = True
+        if t == t_last:
+            if rounded and at_end:
+                # a reservation end at a batch time just tested from an earlier tau: the loop
+                # tries again from tau = t (held at t is its candidates' complement)
+                if held_t != t:
+                    ia, wa, wm, wb = _held_at(t, L, excl, direct, nempty, nres, RF, RI, rnodes, S, xs, SB, suf,
+                                              agg, held, ia, wa, wm, wb)
+                    held_t = t
+                for w in range(W_):
+                    candh[w] = held[w]
+                cand_made = True
+                if _cpus_outside(fp, b, held, NPL, W_) >= need:
+                    t_found = t
+                    break
+            continue  # (reservation ends shared, a batch at one: the same reading as at t_last)
+        t_last = t
+        if t > win_end:
+            horizon = min(horizon, t - W)  # until the window reaches t
+            break  # a later start makes no reservation: the walk can stop
+        while b < nb and btime[b] <= t:
+            b += 1
+        if b > fmade[p]:
+            _planes_extend(p, part_nodes, byend, bcount, fmade[p], b, JI, anode, acnt, alen, fp, ncpu[p])
+            fmade[p] = b
+        if rounded and not at_end:
+            if not cand_made:
+                # tau = now: the candidates are the nodes whose first reservation (ending after
+                # now) begins after now + L; they stay so until now + L reaches the earliest
+                # such begin (the horizon) or the walk passes tau on
+                nxt = _cand_now(now, b_end, excl, nres, RF, RB, pmask[p], candh)
+                horizon = min(horizon, nxt - L)
+                cand_made = True
+            # will-run from tau on its candidates: T = t when they hold the job at t; kept
+            # unless a slice overlaps the rounded [floor(t), floor(t + L)) on the nodes chosen
+            if _cpus_outside(fp, b, candh, NPL, W_) < need:
+                continue  # the candidates from tau cannot hold it at t (held at t not read)
+            s_r = np.floor((t + ph) / res) * res - ph
+            e_r = np.floor((t + ph + L) / res) * res - ph
+            for w in range(W_):
+                held2[w] = candh[w]
+            _held_rounded(s_r, e_r, nres, RF, RB, held2)
+            if _cpus_outside(fp, b, held2, NPL, W_) >= need:
+                t_found = t
+                use2 = True
+                break
+        # the held nodes at t (:func:`_held_at`)
+        ia, wa, wm, wb = _held_at(t, L, excl, direct, nempty, nres, RF, RI, rnodes, S, xs, SB, suf, agg, held,
+                                  ia, wa, wm, wb)
+        held_t = t
+        if rounded:
+            # a reservation end is a later_start, and an overlap tries again: from tau = t,
+            # whose candidates are the nodes held (over [t, t + L]) leaves out
+            for w in range(W_):
+                candh[w] = held[w]
+            cand_made = True
+        if _cpus_outside(fp, b, held, NPL, W_) >= need:
+            t_found = t
+            break
+    if use2:
+        for w in range(W_):
+            held[w] = held2[w]
+    return t_found, b, horizon
+
+
 @njit
 def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
               anode, acnt, alen, start, finish, expend, run, nrun, by, RF, RI, rnodes, CK, CKF, LJ, LA, LC,
@@ -563,93 +669,10 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
             continue  # it cannot start within the window: no reservation (see below)
         if suf.shape[0] < S:
             suf = np.empty((xs.shape[0], W_), dtype=np.uint64)
+        t_found, b, horizon = _walk(now, L, need, b_end, excl, rounded, res, ph, win_end, W, horizon, lo, r, p, nres,
+                                    nempty, S, pb_time, pb_end, pb_count, pb_n, fmade, fplanes, ncpu, part_nodes, JI,
+                                    anode, acnt, alen, RF, RI, rnodes, RB, pbits, xs, SB, suf, agg, held, held2, candh)
         fp = fplanes[p]
-        wa, wm, wb = 0, 0, -1  # the window's slots (:func:`_held_at`)
-        ia = -1
-        for w in range(W_):
-            agg[w] = ZERO
-        held_t = np.nan  # the time ``held`` was made for: made only when read (it depends on t alone)
-        direct = L <= 0.0  # (a zero limit: no slot range; tested reservation by reservation)
-        t_found = np.inf
-        t_last = np.nan
-        bi = lo  # (now itself failed above)
-        use2 = False  # the nodes were chosen outside held (held2: candidates from tau, no rounded overlap)
-        # (tau = now: its candidates are made when first needed)
-        cand_made = False
-        while True:
-            tb = btime[bi] if bi < nb else np.inf
-            tr = re[ord_re[r]] if r < nres else np.inf
-            if tb == np.inf and tr == np.inf:
-                break
-            at_end = False  # t is a reservation end: Slurm's later_start, the loop tries again from it
-            if tb <= tr:
-                t = tb
-                bi += 1
-            else:
-                t = tr
-                r += 1
-                at_end = True
-            if t == t_last:
-                if rounded and at_end:
-                    # a reservation end at a batch time just tested from an earlier tau: the loop
-                    # tries again from tau = t (held at t is its candidates' complement)
-                    if held_t != t:
-                        ia, wa, wm, wb = _held_at(t, L, excl, direct, nempty, nres, RF, RI, rnodes, S, xs, SB, suf,
-                                                  agg, held, ia, wa, wm, wb)
-                        held_t = t
-                    for w in range(W_):
-                        candh[w] = held[w]
-                    cand_made = True
-                    if _cpus_outside(fp, b, held, NPL, W_) >= need:
-                        t_found = t
-                        break
-                continue  # (reservation ends shared, a batch at one: the same reading as at t_last)
-            t_last = t
-            if t > win_end:
-                horizon = min(horizon, t - W)  # until the window reaches t
-                break  # a later start makes no reservation: the walk can stop
-            while b < nb and btime[b] <= t:
-                b += 1
-            if b > fmade[p]:
-                _planes_extend(p, part_nodes, byend, bcount, fmade[p], b, JI, anode, acnt, alen, fp, ncpu[p])
-                fmade[p] = b
-            if rounded and not at_end:
-                if not cand_made:
-                    # tau = now: the candidates are the nodes whose first reservation (ending after
-                    # now) begins after now + L; they stay so until now + L reaches the earliest
-                    # such begin (the horizon) or the walk passes tau on
-                    nxt = _cand_now(now, b_end, excl, nres, RF, RB, pbits[p], candh)
-                    horizon = min(horizon, nxt - L)
-                    cand_made = True
-                # will-run from tau on its candidates: T = t when they hold the job at t; kept
-                # unless a slice overlaps the rounded [floor(t), floor(t + L)) on the nodes chosen
-                if _cpus_outside(fp, b, candh, NPL, W_) < need:
-                    continue  # the candidates from tau cannot hold it at t (held at t not read)
-                s_r = np.floor((t + ph) / res) * res - ph
-                e_r = np.floor((t + ph + L) / res) * res - ph
-                for w in range(W_):
-                    held2[w] = candh[w]
-                _held_rounded(s_r, e_r, nres, RF, RB, held2)
-                if _cpus_outside(fp, b, held2, NPL, W_) >= need:
-                    t_found = t
-                    use2 = True
-                    break
-            # the held nodes at t (:func:`_held_at`)
-            ia, wa, wm, wb = _held_at(t, L, excl, direct, nempty, nres, RF, RI, rnodes, S, xs, SB, suf, agg, held,
-                                      ia, wa, wm, wb)
-            held_t = t
-            if rounded:
-                # a reservation end is a later_start, and an overlap tries again: from tau = t,
-                # whose candidates are the nodes held (over [t, t + L]) leaves out
-                for w in range(W_):
-                    candh[w] = held[w]
-                cand_made = True
-            if _cpus_outside(fp, b, held, NPL, W_) >= need:
-                t_found = t
-                break
-        if use2:
-            for w in range(W_):
-                held[w] = held2[w]
         if t_found <= win_end and t_found < np.inf:
             # reserve the selected nodes whole: the partition's unheld nodes with CPUs free at
             # t_found, lowest-numbered first

@@ -488,12 +488,18 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
     top = np.full(NP, -np.inf)  # each partition's latest first_rb of a reserved node ...
     ntop = np.zeros(NP, dtype=np.int64)  # ... and how many nodes have it
     pbits = np.zeros((NP, W_), dtype=np.uint64)  # each partition's nodes as a bitmap
+    # (array elements indexed, not row views: a view in this kernel costs two reference count
+    # updates; sums kept in locals, not in the array, which a loop-carried store would serialise)
     for p in range(NP):
+        pf = 0.0
+        nu = 0
         for v in range(N):
             if part_nodes[p, v]:
-                part_free[p] += free[v]
-                unres[p] += 1
-                _set_bit(pbits[p], v)
+                pf += free[v]
+                nu += 1
+                pbits[p, v >> 6] |= ONE << np.uint64(v & 63)
+        part_free[p] = pf
+        unres[p] = nu
     fl = np.empty(N, dtype=np.int64)  # the nodes with free CPUs now
     nfl = 0
     for v in range(N):
@@ -513,11 +519,12 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
         for w in range(W_):
             RB[q, w] = ZERO
         for z in range(roff[q], roff[q] + rlen[q]):
-            _set_bit(RB[q], rnodes[z])
+            v = rnodes[z]
+            RB[q, v >> 6] |= ONE << np.uint64(v & 63)
         if rb[q] < re[q]:
             if S + 2 > xs.shape[0]:
                 xs, SB = _slot_grown(xs, SB, S)
-            S = _slot_add(xs, SB, S, rb[q], re[q], RB[q])
+            S = _slot_add(xs, SB, S, rb[q], re[q], RB, q)
         else:
             nempty += 1
     for q in range(nrun):  # each running job's expected end stays what _batches reads now
@@ -600,10 +607,11 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
             by[j] = 2
             npend = _remove(pend, npend, j)
             for q in range(NP):
-                part_free[q] = 0.0
+                pf = 0.0
                 for v in range(N):
                     if part_nodes[q, v]:
-                        part_free[q] += free[v]
+                        pf += free[v]
+                part_free[q] = pf
             nfl = 0
             for v in range(N):
                 if free[v] > 0:
@@ -632,7 +640,7 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
             _planes_now(p, part_nodes, free, fplanes[p], ncpu[p])
             fmade[p] = 0
             have[p] = 1
-        byend, btime, bcount, nb = pb_end[p], pb_time[p], pb_count[p], pb_n[p]
+        nb = pb_n[p]
         # the first batch after which the partition's CPUs (reservations aside) could hold the job:
         # no earlier time can work, and the totals only grow (binary search)
         base = part_free[p]
@@ -647,7 +655,7 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
             if lo == nb:
                 horizon = now
                 continue  # cannot happen: the partition holds the job once all running jobs end
-            t_min = btime[lo]
+            t_min = pb_time[p, lo]
         else:
             t_min = now
         # candidate times from t_min on: batch times and reservation ends (kept sorted), merged
@@ -672,7 +680,6 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
         t_found, b, horizon = _walk(now, L, need, b_end, excl, rounded, res, ph, win_end, W, horizon, lo, r, p, nres,
                                     nempty, S, pb_time, pb_end, pb_count, pb_n, fmade, fplanes, ncpu, part_nodes, JI,
                                     anode, acnt, alen, RF, RI, rnodes, RB, pbits, xs, SB, suf, agg, held, held2, candh)
-        fp = fplanes[p]
         if t_found <= win_end and t_found < np.inf:
             # reserve the selected nodes whole: the partition's unheld nodes with CPUs free at
             # t_found, lowest-numbered first
@@ -690,14 +697,14 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
                     break
                 m = ZERO
                 for k in range(NPL):
-                    m |= fp[b, k, w]
+                    m |= fplanes[p, b, k, w]
                 m &= ~held[w]
                 while m != ZERO and got < need:
                     bit = lowbit(m)
                     m &= m - ONE
                     c = 0
                     for k in range(NPL):
-                        c += int((fp[b, k, w] >> np.uint64(bit)) & ONE) << k
+                        c += int((fplanes[p, b, k, w] >> np.uint64(bit)) & ONE) << k
                     got += c
                     rnodes[used + cnt] = (w << 6) + bit
                     RB[nres, w] |= ONE << np.uint64(bit)
@@ -725,7 +732,7 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
         if rb[nres] < re[nres]:
             if S + 2 > xs.shape[0]:
                 xs, SB = _slot_grown(xs, SB, S)
-            S = _slot_add(xs, SB, S, rb[nres], re[nres], RB[nres])
+            S = _slot_add(xs, SB, S, rb[nres], re[nres], RB, nres)
         else:
             nempty += 1
         nres += 1

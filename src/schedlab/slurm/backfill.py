@@ -409,8 +409,21 @@ def _walk(now, L, need, b_end, excl, rounded, res, ph, win_end, W, horizon, lo, 
 
 
 @njit
+def _pass_scratch(node_cpus, NP):
+    """The fixed-size scratch of :func:`_backfill` (sizes: nodes, partitions, bitmap words), made
+    once per run; every pass sets what it reads."""
+    N = node_cpus.shape[0]
+    W_ = _nwords(N)
+    return (np.empty(N), np.empty(N, dtype=np.uint8), np.empty(W_, dtype=np.uint64), np.empty(W_, dtype=np.uint64),
+            np.empty(NP), np.empty(NP, dtype=np.int64), np.empty(NP), np.empty(NP, dtype=np.int64),
+            np.empty((NP, W_), dtype=np.uint64), np.empty(N, dtype=np.int64), np.empty(W_, dtype=np.uint64),
+            np.empty(W_, dtype=np.uint64), np.empty((NP, N), dtype=np.int64), np.empty(NP, dtype=np.uint8),
+            np.empty(NP, dtype=np.int64), np.empty(NP, dtype=np.int64), np.empty(N), np.empty(N, dtype=np.int64))
+
+
+@njit
 def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
-              anode, acnt, alen, start, finish, expend, run, nrun, by, RF, RI, rnodes, CK, CKF, LJ, LA, LC,
+              anode, acnt, alen, start, finish, expend, run, nrun, by, RF, RI, rnodes, CK, CKF, LJ, LA, LC, BS,
               trim=False):
     """One backfill pass (backfill.c _attempt_backfill; docs/slurm-policy-spec.md section 5): the
     queue in order, at most bf_max_job_test jobs tested; a job that fits now on nodes free of every
@@ -422,7 +435,7 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
     loop). A job an association/QOS limit holds (:mod:`.limits`) is skipped without a reservation;
     with assoc_limit_stop it is not started but reserved (the pending reason shown is set by the
     main scheduler only, which tests the same jobs whether passes are skipped or not). Returns
-    (npend, nrun, horizon, reach).
+    (npend, nrun, horizon, reach). ``BS``: the pass's fixed-size scratch (:func:`_pass_scratch`).
 
     The reservations (``RF``: begin, end; ``RI``: offset and count in ``rnodes``, the order by
     end) and, for each queue position k <= ``reach``, the state before job k
@@ -470,8 +483,11 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
     rb, re = RF[0], RF[1]
     roff, rlen = RI[0], RI[1]
     ord_re = RI[2]  # the reservations by end
-    first_rb = np.full(N, np.inf)  # each node's earliest reservation that ends after now
-    cand = np.zeros(N, dtype=np.uint8)
+    # the fixed-size scratch, made once per run (about 20 allocations per pass were an eighth of the run)
+    (first_rb, cand, held, agg, part_free, unres, top, ntop, pbits, fl, candh, held2, ncpu, have, pb_n, fmade, frb,
+     fcum) = BS
+    first_rb[:] = np.inf  # each node's earliest reservation that ends after now
+    cand[:] = 0
     # the walk's bitmaps (nodespace): the slot map of the reservations with rb < re, and
     # scratch for one window (held nodes, a reservation's nodes, the window's OR over slots)
     W_ = _nwords(N)
@@ -480,14 +496,12 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
     SB = np.zeros((16, W_), dtype=np.uint64)
     S = 0
     nempty = 0  # reservations with rb == re (no slot holds them)
-    held = np.empty(W_, dtype=np.uint64)
-    agg = np.empty(W_, dtype=np.uint64)
     suf = np.empty((16, W_), dtype=np.uint64)
-    part_free = np.zeros(NP)
-    unres = np.zeros(NP, dtype=np.int64)  # each partition's nodes without a reservation
-    top = np.full(NP, -np.inf)  # each partition's latest first_rb of a reserved node ...
-    ntop = np.zeros(NP, dtype=np.int64)  # ... and how many nodes have it
-    pbits = np.zeros((NP, W_), dtype=np.uint64)  # each partition's nodes as a bitmap
+    # part_free, unres: each partition's free CPUs and nodes without a reservation; top: its latest
+    # first_rb of a reserved node, and ntop: how many nodes have it; pbits: its nodes as a bitmap
+    top[:] = -np.inf
+    ntop[:] = 0
+    pbits[:] = ZERO
     # (array elements indexed, not row views: a view in this kernel costs two reference count
     # updates; sums kept in locals, not in the array, which a loop-carried store would serialise)
     for p in range(NP):
@@ -500,7 +514,7 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
                 pbits[p, v >> 6] |= ONE << np.uint64(v & 63)
         part_free[p] = pf
         unres[p] = nu
-    fl = np.empty(N, dtype=np.int64)  # the nodes with free CPUs now
+    # fl: the nodes with free CPUs now
     nfl = 0
     for v in range(N):
         if free[v] > 0:
@@ -509,8 +523,7 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
     late = P[P_KILL_WAIT] + P[P_OVER_TIME]
     W = P[P_BF_WINDOW]
     rounded = O[O_RESV_ROUNDED]  # the TRY_LATER loop with _test_resv_overlap (SlurmOptions.resv_overlap)
-    candh = np.empty(W_, dtype=np.uint64)  # nodes held over [tau, tau + L]: not candidates from tau
-    held2 = np.empty(W_, dtype=np.uint64)
+    # candh: nodes held over [tau, tau + L]: not candidates from tau
     nres, tested, used = (CK[0, k0], CK[1, k0], CK[2, k0]) if k0 > 0 else (0, 0, 0)
     RB = np.empty((max(16, nres + 1), W_), dtype=np.uint64)  # each reservation's nodes as a bitmap
     horizon = CKF[k0] if k0 > 0 else np.inf
@@ -536,12 +549,11 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
     pb_end = np.empty((NP, cap_run), dtype=np.int64)
     pb_time = np.empty((NP, cap_run))
     pb_count = np.empty((NP, cap_run), dtype=np.int64)
-    pb_n = np.zeros(NP, dtype=np.int64)
+    pb_n[:] = 0
     freed = np.zeros((NP, cap_run))
     fplanes = np.empty((NP, cap_run, NPL, W_), dtype=np.uint64)  # the free CPUs per batch prefix ...
-    fmade = np.zeros(NP, dtype=np.int64)  # ... made up to this prefix
-    ncpu = np.empty((NP, N), dtype=np.int64)  # ... and each node's free CPUs there
-    have = np.zeros(NP, dtype=np.uint8)
+    fmade[:] = 0  # ... made up to this prefix (ncpu: and each node's free CPUs there)
+    have[:] = 0
     K_ = order.shape[0]
     # trim: the pass ends where no later job can start: none fits in its partition's CPUs free now
     # on nodes free of reservations beginning by now + its limit (:func:`_can_start_from`). A pass
@@ -550,8 +562,7 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
     # With the same jobs running (the only way a skipped or resumed pass reuses this one) and a
     # later time before the horizon (no reservation ended), the same holds then: the horizon and
     # kept states stay valid.
-    frb = np.empty(N)  # the free nodes' first reservations, latest first, ...
-    fcum = np.empty(N, dtype=np.int64)  # ... and the CPUs of the nodes up to each
+    # frb: the free nodes' first reservations, latest first, and fcum: the CPUs of the nodes up to each
     wit = -1  # a position >= k whose job may still start ...
     stale = True  # ... to be found again (after a start or a reservation on a free node)
     reach = K_
@@ -689,7 +700,8 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
             roff[nres] = used
             got = 0
             cnt = 0
-            RB = _rows_grown(RB, nres + 1)
+            if nres + 1 > RB.shape[0]:
+                RB = _rows_grown(RB, nres + 1)
             for w in range(W_):
                 RB[nres, w] = ZERO
             for w in range(W_):

@@ -11,7 +11,7 @@ from .._config import njit
 from .layout import (F_LIMIT, I_AOFF, I_CPUS, I_PART, O_BF_COUNT_POPPED, O_BF_TOUCH_EXCLUSIVE, O_RESERVE_FIRST_ONLY,
                      O_RESV_ROUNDED, O_WILLRUN_EXACT, P_BF_MAX_TEST, P_BF_PHASE, P_BF_RES, P_BF_WINDOW, P_KILL_WAIT,
                      P_NODE_SPACE, P_OVER_TIME)
-from .nodespace import (ONE, ZERO, _held_direct, _nwords, _planes_extend, _planes_now, _planes_of, _set_bit, _slot_add,
+from .nodespace import (ONE, ZERO, _held_direct, _nwords, _planes_extend, _planes_now, _planes_of, _slot_add,
                         _slot_grown, lowbit, popcount)
 from ..sim.profile import _lower
 from .ops import NO_NRT, _remove, _start
@@ -345,54 +345,46 @@ def _walk(now, L, need, b_end, excl, rounded, res, ph, win_end, W, horizon, lo, 
             r += 1
             at_end = True
         if t == t_last:
-            if rounded and at_end:
-                # a reservation end at a batch time just tested from an earlier tau: the loop
-                # tries again from tau = t (held at t is its candidates' complement)
-                if held_t != t:
-                    ia, wa, wm, wb = _held_at(t, L, excl, direct, nempty, nres, RF, RI, rnodes, S, xs, SB, suf,
-                                              agg, held, ia, wa, wm, wb)
-                    held_t = t
+            if not (rounded and at_end):
+                continue  # (reservation ends shared, a batch at one: the same reading as at t_last)
+            # a reservation end at a batch time just tested from an earlier tau: the loop tries
+            # again from tau = t (below: held at t is its candidates' complement)
+        else:
+            t_last = t
+            if t > win_end:
+                horizon = min(horizon, t - W)  # until the window reaches t
+                break  # a later start makes no reservation: the walk can stop
+            while b < nb and btime[b] <= t:
+                b += 1
+            if b > fmade[p]:
+                _planes_extend(p, part_nodes, byend, bcount, fmade[p], b, JI, anode, acnt, alen, fp, ncpu[p])
+                fmade[p] = b
+            if rounded and not at_end:
+                if not cand_made:
+                    # tau = now: the candidates are the nodes whose first reservation (ending after
+                    # now) begins after now + L; they stay so until now + L reaches the earliest
+                    # such begin (the horizon) or the walk passes tau on
+                    nxt = _cand_now(now, b_end, excl, nres, RF, RB, pmask[p], candh)
+                    horizon = min(horizon, nxt - L)
+                    cand_made = True
+                # will-run from tau on its candidates: T = t when they hold the job at t; kept
+                # unless a slice overlaps the rounded [floor(t), floor(t + L)) on the nodes chosen
+                if _cpus_outside(fp, b, candh, NPL, W_) < need:
+                    continue  # the candidates from tau cannot hold it at t (held at t not read)
+                s_r = np.floor((t + ph) / res) * res - ph
+                e_r = np.floor((t + ph + L) / res) * res - ph
                 for w in range(W_):
-                    candh[w] = held[w]
-                cand_made = True
-                if _cpus_outside(fp, b, held, NPL, W_) >= need:
+                    held2[w] = candh[w]
+                _held_rounded(s_r, e_r, nres, RF, RB, held2)
+                if _cpus_outside(fp, b, held2, NPL, W_) >= need:
                     t_found = t
+                    use2 = True
                     break
-            continue  # (reservation ends shared, a batch at one: the same reading as at t_last)
-        t_last = t
-        if t > win_end:
-            horizon = min(horizon, t - W)  # until the window reaches t
-            break  # a later start makes no reservation: the walk can stop
-        while b < nb and btime[b] <= t:
-            b += 1
-        if b > fmade[p]:
-            _planes_extend(p, part_nodes, byend, bcount, fmade[p], b, JI, anode, acnt, alen, fp, ncpu[p])
-            fmade[p] = b
-        if rounded and not at_end:
-            if not cand_made:
-                # tau = now: the candidates are the nodes whose first reservation (ending after
-                # now) begins after now + L; they stay so until now + L reaches the earliest
-                # such begin (the horizon) or the walk passes tau on
-                nxt = _cand_now(now, b_end, excl, nres, RF, RB, pmask[p], candh)
-                horizon = min(horizon, nxt - L)
-                cand_made = True
-            # will-run from tau on its candidates: T = t when they hold the job at t; kept
-            # unless a slice overlaps the rounded [floor(t), floor(t + L)) on the nodes chosen
-            if _cpus_outside(fp, b, candh, NPL, W_) < need:
-                continue  # the candidates from tau cannot hold it at t (held at t not read)
-            s_r = np.floor((t + ph) / res) * res - ph
-            e_r = np.floor((t + ph + L) / res) * res - ph
-            for w in range(W_):
-                held2[w] = candh[w]
-            _held_rounded(s_r, e_r, nres, RF, RB, held2)
-            if _cpus_outside(fp, b, held2, NPL, W_) >= need:
-                t_found = t
-                use2 = True
-                break
-        # the held nodes at t (:func:`_held_at`)
-        ia, wa, wm, wb = _held_at(t, L, excl, direct, nempty, nres, RF, RI, rnodes, S, xs, SB, suf, agg, held,
-                                  ia, wa, wm, wb)
-        held_t = t
+        # the held nodes at t (:func:`_held_at`; at a time read before, already made)
+        if held_t != t:
+            ia, wa, wm, wb = _held_at(t, L, excl, direct, nempty, nres, RF, RI, rnodes, S, xs, SB, suf, agg, held,
+                                      ia, wa, wm, wb)
+            held_t = t
         if rounded:
             # a reservation end is a later_start, and an overlap tries again: from tau = t,
             # whose candidates are the nodes held (over [t, t + L]) leaves out
@@ -410,15 +402,18 @@ def _walk(now, L, need, b_end, excl, rounded, res, ph, win_end, W, horizon, lo, 
 
 @njit
 def _pass_scratch(node_cpus, NP):
-    """The fixed-size scratch of :func:`_backfill` (sizes: nodes, partitions, bitmap words), made
-    once per run; every pass sets what it reads."""
+    """The scratch of :func:`_backfill` (sizes: nodes, partitions, bitmap words; the slot map and
+    reservation bitmaps 64 rows, which a pass with more grows for itself), made once per run;
+    every pass sets what it reads."""
     N = node_cpus.shape[0]
     W_ = _nwords(N)
     return (np.empty(N), np.empty(N, dtype=np.uint8), np.empty(W_, dtype=np.uint64), np.empty(W_, dtype=np.uint64),
             np.empty(NP), np.empty(NP, dtype=np.int64), np.empty(NP), np.empty(NP, dtype=np.int64),
             np.empty((NP, W_), dtype=np.uint64), np.empty(N, dtype=np.int64), np.empty(W_, dtype=np.uint64),
             np.empty(W_, dtype=np.uint64), np.empty((NP, N), dtype=np.int64), np.empty(NP, dtype=np.uint8),
-            np.empty(NP, dtype=np.int64), np.empty(NP, dtype=np.int64), np.empty(N), np.empty(N, dtype=np.int64))
+            np.empty(NP, dtype=np.int64), np.empty(NP, dtype=np.int64), np.empty(N), np.empty(N, dtype=np.int64),
+            np.empty(64), np.empty((64, W_), dtype=np.uint64), np.empty((64, W_), dtype=np.uint64),
+            np.empty((64, W_), dtype=np.uint64))
 
 
 @njit
@@ -485,18 +480,17 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
     ord_re = RI[2]  # the reservations by end
     # the fixed-size scratch, made once per run (about 20 allocations per pass were an eighth of the run)
     (first_rb, cand, held, agg, part_free, unres, top, ntop, pbits, fl, candh, held2, ncpu, have, pb_n, fmade, frb,
-     fcum) = BS
+     fcum, xs, SB, suf, RB) = BS
     first_rb[:] = np.inf  # each node's earliest reservation that ends after now
     cand[:] = 0
     # the walk's bitmaps (nodespace): the slot map of the reservations with rb < re, and
     # scratch for one window (held nodes, a reservation's nodes, the window's OR over slots)
     W_ = _nwords(N)
     NPL = _planes_of(node_cpus)
-    xs = np.empty(16)
-    SB = np.zeros((16, W_), dtype=np.uint64)
+    # xs, SB: the slot map (rows from S on are written before they are read); suf: the window's
+    # suffix ORs; RB: each reservation's nodes as a bitmap (all grown here when full, this pass only)
     S = 0
     nempty = 0  # reservations with rb == re (no slot holds them)
-    suf = np.empty((16, W_), dtype=np.uint64)
     # part_free, unres: each partition's free CPUs and nodes without a reservation; top: its latest
     # first_rb of a reserved node, and ntop: how many nodes have it; pbits: its nodes as a bitmap
     top[:] = -np.inf
@@ -525,7 +519,8 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
     rounded = O[O_RESV_ROUNDED]  # the TRY_LATER loop with _test_resv_overlap (SlurmOptions.resv_overlap)
     # candh: nodes held over [tau, tau + L]: not candidates from tau
     nres, tested, used = (CK[0, k0], CK[1, k0], CK[2, k0]) if k0 > 0 else (0, 0, 0)
-    RB = np.empty((max(16, nres + 1), W_), dtype=np.uint64)  # each reservation's nodes as a bitmap
+    if nres + 1 > RB.shape[0]:
+        RB = _rows_grown(RB, nres + 1)
     horizon = CKF[k0] if k0 > 0 else np.inf
     for q in range(nres):  # the reservations of the jobs before k0, made again
         _add_reservation(q, now, RF, RI, rnodes, first_rb, unres, top, ntop, part_nodes)

@@ -16,6 +16,8 @@ Last figures (29 Nov 2026, shared 2-core machine; docs/slurm-policy-spec.md "Spe
 the time goes): the CTC-SP2 year, EASY 0.0324 s, ``--policy slurm`` 2.85 s = 88x EASY (5.72 s =
 177x before the bit-word earliest-start walk and kernels without reference counting,
 ``--before`` the src of ef8a794), starts ``8847c13b3b8deea8`` both: the 3x target is not met.
+After issue 44's behaviours (2 Dec 2026, load 1.2-1.7): main (9693171) 7.13 s, the walk's rework
+5.20 s (EASY 0.046 s, 114x), starts ``f48cc22814b60543`` both (docs/slurm-policy-spec.md).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from .._config import njit
 from .layout import (F_LIMIT, I_AOFF, I_CPUS, I_PART, O_BF_COUNT_POPPED, O_BF_TOUCH_EXCLUSIVE, O_RESERVE_FIRST_ONLY,
                      O_RESV_ROUNDED, O_WILLRUN_EXACT, P_BF_MAX_TEST, P_BF_PHASE, P_BF_RES, P_BF_WINDOW, P_KILL_WAIT,
                      P_NODE_SPACE, P_OVER_TIME)
-from .nodespace import (ONE, ZERO, _held_direct, _nwords, _planes_extend, _planes_now, _planes_of, _set_bit, _slot_add,
+from .nodespace import (ONE, ZERO, _held_direct, _nwords, _planes_extend, _planes_now, _planes_of, _slot_add,
                         _slot_grown, lowbit, popcount)
 from ..sim.profile import _lower
 from .ops import NO_NRT, _remove, _start
@@ -120,25 +120,119 @@ def _freed_totals(p, part_nodes, byend, bcount, nb, JI, anode, acnt, alen):
     return out
 
 
-@njit
-def _cpus_outside(planes, mask, NPL, W_):
-    """The free CPUs (bit planes of one batch prefix, :mod:`.nodespace`) on the nodes not in ``mask``."""
+@njit(inline="always")
+def _cpus_outside(fp, b, mask, NPL, W_):
+    """The free CPUs after batch prefix b (``fp[b]``: bit planes, :mod:`.nodespace`) on the nodes
+    not in ``mask`` (the planes indexed here, not sliced by the caller: a view per candidate time
+    cost a reference count update)."""
     avail = 0
     for k in range(NPL):
         for w in range(W_):
-            avail += popcount(planes[k, w] & ~mask[w]) << k
+            avail += popcount(fp[b, k, w] & ~mask[w]) << k
     return avail
 
 
-@njit
-def _held_rounded(s_r, e_r, nres, RF, RI, rnodes, held):
+@njit(inline="always")
+def _held_rounded(s_r, e_r, nres, RF, RB, held):
     """OR into ``held`` the nodes of the reservations _test_resv_overlap finds overlapping
-    [s_r, e_r) (bounds already floored to bf_resolution): ``end > s_r and begin < e_r``."""
-    rb, re, roff, rlen = RF[0], RF[1], RI[0], RI[1]
+    [s_r, e_r) (bounds already floored to bf_resolution): ``end > s_r and begin < e_r``.
+    ``RB[q]``: reservation q's nodes as a bitmap."""
+    rb, re = RF[0], RF[1]
     for q in range(nres):
         if re[q] > s_r and rb[q] < e_r:
-            for z in range(roff[q], roff[q] + rlen[q]):
-                _set_bit(held, rnodes[z])
+            for w in range(held.shape[0]):
+                held[w] |= RB[q, w]
+
+
+@njit(inline="always")
+def _cand_now(now, b_end, excl, nres, RF, RB, pmask, candh):
+    """The nodes that are not candidates from tau = now into ``candh``: those whose first
+    reservation ending after now (``first_rb``) begins by b_end = now + L (before, bf_touch=
+    'exclusive'); returns the earliest first reservation of a node of the partition (``pmask``)
+    beginning after b_end (inf: none).
+
+    From the reservations rather than node by node (the same sets): a node's first_rb is the
+    least begin of the reservations on it ending after now, so it begins by b_end exactly when
+    one of those reservations does, and ``candh`` is the OR of their bitmaps (bits off the
+    partition are never read: the callers mask with the partition's free-CPU planes). The least
+    first_rb after b_end among the partition's nodes is the least begin of a reservation (ending
+    after now, beginning after b_end) holding a partition node not in ``candh``: that node's
+    first_rb is at most this begin and after b_end; and the reservation giving a node its
+    first_rb holds that node."""
+    rb, re = RF[0], RF[1]
+    W_ = candh.shape[0]
+    for w in range(W_):
+        candh[w] = ZERO
+    for q in range(nres):
+        if re[q] > now and (rb[q] <= b_end if not excl else rb[q] < b_end):
+            for w in range(W_):
+                candh[w] |= RB[q, w]
+    nxt = np.inf
+    for q in range(nres):
+        if re[q] > now and rb[q] < nxt and not (rb[q] <= b_end if not excl else rb[q] < b_end):
+            for w in range(W_):
+                if RB[q, w] & pmask[w] & ~candh[w] != ZERO:
+                    nxt = rb[q]
+                    break
+    return nxt
+
+
+@njit(inline="always")
+def _held_at(t, L, excl, direct, nempty, nres, RF, RI, rnodes, S, xs, SB, suf, agg, held, ia, wa, wm, wb):
+    """``held``: the nodes the pass's reservations hold over [t, t + L] (``direct``: tested one by
+    one, L <= 0; else the OR of the slots from the one holding t (wa) to the last beginning by
+    t + L (wb; before t + L, exclusive), and the empty reservations one by one). Both ends only
+    move forward with t, so the window's OR is kept as a queue: each slot is ORed in at most
+    twice per walk. The window's state (ia: the last slot beginning by t; suf[wa] the OR of
+    [wa, wm), agg of [wm, wb]) is any earlier t's, or (-1, 0, 0, -1) with agg zero for none:
+    ``held`` depends on t alone, so a walk may skip times. Returns (ia, wa, wm, wb)."""
+    W_ = held.shape[0]
+    if direct:
+        for w in range(W_):
+            held[w] = ZERO
+        _held_direct(t, L, excl, nres, RF, RI, rnodes, False, held)
+        return ia, wa, wm, wb
+    while ia + 1 < S and xs[ia + 1] <= t:
+        ia += 1
+    na = max(ia, 0)
+    if na > wb:  # the window moved past all its slots
+        wa, wm, wb = na, na, na - 1
+        for w in range(W_):
+            agg[w] = ZERO
+    elif na > wa:
+        wa = na
+        if wa >= wm:  # the front is used up: the back becomes the front
+            for w in range(W_):
+                suf[wb, w] = SB[wb, w]
+            for s_ in range(wb - 1, wa - 1, -1):
+                for w in range(W_):
+                    suf[s_, w] = SB[s_, w] | suf[s_ + 1, w]
+            wm = wb + 1
+            for w in range(W_):
+                agg[w] = ZERO
+    while wb + 1 < S and (xs[wb + 1] < t + L if excl else xs[wb + 1] <= t + L):
+        wb += 1
+        for w in range(W_):
+            agg[w] |= SB[wb, w]
+    if wa < wm:
+        for w in range(W_):
+            held[w] = suf[wa, w] | agg[w]
+    else:
+        for w in range(W_):
+            held[w] = agg[w]
+    if nempty > 0:
+        _held_direct(t, L, excl, nres, RF, RI, rnodes, True, held)
+    return ia, wa, wm, wb
+
+
+@njit
+def _rows_grown(A, n):
+    """``A`` with room for at least n rows (``A[:A.shape[0]]`` kept; doubling)."""
+    if n <= A.shape[0]:
+        return A
+    B = np.empty((max(n, 2 * A.shape[0]), A.shape[1]), dtype=A.dtype)
+    B[:A.shape[0]] = A
+    return B
 
 
 @njit(**NO_NRT)
@@ -242,9 +336,123 @@ def _space_add(nse, nrec, b, e, res, win_end):
     return nrec
 
 
+@njit(**NO_NRT)
+def _walk(now, L, need, b_end, excl, rounded, res, ph, win_end, W, horizon, lo, r, p, nres, nempty, S, pb_time, pb_end,
+          pb_count, pb_n, fmade, fplanes, ncpu, part_nodes, JI, anode, acnt, alen, RF, RI, rnodes, RB, pmask, xs, SB, suf,
+          agg, held, held2, candh):
+    """A job's earliest-start walk in :func:`_backfill` (its comment there says what it reads):
+    from batch ``lo`` and reservation end ``ord_re[r]`` on, the first candidate time T at which
+    the job (``need`` CPUs for L seconds, partition p) fits; ``held`` then holds the nodes it may
+    not take at T. Returns (T or inf, the batch prefix at T, horizon). A function of its own
+    without numba's reference counting: its helpers are inlined and pass arrays at every
+    candidate time, which in :func:`_backfill` (an allocating kernel) cost a count update for
+    each array at each time."""
+    fp = fplanes[p]
+    btime, byend, bcount, nb = pb_time[p], pb_end[p], pb_count[p], pb_n[p]
+    rb, re, ord_re = RF[0], RF[1], RI[2]
+    W_ = held.shape[0]
+    NPL = fp.shape[1]
+    b = lo
+    wa, wm, wb = 0, 0, -1  # the window's slots (:func:`_held_at`)
+    ia = -1
+    for w in range(W_):
+        agg[w] = ZERO
+    held_t = np.nan  # the time ``held`` was made for: made only when read (it depends on t alone)
+    direct = L <= 0.0  # (a zero limit: no slot range; tested reservation by reservation)
+    t_found = np.inf
+    t_last = np.nan
+    bi = lo  # (now itself failed above)
+    use2 = False  # the nodes were chosen outside held (held2: candidates from tau, no rounded overlap)
+    # (tau = now: its candidates are made when first needed)
+    cand_made = False
+    while True:
+        tb = btime[bi] if bi < nb else np.inf
+        tr = re[ord_re[r]] if r < nres else np.inf
+        if tb == np.inf and tr == np.inf:
+            break
+        at_end = False  # t is a reservation end: Slurm's later_start, the loop tries again from it
+        if tb <= tr:
+            t = tb
+            bi += 1
+        else:
+            t = tr
+            r += 1
+            at_end = True
+        if t == t_last:
+            if not (rounded and at_end):
+                continue  # (reservation ends shared, a batch at one: the same reading as at t_last)
+            # a reservation end at a batch time just tested from an earlier tau: the loop tries
+            # again from tau = t (below: held at t is its candidates' complement)
+        else:
+            t_last = t
+            if t > win_end:
+                horizon = min(horizon, t - W)  # until the window reaches t
+                break  # a later start makes no reservation: the walk can stop
+            while b < nb and btime[b] <= t:
+                b += 1
+            if b > fmade[p]:
+                _planes_extend(p, part_nodes, byend, bcount, fmade[p], b, JI, anode, acnt, alen, fp, ncpu[p])
+                fmade[p] = b
+            if rounded and not at_end:
+                if not cand_made:
+                    # tau = now: the candidates are the nodes whose first reservation (ending after
+                    # now) begins after now + L; they stay so until now + L reaches the earliest
+                    # such begin (the horizon) or the walk passes tau on
+                    nxt = _cand_now(now, b_end, excl, nres, RF, RB, pmask[p], candh)
+                    horizon = min(horizon, nxt - L)
+                    cand_made = True
+                # will-run from tau on its candidates: T = t when they hold the job at t; kept
+                # unless a slice overlaps the rounded [floor(t), floor(t + L)) on the nodes chosen
+                if _cpus_outside(fp, b, candh, NPL, W_) < need:
+                    continue  # the candidates from tau cannot hold it at t (held at t not read)
+                s_r = np.floor((t + ph) / res) * res - ph
+                e_r = np.floor((t + ph + L) / res) * res - ph
+                for w in range(W_):
+                    held2[w] = candh[w]
+                _held_rounded(s_r, e_r, nres, RF, RB, held2)
+                if _cpus_outside(fp, b, held2, NPL, W_) >= need:
+                    t_found = t
+                    use2 = True
+                    break
+        # the held nodes at t (:func:`_held_at`; at a time read before, already made)
+        if held_t != t:
+            ia, wa, wm, wb = _held_at(t, L, excl, direct, nempty, nres, RF, RI, rnodes, S, xs, SB, suf, agg, held,
+                                      ia, wa, wm, wb)
+            held_t = t
+        if rounded:
+            # a reservation end is a later_start, and an overlap tries again: from tau = t,
+            # whose candidates are the nodes held (over [t, t + L]) leaves out
+            for w in range(W_):
+                candh[w] = held[w]
+            cand_made = True
+        if _cpus_outside(fp, b, held, NPL, W_) >= need:
+            t_found = t
+            break
+    if use2:
+        for w in range(W_):
+            held[w] = held2[w]
+    return t_found, b, horizon
+
+
+@njit
+def _pass_scratch(node_cpus, NP):
+    """The scratch of :func:`_backfill` (sizes: nodes, partitions, bitmap words; the slot map and
+    reservation bitmaps 64 rows, which a pass with more grows for itself), made once per run;
+    every pass sets what it reads."""
+    N = node_cpus.shape[0]
+    W_ = _nwords(N)
+    return (np.empty(N), np.empty(N, dtype=np.uint8), np.empty(W_, dtype=np.uint64), np.empty(W_, dtype=np.uint64),
+            np.empty(NP), np.empty(NP, dtype=np.int64), np.empty(NP), np.empty(NP, dtype=np.int64),
+            np.empty((NP, W_), dtype=np.uint64), np.empty(N, dtype=np.int64), np.empty(W_, dtype=np.uint64),
+            np.empty(W_, dtype=np.uint64), np.empty((NP, N), dtype=np.int64), np.empty(NP, dtype=np.uint8),
+            np.empty(NP, dtype=np.int64), np.empty(NP, dtype=np.int64), np.empty(N), np.empty(N, dtype=np.int64),
+            np.empty(64), np.empty((64, W_), dtype=np.uint64), np.empty((64, W_), dtype=np.uint64),
+            np.empty((64, W_), dtype=np.uint64))
+
+
 @njit
 def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, P, O,
-              anode, acnt, alen, start, finish, expend, run, nrun, by, RF, RI, rnodes, CK, CKF, LJ, LA, LC,
+              anode, acnt, alen, start, finish, expend, run, nrun, by, RF, RI, rnodes, CK, CKF, LJ, LA, LC, BS,
               trim=False):
     """One backfill pass (backfill.c _attempt_backfill; docs/slurm-policy-spec.md section 5): the
     queue in order, at most bf_max_job_test jobs tested; a job that fits now on nodes free of every
@@ -256,7 +464,7 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
     loop). A job an association/QOS limit holds (:mod:`.limits`) is skipped without a reservation;
     with assoc_limit_stop it is not started but reserved (the pending reason shown is set by the
     main scheduler only, which tests the same jobs whether passes are skipped or not). Returns
-    (npend, nrun, horizon, reach).
+    (npend, nrun, horizon, reach). ``BS``: the pass's fixed-size scratch (:func:`_pass_scratch`).
 
     The reservations (``RF``: begin, end; ``RI``: offset and count in ``rnodes``, the order by
     end) and, for each queue position k <= ``reach``, the state before job k
@@ -304,30 +512,37 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
     rb, re = RF[0], RF[1]
     roff, rlen = RI[0], RI[1]
     ord_re = RI[2]  # the reservations by end
-    first_rb = np.full(N, np.inf)  # each node's earliest reservation that ends after now
-    cand = np.zeros(N, dtype=np.uint8)
+    # the fixed-size scratch, made once per run (about 20 allocations per pass were an eighth of the run)
+    (first_rb, cand, held, agg, part_free, unres, top, ntop, pbits, fl, candh, held2, ncpu, have, pb_n, fmade, frb,
+     fcum, xs, SB, suf, RB) = BS
+    first_rb[:] = np.inf  # each node's earliest reservation that ends after now
+    cand[:] = 0
     # the walk's bitmaps (nodespace): the slot map of the reservations with rb < re, and
     # scratch for one window (held nodes, a reservation's nodes, the window's OR over slots)
     W_ = _nwords(N)
     NPL = _planes_of(node_cpus)
-    xs = np.empty(16)
-    SB = np.zeros((16, W_), dtype=np.uint64)
+    # xs, SB: the slot map (rows from S on are written before they are read); suf: the window's
+    # suffix ORs; RB: each reservation's nodes as a bitmap (all grown here when full, this pass only)
     S = 0
     nempty = 0  # reservations with rb == re (no slot holds them)
-    held = np.empty(W_, dtype=np.uint64)
-    rbits = np.empty(W_, dtype=np.uint64)
-    agg = np.empty(W_, dtype=np.uint64)
-    suf = np.empty((16, W_), dtype=np.uint64)
-    part_free = np.zeros(NP)
-    unres = np.zeros(NP, dtype=np.int64)  # each partition's nodes without a reservation
-    top = np.full(NP, -np.inf)  # each partition's latest first_rb of a reserved node ...
-    ntop = np.zeros(NP, dtype=np.int64)  # ... and how many nodes have it
+    # part_free, unres: each partition's free CPUs and nodes without a reservation; top: its latest
+    # first_rb of a reserved node, and ntop: how many nodes have it; pbits: its nodes as a bitmap
+    top[:] = -np.inf
+    ntop[:] = 0
+    pbits[:] = ZERO
+    # (array elements indexed, not row views: a view in this kernel costs two reference count
+    # updates; sums kept in locals, not in the array, which a loop-carried store would serialise)
     for p in range(NP):
+        pf = 0.0
+        nu = 0
         for v in range(N):
             if part_nodes[p, v]:
-                part_free[p] += free[v]
-                unres[p] += 1
-    fl = np.empty(N, dtype=np.int64)  # the nodes with free CPUs now
+                pf += free[v]
+                nu += 1
+                pbits[p, v >> 6] |= ONE << np.uint64(v & 63)
+        part_free[p] = pf
+        unres[p] = nu
+    # fl: the nodes with free CPUs now
     nfl = 0
     for v in range(N):
         if free[v] > 0:
@@ -336,19 +551,22 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
     late = P[P_KILL_WAIT] + P[P_OVER_TIME]
     W = P[P_BF_WINDOW]
     rounded = O[O_RESV_ROUNDED]  # the TRY_LATER loop with _test_resv_overlap (SlurmOptions.resv_overlap)
-    candh = np.empty(W_, dtype=np.uint64)  # nodes held over [tau, tau + L]: not candidates from tau
-    held2 = np.empty(W_, dtype=np.uint64)
+    # candh: nodes held over [tau, tau + L]: not candidates from tau
     nres, tested, used = (CK[0, k0], CK[1, k0], CK[2, k0]) if k0 > 0 else (0, 0, 0)
+    if nres + 1 > RB.shape[0]:
+        RB = _rows_grown(RB, nres + 1)
     horizon = CKF[k0] if k0 > 0 else np.inf
     for q in range(nres):  # the reservations of the jobs before k0, made again
         _add_reservation(q, now, RF, RI, rnodes, first_rb, unres, top, ntop, part_nodes)
+        for w in range(W_):
+            RB[q, w] = ZERO
+        for z in range(roff[q], roff[q] + rlen[q]):
+            v = rnodes[z]
+            RB[q, v >> 6] |= ONE << np.uint64(v & 63)
         if rb[q] < re[q]:
-            rbits[:] = ZERO
-            for z in range(roff[q], roff[q] + rlen[q]):
-                _set_bit(rbits, rnodes[z])
             if S + 2 > xs.shape[0]:
                 xs, SB = _slot_grown(xs, SB, S)
-            S = _slot_add(xs, SB, S, rb[q], re[q], rbits)
+            S = _slot_add(xs, SB, S, rb[q], re[q], RB, q)
         else:
             nempty += 1
     for q in range(nrun):  # each running job's expected end stays what _batches reads now
@@ -360,12 +578,11 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
     pb_end = np.empty((NP, cap_run), dtype=np.int64)
     pb_time = np.empty((NP, cap_run))
     pb_count = np.empty((NP, cap_run), dtype=np.int64)
-    pb_n = np.zeros(NP, dtype=np.int64)
+    pb_n[:] = 0
     freed = np.zeros((NP, cap_run))
     fplanes = np.empty((NP, cap_run, NPL, W_), dtype=np.uint64)  # the free CPUs per batch prefix ...
-    fmade = np.zeros(NP, dtype=np.int64)  # ... made up to this prefix
-    ncpu = np.empty((NP, N), dtype=np.int64)  # ... and each node's free CPUs there
-    have = np.zeros(NP, dtype=np.uint8)
+    fmade[:] = 0  # ... made up to this prefix (ncpu: and each node's free CPUs there)
+    have[:] = 0
     K_ = order.shape[0]
     # trim: the pass ends where no later job can start: none fits in its partition's CPUs free now
     # on nodes free of reservations beginning by now + its limit (:func:`_can_start_from`). A pass
@@ -374,8 +591,7 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
     # With the same jobs running (the only way a skipped or resumed pass reuses this one) and a
     # later time before the horizon (no reservation ended), the same holds then: the horizon and
     # kept states stay valid.
-    frb = np.empty(N)  # the free nodes' first reservations, latest first, ...
-    fcum = np.empty(N, dtype=np.int64)  # ... and the CPUs of the nodes up to each
+    # frb: the free nodes' first reservations, latest first, and fcum: the CPUs of the nodes up to each
     wit = -1  # a position >= k whose job may still start ...
     stale = True  # ... to be found again (after a start or a reservation on a free node)
     reach = K_
@@ -431,10 +647,11 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
             by[j] = 2
             npend = _remove(pend, npend, j)
             for q in range(NP):
-                part_free[q] = 0.0
+                pf = 0.0
                 for v in range(N):
                     if part_nodes[q, v]:
-                        part_free[q] += free[v]
+                        pf += free[v]
+                part_free[q] = pf
             nfl = 0
             for v in range(N):
                 if free[v] > 0:
@@ -463,7 +680,7 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
             _planes_now(p, part_nodes, free, fplanes[p], ncpu[p])
             fmade[p] = 0
             have[p] = 1
-        byend, btime, bcount, nb = pb_end[p], pb_time[p], pb_count[p], pb_n[p]
+        nb = pb_n[p]
         # the first batch after which the partition's CPUs (reservations aside) could hold the job:
         # no earlier time can work, and the totals only grow (binary search)
         base = part_free[p]
@@ -478,7 +695,7 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
             if lo == nb:
                 horizon = now
                 continue  # cannot happen: the partition holds the job once all running jobs end
-            t_min = btime[lo]
+            t_min = pb_time[p, lo]
         else:
             t_min = now
         # candidate times from t_min on: batch times and reservation ends (kept sorted), merged
@@ -500,124 +717,9 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
             continue  # it cannot start within the window: no reservation (see below)
         if suf.shape[0] < S:
             suf = np.empty((xs.shape[0], W_), dtype=np.uint64)
-        fp = fplanes[p]
-        wa, wm, wb = 0, 0, -1  # the window's slots [wa, wb]: suf[wa] is the OR of [wa, wm), agg of [wm, wb]
-        ia = -1  # the last slot beginning by t (-1: none)
-        agg[:] = ZERO
-        direct = L <= 0.0  # (a zero limit: no slot range; tested reservation by reservation)
-        t_found = np.inf
-        t_last = np.nan
-        bi = lo  # (now itself failed above)
-        use2 = False  # the nodes were chosen outside held (held2: candidates from tau, no rounded overlap)
-        # (tau = now: its candidates are made when first needed)
-        cand_made = False
-        while True:
-            tb = btime[bi] if bi < nb else np.inf
-            tr = re[ord_re[r]] if r < nres else np.inf
-            if tb == np.inf and tr == np.inf:
-                break
-            at_end = False  # t is a reservation end: Slurm's later_start, the loop tries again from it
-            if tb <= tr:
-                t = tb
-                bi += 1
-            else:
-                t = tr
-                r += 1
-                at_end = True
-            if t == t_last:
-                if rounded and at_end:
-                    # a reservation end at a batch time just tested from an earlier tau: the loop
-                    # tries again from tau = t (held, made at t_last = t, is its candidates' complement)
-                    candh[:] = held
-                    cand_made = True
-                    if _cpus_outside(fp[b], held, NPL, W_) >= need:
-                        t_found = t
-                        break
-                continue  # (reservation ends shared, a batch at one: the same reading as at t_last)
-            t_last = t
-            if t > win_end:
-                horizon = min(horizon, t - W)  # until the window reaches t
-                break  # a later start makes no reservation: the walk can stop
-            while b < nb and btime[b] <= t:
-                b += 1
-            if b > fmade[p]:
-                _planes_extend(p, part_nodes, byend, bcount, fmade[p], b, JI, anode, acnt, alen, fp, ncpu[p])
-                fmade[p] = b
-            if direct:
-                held[:] = ZERO
-                _held_direct(t, L, excl, nres, RF, RI, rnodes, False, held)
-            else:
-                # the held nodes: the OR of the slots from the one holding t (wa) to the last
-                # beginning by t + L (wb; before t + L, exclusive); both ends only move forward
-                # with t, so the window's OR is kept as a queue: each slot is ORed in at most
-                # twice per walk (an array-passing call per time costs more than the walk itself)
-                while ia + 1 < S and xs[ia + 1] <= t:
-                    ia += 1
-                na = max(ia, 0)
-                if na > wb:  # the window moved past all its slots
-                    wa, wm, wb = na, na, na - 1
-                    agg[:] = ZERO
-                elif na > wa:
-                    wa = na
-                    if wa >= wm:  # the front is used up: the back becomes the front
-                        for w in range(W_):
-                            suf[wb, w] = SB[wb, w]
-                        for s_ in range(wb - 1, wa - 1, -1):
-                            for w in range(W_):
-                                suf[s_, w] = SB[s_, w] | suf[s_ + 1, w]
-                        wm = wb + 1
-                        agg[:] = ZERO
-                while wb + 1 < S and (xs[wb + 1] < t + L if excl else xs[wb + 1] <= t + L):
-                    wb += 1
-                    for w in range(W_):
-                        agg[w] |= SB[wb, w]
-                if wa < wm:
-                    for w in range(W_):
-                        held[w] = suf[wa, w] | agg[w]
-                else:
-                    held[:] = agg
-                if nempty > 0:
-                    _held_direct(t, L, excl, nres, RF, RI, rnodes, True, held)
-            if rounded and at_end:
-                # a reservation end is a later_start: tried again from tau = t, whose candidates
-                # are the nodes held (over [t, t + L]) leaves out
-                candh[:] = held
-                cand_made = True
-            elif rounded:
-                if not cand_made:
-                    # tau = now: the candidates are the nodes whose first reservation (ending after
-                    # now) begins after now + L; they stay so until now + L reaches the earliest
-                    # such begin (the horizon) or the walk passes tau on
-                    candh[:] = ZERO
-                    nxt = np.inf
-                    for v in range(N):
-                        if part_nodes[p, v]:
-                            f = first_rb[v]
-                            if f <= b_end if not excl else f < b_end:
-                                _set_bit(candh, v)
-                            elif f < nxt:
-                                nxt = f
-                    horizon = min(horizon, nxt - L)
-                    cand_made = True
-                # will-run from tau on its candidates: T = t when they hold the job at t; kept
-                # unless a slice overlaps the rounded [floor(t), floor(t + L)) on the nodes chosen
-                if _cpus_outside(fp[b], candh, NPL, W_) < need:
-                    continue  # the candidates from tau cannot hold it at t
-                s_r = np.floor((t + ph) / res) * res - ph
-                e_r = np.floor((t + ph + L) / res) * res - ph
-                held2[:] = candh
-                _held_rounded(s_r, e_r, nres, RF, RI, rnodes, held2)
-                if _cpus_outside(fp[b], held2, NPL, W_) >= need:
-                    t_found = t
-                    use2 = True
-                    break
-                # overlap: tried again from tau = t, whose candidates are the nodes held tests
-                candh[:] = held
-            if _cpus_outside(fp[b], held, NPL, W_) >= need:
-                t_found = t
-                break
-        if use2:
-            held[:] = held2
+        t_found, b, horizon = _walk(now, L, need, b_end, excl, rounded, res, ph, win_end, W, horizon, lo, r, p, nres,
+                                    nempty, S, pb_time, pb_end, pb_count, pb_n, fmade, fplanes, ncpu, part_nodes, JI,
+                                    anode, acnt, alen, RF, RI, rnodes, RB, pbits, xs, SB, suf, agg, held, held2, candh)
         if t_found <= win_end and t_found < np.inf:
             # reserve the selected nodes whole: the partition's unheld nodes with CPUs free at
             # t_found, lowest-numbered first
@@ -627,23 +729,26 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
             roff[nres] = used
             got = 0
             cnt = 0
-            rbits[:] = ZERO
+            if nres + 1 > RB.shape[0]:
+                RB = _rows_grown(RB, nres + 1)
+            for w in range(W_):
+                RB[nres, w] = ZERO
             for w in range(W_):
                 if got >= need:
                     break
                 m = ZERO
                 for k in range(NPL):
-                    m |= fp[b, k, w]
+                    m |= fplanes[p, b, k, w]
                 m &= ~held[w]
                 while m != ZERO and got < need:
                     bit = lowbit(m)
                     m &= m - ONE
                     c = 0
                     for k in range(NPL):
-                        c += int((fp[b, k, w] >> np.uint64(bit)) & ONE) << k
+                        c += int((fplanes[p, b, k, w] >> np.uint64(bit)) & ONE) << k
                     got += c
                     rnodes[used + cnt] = (w << 6) + bit
-                    rbits[w] |= ONE << np.uint64(bit)
+                    RB[nres, w] |= ONE << np.uint64(bit)
                     cnt += 1
             rlen[nres] = cnt
             used += cnt
@@ -668,7 +773,7 @@ def _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus, JF, JI, 
         if rb[nres] < re[nres]:
             if S + 2 > xs.shape[0]:
                 xs, SB = _slot_grown(xs, SB, S)
-            S = _slot_add(xs, SB, S, rb[nres], re[nres], rbits)
+            S = _slot_add(xs, SB, S, rb[nres], re[nres], RB, nres)
         else:
             nempty += 1
         nres += 1

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._config import njit
-from .backfill import _backfill, _nothing_fits
+from .backfill import _backfill, _nothing_fits, _pass_scratch
 from .layout import (F_SUBMIT, I_AOFF, I_CPUS, I_PART, O_ACCRUE_AT_END, O_BACKFILL, O_BEST_FIT, O_DECAY_EXACT,
                      O_END_IMMEDIATE, O_RESOURCES,
                      O_FAIR_TREE, O_MAIN_FULL, O_STOP_PARTITION_ONLY, O_SUBMIT_IMMEDIATE, P_BATCH_DELAY, P_BF_FIRST,
@@ -239,6 +239,7 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
     rnodes = np.empty(max(alloc_size, 1), dtype=np.int64)
     CK = np.zeros((3, n + 1), dtype=np.int64)
     CKF = np.empty(n + 1)
+    BS = _pass_scratch(node_cpus, part_nodes.shape[0])
     while i < n or nrun > 0 or npend > 0:
         now = np.inf
         if i < n:
@@ -386,7 +387,7 @@ def slurm_loop(JF, JI, P, O, node_cpus, part_nodes, tier, shares, alloc_size, st
                     npend, nrun, horizon, reach = _backfill(now, order, k0, pend, npend, part_nodes, free, node_cpus,
                                                             JF, JI, P, O, anode, acnt, alen, start, finish, expend,
                                                             run, nrun, by, RF, RI, rnodes, CK, CKF, LJ, LA, LC,
-                                                            skip)
+                                                            BS, skip)
                     if nrun > before:
                         _compact(qord, order.shape[0], by)
                         version += 1

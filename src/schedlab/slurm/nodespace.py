@@ -159,8 +159,8 @@ def _slot_grown(xs, SB, S):
 
 
 @njit(**NO_NRT)
-def _slot_add(xs, SB, S, rb, re, bits):
-    """Reservation [rb, re) (rb < re) holding the nodes ``bits`` into the slot map: bounds
+def _slot_add(xs, SB, S, rb, re, RB, q):
+    """Reservation [rb, re) (rb < re) holding the nodes ``RB[q]`` (a bitmap) into the slot map: bounds
     ``xs[:S]`` (sorted, distinct), ``SB[i]`` = the nodes of the reservations covering
     [xs[i], xs[i + 1]); room for two more bounds (:func:`_slot_grown`). Returns the new S."""
     i = _slot_bound(xs, SB, S, rb)
@@ -169,7 +169,7 @@ def _slot_add(xs, SB, S, rb, re, bits):
     S += e[1]
     for s in range(i[0], e[0]):
         for w in range(SB.shape[1]):
-            SB[s, w] |= bits[w]
+            SB[s, w] |= RB[q, w]
     return S
 
 

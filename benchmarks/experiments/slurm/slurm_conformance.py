@@ -468,8 +468,8 @@ def score44(folder: str, out: str, argv, runtimes: str = "sacct") -> int:
 
     from dataclasses import replace as _replace
 
-    from schedlab.slurm.conformance import (RUNTIMES, case_tolerance, compare, end_to_start_lags, recorded_case,
-                                            same_order_ms, simulate_recorded)
+    from schedlab.slurm.conformance import (RECORDED_READINGS, RUNTIMES, case_tolerance, compare, end_to_start_lags,
+                                            recorded_case, same_order_ms, simulate_recorded)
     from schedlab.slurm.harness import SlurmHarnessError, load_case
 
     paths, readings = recorded_paths(folder), [r.strip() for r in runtimes.split(",") if r.strip()]
@@ -590,7 +590,10 @@ def score44(folder: str, out: str, argv, runtimes: str = "sacct") -> int:
         "Each job is simulated with the submit time and run time the real Slurm recorded (the input reading",
         "named in each section), the case's anchors (its first submission's epoch second, slurmctld's start from",
         "its log, and its decay thread's start where the recording has it), and the case's slurm.conf; a start matches",
-        "when it is within max(bf_interval, 5) s of the real one.", "",
+        "when it is within max(bf_interval, 5) s of the real one.",
+        "\"Slurm's readings\" are the policy's defaults plus `schedlab.slurm.conformance.RECORDED_READINGS` "
+        f"({', '.join(f'{k}={v}' for k, v in RECORDED_READINGS.items())}): Slurm's reading of those two options, not yet "
+        "the defaults (docs/slurm-policy-spec.md section 8 says why).", "",
         "Cases:", *names, "", *body,
         f"## Mismatches (input `--runtimes {rd}`, Slurm's readings)", *lines, "",
     ])

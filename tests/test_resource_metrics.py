@@ -12,7 +12,7 @@ import pytest
 from schedlab.cli.main import main
 from schedlab.sim.model import Machine
 from schedlab.sim.strategies import simulate_any
-from schedlab.sim.validate import validate_node_allocation, validate_schedule
+from schedlab.sim.validate import validate_schedule
 from schedlab.slurm.check import check_log, text_report
 from schedlab.slurm.conf import parse_conf
 from schedlab.slurm.policy import SlurmOptions, SlurmPolicy, simulate_slurm
@@ -20,6 +20,7 @@ from schedlab.strategy import Strategy
 from schedlab.workload.model import Workload
 from schedlab.workload.resources import Resources
 from schedlab.workload.swf import write_swf
+from support.resource_naive import checked_nodes
 
 #: two nodes: g1 (8 CPUs, 16000 MB, 2 GPUs) in partition gpu, n1 (8 CPUs, 16000 MB) in partition cpu;
 #: the main scheduler alone, run at every submission and end
@@ -54,10 +55,7 @@ def two_node_trace() -> Workload:
 def slurm_run(w):
     s = simulate_slurm(w, w.machine_procs, SlurmPolicy(parse_conf(CONF, "t.conf"), SlurmOptions(**NOW)))
     validate_schedule(s)
-    r = s.slurm
-    validate_node_allocation(r.nodes, r.allocation, s.start, s.finish, workload=w, partitions=r.partition,
-                             exclusive=r.exclusive)
-    return s
+    return checked_nodes(s, w)
 
 
 def test_gpu_memory_and_cpu_utilisation_of_a_two_node_schedule():

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from schedlab.sim.validate import validate_node_allocation, validate_schedule
+from schedlab.sim.validate import validate_schedule
 from schedlab.slurm.backfill import _batches
 from schedlab.slurm.conf import parse_conf
 from schedlab.slurm.harness import SlurmJob, load_case
@@ -23,6 +23,7 @@ from schedlab.slurm.policy import SlurmOptions, SlurmPolicy, simulate_slurm, wil
 from schedlab.workload.model import Workload
 from schedlab.workload.resources import Resources, resources_of
 from schedlab.workload.sacct import parse_sacct
+from support.resource_naive import checked_nodes
 
 DATA = Path(__file__).parent / "data" / "slurm47res"
 CASES = sorted(DATA.glob("case*.json"), key=lambda q: int(q.stem[4:]))
@@ -99,10 +100,7 @@ def _run(w, conf, **options):
                 controller_start="0", **options)
     s = simulate_slurm(w, 16, SlurmPolicy(parse_conf(conf, "t.conf"), SlurmOptions(**opts)))
     validate_schedule(s)
-    r = s.slurm
-    validate_node_allocation(r.nodes, r.allocation, s.start, s.finish, workload=w, partitions=r.partition,
-                             exclusive=r.exclusive)
-    return s
+    return checked_nodes(s, w)
 
 
 def test_a_small_gpu_job_backfills_before_a_reservation_the_barrier_batch_puts_later():

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schedlab.errors import SchedlabError, WorkloadError
-from schedlab.sim.validate import validate_node_allocation, validate_schedule
+from schedlab.sim.validate import validate_schedule
 from schedlab.slurm.conf import SlurmConfError, parse_conf
 from schedlab.slurm.limits import Assoc, Limits, SiteLimits, read_assoc, read_qos_limits, reason_names
 from schedlab.slurm.policy import SlurmOptions, SlurmPolicy, load_policy, simulate_slurm
@@ -26,6 +26,7 @@ from schedlab.workload.model import Workload
 
 from support import slurm_naive
 from support.examples import examples
+from support.resource_naive import checked_nodes
 from test_slurm_skip import cases
 
 NODE2 = "NodeName=n1 CPUs=2\nPartitionName=batch Default=YES MaxTime=60\n"
@@ -209,10 +210,7 @@ def test_limits_hold_jobs_on_the_resource_path_in_the_main_scheduler_and_backfil
     qos.write_text("Name|Priority|GrpTRES\nnormal|0|gres/gpu=3\n")
     s = simulate_slurm(w, 8, load_policy(conf, qos=qos))
     validate_schedule(s)
-    r = s.slurm
-    assert r.allocation is not None  # (the resource path, not the CPU-only one)
-    validate_node_allocation(r.nodes, r.allocation, s.start, s.finish, workload=w, partitions=r.partition,
-                             exclusive=r.exclusive)
+    checked_nodes(s, w)
     assert s.start.tolist() == [0, 100, 0, 130, 0, 30]
     assert s.slurm.started_by.tolist() == [1, 1, 1, 1, 2, 2]
     # (job 6 was held by backfill only: the main scheduler, whose reason is kept, never reached it)
@@ -231,9 +229,7 @@ def test_a_mem_limit_counts_the_default_memory_the_job_is_given(tmp_path):
             "PartitionName=batch Nodes=n1 Default=YES MaxTime=60\n")
     s = run(tmp_path, [(0, 2, 100, 5, 1, 1), (0, 2, 30, 5, 1, 1), (0, 2, 30, 5, 2, 2)], conf, 8,
             qos="Name|Priority|MaxTRESPU\nnormal|0|mem=6000M\n")
-    r = s.slurm
-    validate_node_allocation(r.nodes, r.allocation, s.start, s.finish, workload=s.workload, partitions=r.partition,
-                             exclusive=r.exclusive)
+    r = checked_nodes(s).slurm
     assert s.start.tolist() == [0, 100, 0]
     assert r.pending_reason == ("", "QOSMaxMemoryPerUser", "")
 
@@ -249,9 +245,7 @@ def test_a_mem_limit_counts_a_whole_node_for_a_job_without_a_default(tmp_path):
             "PartitionName=batch Nodes=n1,n2 Default=YES MaxTime=60\n")
     s = run(tmp_path, [(0, 1, 100, 5, 1, 1), (0, 1, 30, 5, 2, 2)], conf, 8,
             qos="Name|Priority|GrpTRES\nnormal|0|mem=20000M\n")
-    r = s.slurm
-    validate_node_allocation(r.nodes, r.allocation, s.start, s.finish, workload=s.workload, partitions=r.partition,
-                             exclusive=r.exclusive)
+    r = checked_nodes(s).slurm
     assert s.start.tolist() == [0, 100]
     assert r.pending_reason == ("", "QOSGrpMemLimit")
 

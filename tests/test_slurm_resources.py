@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.examples import examples
-from support.resource_naive import naive_node_fcfs
+from support.resource_naive import checked_nodes as checked, naive_node_fcfs
 from test_slurm_policy import jobs as skip_jobs
 from test_slurm_skip import NODES, cases as skip_cases
 
@@ -52,16 +52,6 @@ def run(w, conf, **options):
     """simulate_slurm, checked by the CPU validator; the schedule (:func:`checked` adds the node validator)."""
     s = simulate_slurm(w, w.machine_procs, SlurmPolicy(parse_conf(conf, "t.conf"), SlurmOptions(**{**NOW, **options})))
     validate_schedule(s)
-    return s
-
-
-def checked(s, w):
-    """The schedule's node allocation through the node validator (no node over its CPUs, memory or
-    GPUs at any instant, partitions, whole nodes); the schedule."""
-    r = s.slurm
-    assert r.allocation is not None
-    validate_node_allocation(r.nodes, r.allocation, s.start, s.finish, workload=w, partitions=r.partition,
-                             exclusive=r.exclusive)
     return s
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from schedlab.sim.model import NodeAllocation
+from schedlab.sim.validate import validate_node_allocation
 from schedlab.workload.resources import resources_of
 
 
@@ -70,3 +71,15 @@ def naive_node_fcfs(workload, machine, partitions=None):
                 jobs_on[x].add(j)
             running.append(j)  # a zero-length job's finish is the next event, at this same time
     return np.array(start, dtype=float), np.array(finish, dtype=float), NodeAllocation.from_rows(rows)
+
+
+def checked_nodes(s, workload=None):
+    """A ``--policy slurm`` schedule's node allocation through the node validator (no node over its CPUs,
+    memory or GPUs at any instant, partitions, whole nodes), after asserting the run took the resource
+    path (it has an allocation); ``workload``: the jobs (default the schedule's). The schedule."""
+    r = s.slurm
+    assert r.allocation is not None  # (the resource path, not the CPU-only one)
+    validate_node_allocation(r.nodes, r.allocation, s.start, s.finish,
+                             workload=s.workload if workload is None else workload, partitions=r.partition,
+                             exclusive=r.exclusive)
+    return s

@@ -136,6 +136,7 @@ def test_the_written_fragment_and_sacctmgr_script_simulate_to_the_recorded_tuned
     assert rows[("train", "tuned")]["objective"] == recorded
     assert {s for s, _ in rows} == {"train", "test"} and {k for _, k in rows} == {"EASY", "current", "tuned"}
     assert "| test | KTH-SP2" in (run / "report.md").read_text() and not (run / "report.html").exists()
+    assert result.resources == [] and "Utilisation per resource" not in (run / "report.md").read_text()  # CPU-only
     from schedlab.report.runs import write_slurm_report  # report/ draws report.html (optimize does not import report)
 
     write_slurm_report(result)

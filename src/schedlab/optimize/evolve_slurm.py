@@ -321,11 +321,13 @@ def resource_rows(training: TrainingSet, policies: dict[str, SlurmPolicy]) -> li
     (current, tuned) the run's CPU_UTIL, GPU_UTIL, MEM_UTIL (:func:`schedlab.metrics.resources.resource_utilisation`);
     [] when the workloads carry no resources (the report as before)."""
     from ..metrics.resources import has_resources, resource_utilisation
-    from ..slurm.policy import simulate_slurm
+    from ..slurm.policy import resources_modelled, simulate_slurm
 
     rows = []
     for w, m in zip(training.workloads, training.machines):
         for label, policy in policies.items():
+            if getattr(w, "resources", None) is None and not any(resources_modelled(policy.conf, policy.options, w)):
+                return []  # a CPU-only trace on the CPU-only path: has_resources would say no (no simulation for it)
             s = simulate_slurm(w, m, policy)
             if not has_resources(s):
                 return []
